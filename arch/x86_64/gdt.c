@@ -1,0 +1,64 @@
+// Segments: one GDT and TSS per CPU (the TSS holds that CPU's interrupt stacks), and loading %gs.
+// Long mode ignores segment bases and limits except for %fs/%gs and the TSS (SDM vol. 3A, 3.2.4).
+#include "cpu.h"
+#include "paging.h"
+#include "traps.h"
+#include "x86.h"
+
+#define SEG_KCODE 0x08
+#define SEG_KDATA 0x10
+#define SEG_TSS   0x18
+#define IST_STACK_SIZE 8192
+
+static void
+set_tss_desc(u64 *gdt, struct tss *tss)
+{
+  u64 base = (u64)tss;
+  u64 limit = sizeof(*tss) - 1;
+  // A 16-byte system descriptor, type 9 = available 64-bit TSS (SDM vol. 3A, 8.2.3).
+  gdt[0] = (limit & 0xffff) | ((base & 0xffffff) << 16) | (0x89UL << 40) |
+           ((limit >> 16 & 0xf) << 48) | ((base >> 24 & 0xff) << 56);
+  gdt[1] = base >> 32;
+}
+
+void
+cpu_alloc_ist(struct cpu *c)
+{
+  c->tss.ist[IST_DF - 1] = stack_alloc(IST_STACK_SIZE);
+  c->tss.ist[IST_NMI - 1] = stack_alloc(IST_STACK_SIZE);
+  c->tss.ist[IST_MC - 1] = stack_alloc(IST_STACK_SIZE);
+}
+
+void
+cpu_init(struct cpu *c)
+{
+  c->self = c;
+  c->gdt[0] = 0;
+  c->gdt[1] = 0x00af9a000000ffff;   // kernel code: long mode, present, DPL 0
+  c->gdt[2] = 0x00cf92000000ffff;   // kernel data
+  c->tss.iomap_base = sizeof(c->tss);   // no I/O bitmap
+  if(!c->tss.ist[IST_DF - 1])
+    cpu_alloc_ist(c);   // the boot CPU; APs' stacks are allocated before they start
+  set_tss_desc(&c->gdt[3], &c->tss);
+
+  struct {
+    u16 limit;
+    u64 base;
+  } __packed gdtr = { sizeof(c->gdt) - 1, (u64)c->gdt };
+  __asm__ volatile("lgdt %0" ::"m"(gdtr));
+  // Reload %cs with a far return, then the data segments and the task register.
+  __asm__ volatile("pushq %0\n"
+                   "leaq 1f(%%rip), %%rax\n"
+                   "pushq %%rax\n"
+                   "lretq\n"
+                   "1:\n"
+                   "movw %w1, %%ds\n"
+                   "movw %w1, %%es\n"
+                   "movw %w1, %%ss\n"
+                   ::"i"(SEG_KCODE), "r"(SEG_KDATA) : "rax", "memory");
+  __asm__ volatile("ltr %w0" ::"r"(SEG_TSS));
+  // %gs:0 is c->self; writing %gs zeroes the base, so set the MSR after it.
+  __asm__ volatile("movw %w0, %%gs" ::"r"(0));
+  wrmsr(MSR_GS_BASE, (u64)c);
+  idt_load();
+}

@@ -1,0 +1,90 @@
+// The I/O APIC routes device interrupts to CPUs; the legacy 8259 PICs are masked for good.
+// Register layout from the Intel 82093AA I/O APIC data sheet (IOREGSEL at 0, IOWIN at 0x10).
+#include "acpi.h"
+#include "apic.h"
+#include "memlayout.h"
+#include "paging.h"
+#include "printk.h"
+#include "x86.h"
+
+#define IOREGSEL   0x00
+#define IOWIN      0x10
+#define IOAPICVER  0x01
+#define REDTBL(n)  (0x10 + 2 * (n))
+#define RTE_MASKED 0x10000
+
+extern struct acpi_info acpi;
+
+struct ioapic {
+  volatile u32 *mmio;
+  u32 gsi_base;
+  u32 nr_pins;
+};
+
+static struct ioapic ioapics[ACPI_MAXIOAPIC];
+static int nioapic;
+
+static u32
+ioapic_read(struct ioapic *io, u32 reg)
+{
+  io->mmio[IOREGSEL / 4] = reg;
+  return io->mmio[IOWIN / 4];
+}
+
+static void
+ioapic_write(struct ioapic *io, u32 reg, u32 v)
+{
+  io->mmio[IOREGSEL / 4] = reg;
+  io->mmio[IOWIN / 4] = v;
+}
+
+// Both 8259s: remap them away from the exception vectors, then mask every line, so a
+// stray legacy interrupt can never look like a CPU exception.
+void
+pic_disable(void)
+{
+  outb(0x20, 0x11);
+  outb(0xa0, 0x11);
+  outb(0x21, 0x20);
+  outb(0xa1, 0x28);
+  outb(0x21, 0x04);
+  outb(0xa1, 0x02);
+  outb(0x21, 0x01);
+  outb(0xa1, 0x01);
+  outb(0x21, 0xff);
+  outb(0xa1, 0xff);
+}
+
+void
+ioapic_init(void)
+{
+  for(int i = 0; i < acpi.nioapic; i++) {
+    struct ioapic *io = &ioapics[nioapic++];
+    io->mmio = ioremap(acpi.ioapic[i].phys, PAGE_SIZE);
+    io->gsi_base = acpi.ioapic[i].gsi_base;
+    io->nr_pins = ((ioapic_read(io, IOAPICVER) >> 16) & 0xff) + 1;
+    for(u32 pin = 0; pin < io->nr_pins; pin++) {
+      ioapic_write(io, REDTBL(pin), RTE_MASKED);
+      ioapic_write(io, REDTBL(pin) + 1, 0);
+    }
+    pr_info("ioapic: id %u at %#x, GSIs %u-%u, all masked\n", acpi.ioapic[i].id,
+            acpi.ioapic[i].phys, io->gsi_base, io->gsi_base + io->nr_pins - 1);
+  }
+}
+
+// Route a GSI to one CPU, edge triggered, active high (ISA defaults; an interrupt
+// source override would say otherwise for its line).
+void
+ioapic_route(u32 gsi, u8 vector, u32 apic_id)
+{
+  for(int i = 0; i < nioapic; i++) {
+    struct ioapic *io = &ioapics[i];
+    if(gsi < io->gsi_base || gsi >= io->gsi_base + io->nr_pins)
+      continue;
+    u32 pin = gsi - io->gsi_base;
+    ioapic_write(io, REDTBL(pin) + 1, apic_id << 24);
+    ioapic_write(io, REDTBL(pin), vector);
+    return;
+  }
+  pr_err("ioapic: no I/O APIC serves GSI %u\n", gsi);
+}

@@ -1,0 +1,162 @@
+// The local APIC of each CPU: enabling it, IPIs, and the one-shot timer that drives the tick.
+// xAPIC registers through the MMIO page, physical destination mode (8-bit ids, up to 255 CPUs);
+// x2APIC through MSRs only where CPUID.1:ECX[21] says the CPU has it (QEMU 7.2's TCG does not).
+#include "apic.h"
+#include "cpu.h"
+#include "memlayout.h"
+#include "paging.h"
+#include "printk.h"
+#include "time.h"
+#include "traps.h"
+#include "x86.h"
+
+#define APIC_BASE_ENABLE  (1UL << 11)
+#define APIC_BASE_X2APIC  (1UL << 10)
+#define SVR_ENABLE        0x100
+#define LVT_MASKED        0x10000
+
+bool x2apic_mode;
+u64 lapic_timer_khz;
+static volatile u32 *lapic_mmio;
+u64 lapic_phys = 0xfee00000;
+
+static u32
+lapic_read(u32 reg)
+{
+  if(x2apic_mode)
+    return rdmsr(0x800 + (reg >> 4));
+  return lapic_mmio[reg / 4];
+}
+
+static void
+lapic_write(u32 reg, u32 v)
+{
+  if(x2apic_mode)
+    wrmsr(0x800 + (reg >> 4), v);
+  else
+    lapic_mmio[reg / 4] = v;
+}
+
+u32
+lapic_id(void)
+{
+  return x2apic_mode ? lapic_read(APIC_ID) : lapic_read(APIC_ID) >> 24;
+}
+
+void
+lapic_eoi(void)
+{
+  lapic_write(APIC_EOI, 0);
+}
+
+// The spurious vector needs no EOI (SDM vol. 3A, 11.9).
+static void
+spurious_irq(struct trapframe *tf)
+{
+}
+
+void
+lapic_init(void)
+{
+  u32 a, b, c, d;
+  cpuid(1, 0, &a, &b, &c, &d);
+  u64 base = rdmsr(MSR_APIC_BASE);
+  if(!lapic_mmio && !x2apic_mode) {
+    x2apic_mode = (c >> 21) & 1;
+    if(!x2apic_mode)
+      lapic_mmio = ioremap(lapic_phys, PAGE_SIZE);
+    set_irq_handler(VEC_SPURIOUS, spurious_irq);
+  }
+  base |= APIC_BASE_ENABLE;
+  if(x2apic_mode)
+    base |= APIC_BASE_X2APIC;
+  wrmsr(MSR_APIC_BASE, base);
+
+  lapic_write(APIC_SVR, SVR_ENABLE | VEC_SPURIOUS);
+  lapic_write(APIC_LVT_TMR, LVT_MASKED);
+  lapic_write(APIC_LVT_LINT0, LVT_MASKED);
+  lapic_write(APIC_LVT_LINT1, LVT_MASKED);
+  lapic_write(APIC_LVT_ERR, LVT_MASKED);
+  lapic_write(APIC_ESR, 0);
+  lapic_write(APIC_ESR, 0);
+  lapic_write(APIC_TPR, 0);   // accept every vector
+  lapic_write(APIC_TMR_DIV, 0x3);   // divide by 16
+  lapic_eoi();
+}
+
+bool
+lapic_ipi_wait(void)
+{
+  if(x2apic_mode)
+    return true;   // x2APIC ICR writes complete at once (SDM vol. 3A, 11.12.9)
+  for(int i = 0; i < 1000000; i++) {
+    if(!(lapic_read(APIC_ICR_LO) & ICR_PENDING))
+      return true;
+    cpu_relax();
+  }
+  return false;
+}
+
+void
+lapic_send_ipi(u32 apic_id, u32 cmd)
+{
+  u64 flags = local_irq_save();
+  if(x2apic_mode) {
+    wrmsr(0x830, ((u64)apic_id << 32) | cmd);
+  } else {
+    lapic_ipi_wait();
+    lapic_write(APIC_ICR_HI, apic_id << 24);
+    lapic_write(APIC_ICR_LO, cmd);   // writing the low half sends it
+  }
+  local_irq_restore(flags);
+}
+
+void
+lapic_send_ipi_all_but_self(u32 cmd)
+{
+  u64 flags = local_irq_save();
+  if(x2apic_mode) {
+    wrmsr(0x830, cmd | ICR_ALL_BUT_SELF);
+  } else {
+    lapic_ipi_wait();
+    lapic_write(APIC_ICR_HI, 0);
+    lapic_write(APIC_ICR_LO, cmd | ICR_ALL_BUT_SELF);
+  }
+  local_irq_restore(flags);
+}
+
+// Count the timer's decrements over 10 ms of the (already calibrated) TSC.
+void
+lapic_calibrate(void)
+{
+  lapic_write(APIC_LVT_TMR, LVT_MASKED);
+  lapic_write(APIC_TMR_INIT, 0xffffffff);
+  mdelay(10);
+  u32 left = lapic_read(APIC_TMR_CUR);
+  lapic_write(APIC_TMR_INIT, 0);
+  lapic_timer_khz = (0xffffffffu - left) / 10;
+  if(lapic_timer_khz == 0)
+    lapic_timer_khz = 1;
+  pr_info("lapic: timer at %lu kHz (bus clock / 16), %s mode\n", lapic_timer_khz,
+          x2apic_mode ? "x2APIC" : "xAPIC");
+}
+
+// One-shot mode: the tick code re-arms it, and idle simply does not, so an idle CPU
+// takes no timer interrupts at all (tickless idle).
+void
+lapic_timer_oneshot(u64 ns)
+{
+  u64 count = ns * lapic_timer_khz / 1000000;
+  if(count == 0)
+    count = 1;
+  if(count > 0xffffffff)
+    count = 0xffffffff;
+  lapic_write(APIC_LVT_TMR, VEC_TIMER);   // one-shot, unmasked
+  lapic_write(APIC_TMR_INIT, count);
+}
+
+void
+lapic_timer_stop(void)
+{
+  lapic_write(APIC_TMR_INIT, 0);
+}

@@ -1,0 +1,181 @@
+// SMP bring-up: per-CPU areas and stacks, INIT-SIPI-SIPI to every AP at once, and the BOOT line.
+// Dense CPU ids 0..n-1 (0 is the boot CPU) map to APIC ids, which need not be contiguous.
+#include "acpi.h"
+#include "apic.h"
+#include "bootmem.h"
+#include "cmdline.h"
+#include "cpu.h"
+#include "cpumask.h"
+#include "memlayout.h"
+#include "paging.h"
+#include "power.h"
+#include "panic.h"
+#include "printk.h"
+#include "smp.h"
+#include "smp_boot.h"
+#include "string.h"
+#include "tick.h"
+#include "time.h"
+#include "traps.h"
+#include "x86.h"
+
+#define KSTACK_SIZE 16384
+
+int nr_cpu_ids = 1;
+int nr_cpus_possible = 1;
+u64 __per_cpu_offset[NR_CPUS];
+DEFINE_PER_CPU(struct cpu, cpu_info);
+
+u32 cpu_apic_id[NR_CPUS];
+u64 ap_stack_top[256];            // by APIC id, read by ap_entry
+static int apic_to_cpu[256];
+static bool abandoned[256];       // APs that did not answer in time: they must not join late
+static int nr_started;            // APs that reached ap_main
+u64 boot_us;
+
+extern struct acpi_info acpi;
+extern bool acpi_ok;
+extern u64 lapic_phys;
+extern char trampoline_start[], trampoline_end[], trampoline_cr3[], trampoline_efer[],
+  trampoline_entry[], ap_entry[];
+extern char __per_cpu_start[], __per_cpu_end[];
+
+void acpi_init(void);
+void nmi_init(void);
+void ipi_init(void);
+
+void
+percpu_early_init(void)
+{
+  struct cpu *c = &cpu_info;   // the boot CPU uses the section itself: offset 0
+  c->self = c;
+  c->id = 0;
+  wrmsr(MSR_GS_BASE, (u64)c);
+}
+
+// Each AP gets a copy of the per-CPU section, a guarded stack and its IST stacks, all
+// allocated here on the boot CPU (the boot allocator takes no lock).
+static void
+prepare_cpu(int id, u32 apic)
+{
+  u64 size = __per_cpu_end - __per_cpu_start;
+  char *area = __va(bootmem_alloc(size, PAGE_SIZE, ~0UL));
+  memcpy(area, __per_cpu_start, size);
+  __per_cpu_offset[id] = (u64)area - (u64)__per_cpu_start;
+  struct cpu *c = per_cpu_ptr(&cpu_info, id);
+  memset(c, 0, sizeof(*c));
+  c->self = c;
+  c->percpu_off = __per_cpu_offset[id];
+  c->id = id;
+  c->apic_id = apic;
+  c->stack_top = stack_alloc(KSTACK_SIZE);
+  cpu_alloc_ist(c);
+  cpu_apic_id[id] = apic;
+  apic_to_cpu[apic] = id;
+  ap_stack_top[apic] = c->stack_top;
+}
+
+void
+ap_main(u32 apic)
+{
+  if(__atomic_load_n(&abandoned[apic], __ATOMIC_ACQUIRE))
+    machine_halt();
+  int id = apic_to_cpu[apic];
+  struct cpu *c = per_cpu_ptr(&cpu_info, id);
+  cpu_init(c);          // GDT, TSS, IDT, %gs
+  lapic_init();         // this CPU's local APIC
+  __atomic_store_n(&c->online, 1, __ATOMIC_RELEASE);
+  __atomic_fetch_add(&nr_started, 1, __ATOMIC_RELEASE);
+  cpu_idle();
+}
+
+static void
+start_aps(int n)
+{
+  // The trampoline runs at its low physical address with paging on, so that page is
+  // identity-mapped in the kernel's tables while the APs come up.
+  memcpy(__va(TRAMPOLINE_PA), trampoline_start, trampoline_end - trampoline_start);
+  u64 off = TRAMPOLINE_PA - (u64)trampoline_start;
+  *(u32 *)__va((u64)trampoline_cr3 + off) = kernel_cr3;
+  *(u32 *)__va((u64)trampoline_efer + off) = (1 << 8) | (pte_nx ? EFER_NXE : 0);
+  *(u64 *)__va((u64)trampoline_entry + off) = (u64)ap_entry;
+  kernel_map(TRAMPOLINE_PA, TRAMPOLINE_PA, PAGE_SIZE, 0);
+
+  // INIT, 10 ms, STARTUP, 200 us, STARTUP (Intel MP spec B.4), sent to all APs at once:
+  // one 10 ms wait in total however many CPUs there are.
+  for(int id = 1; id < n; id++)
+    lapic_send_ipi(cpu_apic_id[id], ICR_INIT | ICR_ASSERT | ICR_LEVEL);
+  mdelay(10);
+  for(int round = 0; round < 2; round++) {
+    for(int id = 1; id < n; id++)
+      lapic_send_ipi(cpu_apic_id[id], ICR_STARTUP | (TRAMPOLINE_PA >> 12));
+    udelay(200);
+  }
+
+  // Under TCG every vCPU is a host thread sharing two cores: give each AP time.
+  u64 deadline = ktime_ns() + 2000000000UL + (u64)n * 50000000UL;
+  while(__atomic_load_n(&nr_started, __ATOMIC_ACQUIRE) < n - 1 && ktime_ns() < deadline)
+    cpu_relax();
+
+  bool all = true;
+  for(int id = 1; id < n; id++) {
+    struct cpu *c = per_cpu_ptr(&cpu_info, id);
+    if(__atomic_load_n(&c->online, __ATOMIC_ACQUIRE))
+      continue;
+    all = false;
+    __atomic_store_n(&abandoned[cpu_apic_id[id]], true, __ATOMIC_RELEASE);
+    pr_err("smp: the CPU with APIC id %u never answered INIT-SIPI-SIPI; going on without it\n",
+           cpu_apic_id[id]);
+  }
+  // A late AP still needs the trampoline page mapped, so it is unmapped only when
+  // every AP has left it.
+  if(all)
+    kernel_unmap(TRAMPOLINE_PA, PAGE_SIZE);
+}
+
+// CPU ids stay as assigned: a missing AP leaves a hole in cpu_online_mask (as in
+// Linux), and nr_cpu_ids bounds every id in use.
+static void
+mark_online(int n)
+{
+  for(int id = 1; id < n; id++)
+    if(per_cpu_ptr(&cpu_info, id)->online) {
+      cpumask_set_cpu(id, &cpu_online_mask);
+      nr_cpu_ids = id + 1;
+    }
+}
+
+void
+smp_init(void)
+{
+  acpi_init();                     // CPUs, I/O APICs, HPET from the MADT
+  if(acpi_ok)
+    lapic_phys = acpi.lapic_phys;
+  pic_disable();                   // legacy 8259s masked: the APICs take over
+  lapic_init();                    // the boot CPU's local APIC
+  lapic_calibrate();               // timer ticks per ms, against the TSC
+  ioapic_init();                   // every I/O APIC pin masked
+  nmi_init();                      // NMI: panic stop and the hang detector
+  ipi_init();                      // smp_call_function's vector
+
+  struct cpu *bsp = this_cpu_info();
+  bsp->apic_id = lapic_id();
+  bsp->online = 1;
+  cpu_apic_id[0] = bsp->apic_id;
+  cpumask_set_cpu(0, &cpu_online_mask);
+
+  int n = 1;
+  nr_cpus_possible = acpi_ok ? acpi.ncpus : 1;
+  u32 limit = kcmdline.nr_cpus ? kcmdline.nr_cpus : NR_CPUS;
+  for(int i = 0; acpi_ok && i < acpi.ncpus && n < (int)limit; i++)
+    if(acpi.apic_id[i] != bsp->apic_id)
+      prepare_cpu(n++, acpi.apic_id[i]);
+  if(n > 1)
+    start_aps(n);
+  mark_online(n);
+
+  boot_us = ktime_ns() / 1000;
+  printk("BOOT cpus=%d possible=%d mem_mib=%lu tsc_khz=%lu boot_us=%lu\n", num_online_cpus(),
+         nr_cpus_possible, bootmem_ram_bytes() >> 20, tsc_khz, boot_us);
+  tick_start();                    // the boot CPU is busy: its tick runs
+}

@@ -1,0 +1,81 @@
+// Register dumps and frame-pointer backtraces for panics, symbolized from the embedded table.
+// The kernel is built with frame pointers: each frame is [saved rbp][return address].
+#include "ksyms.h"
+#include "paging.h"
+#include "printk.h"
+#include "stacktrace.h"
+#include "traps.h"
+#include "x86.h"
+
+extern const u64 ksyms_count;
+extern const u64 ksyms_addr[];
+extern const u32 ksyms_name_off[];
+extern const char ksyms_names[];
+extern char _etext[];
+
+const char *
+ksym_lookup(u64 addr, u64 *offset)
+{
+  struct ksym_table t = { ksyms_count, ksyms_addr, ksyms_name_off, ksyms_names };
+  return ksym_find(&t, (u64)_etext, addr, offset);
+}
+
+static void
+print_addr(int i, u64 addr)
+{
+  u64 off;
+  const char *name = ksym_lookup(addr, &off);
+  if(name)
+    printk(KERN_EMERG "  #%-2d %#018lx %s+%#lx\n", i, addr, name, off);
+  else
+    printk(KERN_EMERG "  #%-2d %#018lx ?\n", i, addr);
+}
+
+void
+show_regs(struct trapframe *tf)
+{
+  printk(KERN_EMERG "  RIP %#018lx  RSP %#018lx  RFLAGS %#010lx\n", tf->rip, tf->rsp, tf->rflags);
+  printk(KERN_EMERG "  RAX %#018lx  RBX %#018lx  RCX %#018lx\n", tf->rax, tf->rbx, tf->rcx);
+  printk(KERN_EMERG "  RDX %#018lx  RSI %#018lx  RDI %#018lx\n", tf->rdx, tf->rsi, tf->rdi);
+  printk(KERN_EMERG "  RBP %#018lx  R8  %#018lx  R9  %#018lx\n", tf->rbp, tf->r8, tf->r9);
+  printk(KERN_EMERG "  R10 %#018lx  R11 %#018lx  R12 %#018lx\n", tf->r10, tf->r11, tf->r12);
+  printk(KERN_EMERG "  R13 %#018lx  R14 %#018lx  R15 %#018lx\n", tf->r13, tf->r14, tf->r15);
+  printk(KERN_EMERG "  CR2 %#018lx  CR3 %#018lx  CS %#lx  vector %lu  error %#lx\n", read_cr2(),
+         read_cr3(), tf->cs, tf->vector, tf->error);
+}
+
+// A function that touches no stack may skip `push %rbp` even with frame pointers;
+// if the faulting one did, its caller's return address is still on top of the stack.
+static bool
+has_frame(u64 rip)
+{
+  u64 off;
+  if(!ksym_lookup(rip, &off) || !kernel_addr_mapped(rip - off))
+    return true;
+  return *(u8 *)(rip - off) == 0x55 && off > 0;   // push %rbp, and already past it
+}
+
+// Walks the rbp chain from (rbp, rip); rsp is the faulting stack pointer (0 if
+// unknown). Every frame is checked to be mapped before it is read: a corrupt chain
+// ends the trace instead of faulting again.
+void
+show_backtrace(u64 rbp, u64 rip, u64 rsp)
+{
+  int i = 0;
+  printk(KERN_EMERG "backtrace:\n");
+  if(rip)
+    print_addr(i++, rip);
+  if(rip && rsp && !has_frame(rip) && kernel_addr_mapped(rsp) && kernel_addr_mapped(rsp + 7))
+    print_addr(i++, *(u64 *)rsp);
+  for(; rbp && i < 32; i++) {
+    if((rbp & 7) || !kernel_addr_mapped(rbp) || !kernel_addr_mapped(rbp + 15))
+      break;
+    u64 *frame = (u64 *)rbp;
+    if(!frame[1])
+      break;
+    print_addr(i, frame[1]);
+    if(frame[0] <= rbp)   // stacks grow down: a caller's frame is higher
+      break;
+    rbp = frame[0];
+  }
+}

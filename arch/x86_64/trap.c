@@ -1,0 +1,93 @@
+// The IDT and the C side of every interrupt: exceptions panic, device and IPI vectors dispatch.
+// Gates are interrupt gates (IF cleared on entry); #DF, NMI and #MC switch to their IST stacks.
+#include "cpu.h"
+#include "panic.h"
+#include "printk.h"
+#include "tick.h"
+#include "traps.h"
+#include "x86.h"
+
+struct gate {
+  u16 off_lo;
+  u16 sel;
+  u8 ist;
+  u8 type;      // 0x8e: present, DPL 0, 64-bit interrupt gate
+  u16 off_mid;
+  u32 off_hi;
+  u32 reserved;
+} __packed;
+
+static struct gate idt[256] __aligned(16);
+static irq_handler_t handlers[256];
+extern u64 vectors[];
+
+static const char *const exc_names[32] = {
+  "divide error", "debug", "NMI", "breakpoint", "overflow", "bound range exceeded",
+  "invalid opcode", "device not available", "double fault", "coprocessor segment overrun",
+  "invalid TSS", "segment not present", "stack-segment fault", "general protection fault",
+  "page fault", "reserved", "x87 floating-point error", "alignment check", "machine check",
+  "SIMD floating-point error", "virtualization exception", "control protection exception",
+};
+
+const char *
+trap_name(u64 vector)
+{
+  if(vector < 32)
+    return exc_names[vector] ? exc_names[vector] : "reserved exception";
+  return "interrupt";
+}
+
+void
+idt_init(void)
+{
+  for(int v = 0; v < 256; v++) {
+    u64 a = vectors[v];
+    idt[v] = (struct gate){ .off_lo = a & 0xffff, .sel = 0x08, .type = 0x8e,
+                            .off_mid = (a >> 16) & 0xffff, .off_hi = a >> 32 };
+  }
+  idt[T_DBLFLT].ist = IST_DF;
+  idt[T_NMI].ist = IST_NMI;
+  idt[T_MCHK].ist = IST_MC;
+}
+
+void
+idt_load(void)
+{
+  struct {
+    u16 limit;
+    u64 base;
+  } __packed idtr = { sizeof(idt) - 1, (u64)idt };
+  __asm__ volatile("lidt %0" ::"m"(idtr));
+}
+
+void
+set_irq_handler(int vector, irq_handler_t fn)
+{
+  handlers[vector] = fn;
+}
+
+void nmi_handler(struct trapframe *tf);
+
+void
+trap(struct trapframe *tf)
+{
+  u64 v = tf->vector;
+  if(v == T_NMI) {
+    nmi_handler(tf);
+    return;
+  }
+  if(handlers[v]) {
+    this_cpu_info()->irq_count++;
+    irq_enter();
+    handlers[v](tf);
+    irq_exit();
+    return;
+  }
+  if(v == T_PGFLT)
+    panic_trap(tf, "page fault at %#lx (%s, %s%s)", read_cr2(),
+               tf->error & 1 ? "protection violation" : "not present",
+               tf->error & 2 ? "write" : "read", tf->error & 16 ? ", instruction fetch" : "");
+  if(v < 32)
+    panic_trap(tf, "%s (error %#lx)", trap_name(v), tf->error);
+  panic_trap(tf, "unexpected interrupt vector %lu", v);
+}

@@ -1,0 +1,85 @@
+// Inline wrappers for x86-64 instructions the kernel needs: ports, MSRs, control registers, CPUID.
+// Each is one instruction; the "memory" clobbers keep the compiler from moving memory accesses across.
+#pragma once
+#include "types.h"
+
+static inline void outb(u16 port, u8 v) { __asm__ volatile("outb %0, %1" ::"a"(v), "Nd"(port)); }
+static inline u8 inb(u16 port) { u8 v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port)); return v; }
+static inline void outl(u16 port, u32 v) { __asm__ volatile("outl %0, %1" ::"a"(v), "Nd"(port)); }
+static inline u32 inl(u16 port) { u32 v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port)); return v; }
+
+static inline u64
+rdmsr(u32 msr)
+{
+  u32 lo, hi;
+  __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+  return ((u64)hi << 32) | lo;
+}
+
+static inline void
+wrmsr(u32 msr, u64 v)
+{
+  __asm__ volatile("wrmsr" ::"c"(msr), "a"((u32)v), "d"((u32)(v >> 32)) : "memory");
+}
+
+// RDTSC is not ordered against earlier loads; the lfence makes a timestamp
+// taken after a measured loop really come after it (Intel SDM vol. 2B, RDTSC).
+static inline u64
+rdtsc(void)
+{
+  u32 lo, hi;
+  __asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
+  return ((u64)hi << 32) | lo;
+}
+
+static inline void
+cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d)
+{
+  __asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(sub));
+}
+
+static inline u64 read_cr0(void) { u64 v; __asm__ volatile("mov %%cr0, %0" : "=r"(v)); return v; }
+static inline u64 read_cr2(void) { u64 v; __asm__ volatile("mov %%cr2, %0" : "=r"(v)); return v; }
+static inline u64 read_cr3(void) { u64 v; __asm__ volatile("mov %%cr3, %0" : "=r"(v)); return v; }
+static inline u64 read_cr4(void) { u64 v; __asm__ volatile("mov %%cr4, %0" : "=r"(v)); return v; }
+static inline void write_cr3(u64 v) { __asm__ volatile("mov %0, %%cr3" ::"r"(v) : "memory"); }
+static inline void write_cr4(u64 v) { __asm__ volatile("mov %0, %%cr4" ::"r"(v) : "memory"); }
+static inline void invlpg(u64 va) { __asm__ volatile("invlpg (%0)" ::"r"(va) : "memory"); }
+
+static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
+static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
+
+static inline u64
+read_rflags(void)
+{
+  u64 f;
+  __asm__ volatile("pushfq; popq %0" : "=r"(f)::"memory");
+  return f;
+}
+
+#define X86_EFLAGS_IF 0x200
+
+static inline void local_irq_disable(void) { __asm__ volatile("cli" ::: "memory"); }
+static inline void local_irq_enable(void) { __asm__ volatile("sti" ::: "memory"); }
+static inline bool irqs_disabled(void) { return !(read_rflags() & X86_EFLAGS_IF); }
+
+static inline u64
+local_irq_save(void)
+{
+  u64 f = read_rflags();
+  local_irq_disable();
+  return f;
+}
+
+static inline void
+local_irq_restore(u64 flags)
+{
+  if(flags & X86_EFLAGS_IF)
+    local_irq_enable();
+}
+
+#define MSR_EFER         0xc0000080
+#define MSR_GS_BASE      0xc0000101
+#define MSR_KERNEL_GS    0xc0000102
+#define MSR_APIC_BASE    0x1b
+#define EFER_NXE         (1 << 11)

@@ -1,0 +1,27 @@
+// What the kernel keeps from the Multiboot2 boot information: memory map, command line, ACPI RSDP.
+// Copied out at entry, before any allocator can hand out the pages GRUB left it in.
+#pragma once
+#include "types.h"
+
+#define BOOT_MMAP_MAX 128
+#define BOOT_CMDLINE_MAX 4096
+
+enum { MEM_AVAILABLE = 1, MEM_RESERVED = 2, MEM_ACPI = 3, MEM_NVS = 4, MEM_BAD = 5 };
+
+struct boot_mmap_entry {
+  u64 base;
+  u64 len;
+  u32 type;   // Multiboot2 memory types, as the MEM_* values above
+};
+
+struct bootinfo {
+  int nmmap;
+  struct boot_mmap_entry mmap[BOOT_MMAP_MAX];
+  char cmdline[BOOT_CMDLINE_MAX];
+  u8 rsdp[64];        // a copy of the RSDP (tag 15 preferred over tag 14)
+  u32 rsdp_len;       // 0: GRUB found no ACPI
+  char loader[64];
+};
+
+extern struct bootinfo bootinfo;
+void multiboot_parse(u32 magic, u64 mbi_phys);

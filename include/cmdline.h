@@ -1,0 +1,62 @@
+// The kernel command line: GRUB's space-separated key=value words, parsed into struct cmdline.
+// Parsing never fails as a whole: a bad word is reported, ignored, and its key keeps its value.
+#pragma once
+#include "types.h"
+
+// Benchmark suites for bench=; struct cmdline's bench is a mask of 1 << BENCH_*.
+enum bench_suite {
+  BENCH_LOCKS,
+  BENCH_RADIX,
+  BENCH_PAGECACHE,
+  BENCH_DBENCH,
+  BENCH_WEBSERVE,
+  BENCH_RAMFS,
+  BENCH_LOOKUP,
+  BENCH_MADVISE,
+  NBENCH
+};
+#define BENCH_ALL ((1u << NBENCH) - 1)
+
+// The suite names as written on the command line, indexed by enum bench_suite.
+extern const char *const bench_names[NBENCH];
+
+enum selftest_mode {
+  SELFTEST_NONE,
+  SELFTEST_ALL,
+  SELFTEST_LIST,   // print every test name
+  SELFTEST_NAMES,  // run the tests in selftest_names
+};
+#define SELFTEST_MAX 64       // names kept from selftest=a,b,c
+#define SELFTEST_NAME_MAX 32  // bytes per name, with its NUL
+
+enum panic_action { PANIC_EXIT, PANIC_HALT };
+
+// Longer words are reported cut to this length and ignored.
+#define CMDLINE_WORD_MAX 256
+
+struct cmdline {
+  u32 bench;          // mask of 1 << BENCH_*
+  bool bench_quick;   // bench=quick: shorter runs
+  u32 bench_runs;     // repetitions per point, 1..1000; 0: the kernel's default
+  u32 bench_secs_us;  // time per run, 1000..600000000 us; 0: the kernel's default
+  int selftest;       // enum selftest_mode
+  int nselftest;
+  char selftest_names[SELFTEST_MAX][SELFTEST_NAME_MAX];  // [a-z0-9-]+, not yet checked against the registry
+  u32 nr_cpus;        // at most this many CPUs, 1..255; 0: all
+  bool poweroff;      // power off when done
+  int panic;          // enum panic_action
+  u32 failslab;       // per-mille of slab allocations to fail, 0..1000
+  u32 failpage;       // per-mille of page allocations to fail, 0..1000
+  bool debug_slab;    // slab poisoning and redzones from boot
+};
+
+void cmdline_defaults(struct cmdline *c);
+
+// Parses line into c, over the values already there. Calls bad(word, why)
+// once per word it ignores (bad may be NULL) and returns how many there were.
+// word is NUL-terminated and cut to at most CMDLINE_WORD_MAX bytes.
+int cmdline_parse(struct cmdline *c, const char *line,
+                  void (*bad)(const char *word, const char *why));
+
+// The kernel's parsed command line (kernel/main.c fills it in at boot).
+extern struct cmdline kcmdline;

@@ -1,0 +1,36 @@
+// Error numbers, returned negated by kernel functions (-ENOMEM), with Linux's values
+// (include/uapi/asm-generic/errno-base.h and errno.h) so results read the same as in Linux.
+#pragma once
+
+#ifdef __KERNEL_HOST_TEST
+// Host tests put include/ on the search path, so this file would hide the C library's
+// errno.h from system headers that need its errno; the library's values are Linux's.
+#include_next <errno.h>
+#else
+
+#define EPERM 1
+#define ENOENT 2
+#define EINTR 4
+#define EIO 5
+#define E2BIG 7
+#define EBADF 9
+#define EAGAIN 11
+#define ENOMEM 12
+#define EFAULT 14
+#define EBUSY 16
+#define EEXIST 17
+#define EXDEV 18
+#define ENODEV 19
+#define ENOTDIR 20
+#define EISDIR 21
+#define EINVAL 22
+#define ENFILE 23
+#define EMFILE 24
+#define ENOSPC 28
+#define ERANGE 34
+#define ENAMETOOLONG 36
+#define ENOSYS 38
+#define ENOTEMPTY 39
+#define ETIMEDOUT 110
+
+#endif

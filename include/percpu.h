@@ -1,0 +1,27 @@
+// Per-CPU variables: each CPU has its own copy of the .percpu section.
+// A variable's address in the section plus the CPU's offset finds that CPU's copy (as in Linux).
+#pragma once
+#include "compiler.h"
+#include "types.h"
+
+#define NR_CPUS 256
+
+#define DEFINE_PER_CPU(type, name) __section(".percpu") __typeof__(type) name
+#define DECLARE_PER_CPU(type, name) extern __typeof__(type) name
+
+extern u64 __per_cpu_offset[NR_CPUS];
+
+// %gs:8 holds this CPU's offset (struct cpu in arch/x86_64/cpu.h starts with it).
+static inline u64
+this_cpu_off(void)
+{
+  u64 off;
+  __asm__ volatile("mov %%gs:8, %0" : "=r"(off));
+  return off;
+}
+
+#define per_cpu_ptr(ptr, cpu) \
+  ((__typeof__(ptr))((char *)(ptr) + __per_cpu_offset[(cpu)]))
+#define this_cpu_ptr(ptr) ((__typeof__(ptr))((char *)(ptr) + this_cpu_off()))
+#define per_cpu(var, cpu) (*per_cpu_ptr(&(var), (cpu)))
+#define this_cpu(var) (*this_cpu_ptr(&(var)))

@@ -1,0 +1,26 @@
+// printk: kernel log lines with a level, kept in a ring buffer and written to the console.
+// The level picks what reaches the console; it is never printed (contract: no level tags).
+#pragma once
+#include "compiler.h"
+#include "types.h"
+
+#define KERN_SOH     "\001"
+#define KERN_EMERG   KERN_SOH "0"
+#define KERN_ALERT   KERN_SOH "1"
+#define KERN_CRIT    KERN_SOH "2"
+#define KERN_ERR     KERN_SOH "3"
+#define KERN_WARNING KERN_SOH "4"
+#define KERN_NOTICE  KERN_SOH "5"
+#define KERN_INFO    KERN_SOH "6"
+#define KERN_DEBUG   KERN_SOH "7"
+
+#define LOG_BUF_SIZE (1 << 17)
+
+int printk(const char *fmt, ...) __printf(1, 2);
+void printk_set_timestamps(bool on);
+void printk_panic_mode(void);
+
+#define pr_err(fmt, ...) printk(KERN_ERR fmt, ##__VA_ARGS__)
+#define pr_warn(fmt, ...) printk(KERN_WARNING fmt, ##__VA_ARGS__)
+#define pr_info(fmt, ...) printk(KERN_INFO fmt, ##__VA_ARGS__)
+#define pr_debug(fmt, ...) printk(KERN_DEBUG fmt, ##__VA_ARGS__)

@@ -1,0 +1,19 @@
+// The self-test registry: SELFTEST(name, fn) puts a test in a linker section, selftest= picks them.
+// planted-* tests carry a deliberate bug to prove a checker; `all` never runs them.
+#pragma once
+#include "compiler.h"
+#include "types.h"
+
+struct selftest {
+  const char *name;    // [a-z0-9-]+
+  bool (*fn)(void);    // true: pass
+};
+
+#define SELFTEST(name_, fn_)                                                  \
+  static const struct selftest __selftest_##fn_ __used __section(".selftests") \
+    __aligned(8) = { name_, fn_ }
+
+// Appends " key=value ..." to the running test's SELFTEST line.
+void selftest_extra(const char *fmt, ...) __printf(1, 2);
+// Runs what selftest= asks for; returns the number of failures.
+int selftest_run(void);

@@ -1,0 +1,27 @@
+// Multiprocessor bring-up and cross-CPU calls.
+// CPU ids are dense (0..nr_cpu_ids-1); cpu_apic_id maps them to local APIC ids.
+#pragma once
+#include "types.h"
+#include "cpu.h"
+
+extern int nr_cpu_ids;         // every CPU id in use is below this
+extern u32 cpu_apic_id[];      // dense CPU id -> local APIC id
+extern int nr_cpus_possible;   // CPUs the firmware lists (ACPI MADT)
+
+void smp_init(void);
+void smp_stop_others(void);
+void idle_halt(void);
+void cpu_idle(void) __attribute__((noreturn));
+int num_online_cpus(void);
+void percpu_early_init(void);
+void call_on_stack(u64 stack_top, void (*fn)(void)) __attribute__((noreturn));
+
+// Cross-CPU function calls. fn runs on the target in interrupt context (interrupts off).
+// wait: return only after fn has finished everywhere. Every wait is bounded: a CPU that
+// does not answer within IPI_TIMEOUT_MS is reported and the call returns -ETIMEDOUT.
+#define IPI_TIMEOUT_MS 10000
+struct cpumask;
+int smp_call_function_single(int cpu, void (*fn)(void *), void *arg, bool wait);
+int smp_call_function_many(const struct cpumask *mask, void (*fn)(void *), void *arg, bool wait);
+int smp_call_function(void (*fn)(void *), void *arg, bool wait);   // every other online CPU
+int on_each_cpu(void (*fn)(void *), void *arg, bool wait);         // ... and this one

@@ -1,0 +1,361 @@
+// Kernel command line parsing: one table row and one small parse function per key.
+// The keys and values are the boot contract listed in the table below.
+//
+// Rules, after Linux's parse_args() (kernel/params.c) but stricter:
+//   Words are separated by spaces, tabs or newlines; there is no quoting.
+//   A word that fails to parse is reported through bad() and changes nothing:
+//   bench=locks,bogus leaves bench as it was, it does not run "locks".
+//   When a key repeats, the last good word wins.
+//   Some loaders pass the kernel's path as the first word (GRUB's multiboot
+//   does not): a first word without '=' that starts with '/' is skipped.
+//   Numbers are decimal digits only: no sign, no 0x, no suffix; a value
+//   too large for its range is "out of range", never wrapped.
+
+#include "types.h"
+#include "compiler.h"
+#include "string.h"
+#include "cmdline.h"
+
+const char *const bench_names[NBENCH] = {
+  [BENCH_LOCKS] = "locks",
+  [BENCH_RADIX] = "radix",
+  [BENCH_PAGECACHE] = "pagecache",
+  [BENCH_DBENCH] = "dbench",
+  [BENCH_WEBSERVE] = "webserve",
+  [BENCH_RAMFS] = "ramfs",
+  [BENCH_LOOKUP] = "lookup",
+  [BENCH_MADVISE] = "madvise",
+};
+
+void
+cmdline_defaults(struct cmdline *c)
+{
+  memset(c, 0, sizeof(*c));
+  c->bench = BENCH_ALL;
+  c->selftest = SELFTEST_NONE;
+  c->poweroff = true;
+  c->panic = PANIC_EXIT;
+}
+
+static bool
+is_space(char c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+// Whether the n bytes at s are exactly the string name.
+static bool
+is(const char *s, size_t n, const char *name)
+{
+  return strlen(name) == n && strncmp(s, name, n) == 0;
+}
+
+// Splits a comma list: sets *n to the length of the item at s and returns
+// where the next item starts, or NULL after the last one.
+static const char *
+item(const char *s, size_t *n)
+{
+  const char *comma = strchr(s, ',');
+
+  if(comma == NULL){
+    *n = strlen(s);
+    return NULL;
+  }
+  *n = comma - s;
+  return comma + 1;
+}
+
+// The n decimal digits at s as a number in 0..max.
+// Returns NULL on success, else why not.
+static const char *
+decimal(const char *s, size_t n, u64 max, u64 *out)
+{
+  u64 v = 0;
+  size_t i;
+  u32 d;
+
+  if(n == 0)
+    return "not a decimal number";
+  for(i = 0; i < n; i++)
+    if(s[i] < '0' || s[i] > '9')
+      return "not a decimal number";
+  for(i = 0; i < n; i++){
+    d = s[i] - '0';
+    // v * 10 + d > max, asked without overflowing.
+    if(v > max / 10 || d > max - v * 10)
+      return "out of range";
+    v = v * 10 + d;
+  }
+  *out = v;
+  return NULL;
+}
+
+// A whole value as a number in lo..hi.
+static const char *
+number(const char *v, u64 lo, u64 hi, u32 *out)
+{
+  const char *why;
+  u64 n;
+
+  why = decimal(v, strlen(v), hi, &n);
+  if(why != NULL)
+    return why;
+  if(n < lo)
+    return "out of range";
+  *out = n;
+  return NULL;
+}
+
+static const char *
+yesno(const char *v, bool *out)
+{
+  if(strcmp(v, "yes") == 0)
+    *out = true;
+  else if(strcmp(v, "no") == 0)
+    *out = false;
+  else
+    return "expected yes or no";
+  return NULL;
+}
+
+// bench=: none alone, or a comma list of suite names, "all" and "quick".
+// A list that names no suite ("bench=quick") means every suite.
+static const char *
+parse_bench(struct cmdline *c, const char *v)
+{
+  u32 mask = 0;
+  bool quick = false;
+  const char *s, *next;
+  size_t n;
+  int i;
+
+  if(strcmp(v, "none") == 0){
+    c->bench = 0;
+    c->bench_quick = false;
+    return NULL;
+  }
+  for(s = v; s != NULL; s = next){
+    next = item(s, &n);
+    if(is(s, n, "quick")){
+      quick = true;
+      continue;
+    }
+    if(is(s, n, "all")){
+      mask = BENCH_ALL;
+      continue;
+    }
+    for(i = 0; i < NBENCH && !is(s, n, bench_names[i]); i++)
+      ;
+    if(i == NBENCH)
+      return n == 0 ? "empty suite name" : "unknown suite";
+    mask |= 1u << i;
+  }
+  c->bench = mask != 0 ? mask : BENCH_ALL;
+  c->bench_quick = quick;
+  return NULL;
+}
+
+static const char *
+parse_runs(struct cmdline *c, const char *v)
+{
+  return number(v, 1, 1000, &c->bench_runs);
+}
+
+// bench.secs=: seconds as digits, optionally '.' and 1 to 6 more digits
+// ("2", "0.25", "1.000001"; not "1.", ".5", "1e3" or "0.25s"), 0.001..600.
+static const char *
+parse_secs(struct cmdline *c, const char *v)
+{
+  const char *dot = strchr(v, '.');
+  size_t nint = dot != NULL ? (size_t)(dot - v) : strlen(v);
+  size_t nfrac = dot != NULL ? strlen(dot + 1) : 0;
+  const char *why;
+  u64 secs, frac = 0, us;
+  size_t i;
+
+  why = decimal(v, nint, 600, &secs);
+  if(why != NULL)
+    return why;
+  if(dot != NULL){
+    if(nfrac > 6)
+      return "more than 6 decimals";
+    why = decimal(dot + 1, nfrac, 999999, &frac);
+    if(why != NULL)
+      return why;
+  }
+  for(i = nfrac; i < 6; i++)
+    frac *= 10;
+  us = secs * 1000000 + frac;
+  if(us < 1000 || us > 600000000)
+    return "out of range";
+  c->bench_secs_us = us;
+  return NULL;
+}
+
+static bool
+is_test_name(const char *s, size_t n)
+{
+  size_t i;
+
+  for(i = 0; i < n; i++)
+    if(!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+      return false;
+  return n > 0;
+}
+
+static const char *const selftest_modes[] = {
+  [SELFTEST_NONE] = "none",
+  [SELFTEST_ALL] = "all",
+  [SELFTEST_LIST] = "list",
+};
+
+// selftest=: none, all, list, or a comma list of test names. The names are
+// only checked for shape here; the registry knows which exist.
+static const char *
+parse_selftest(struct cmdline *c, const char *v)
+{
+  const char *s, *next;
+  size_t n, i;
+  int count = 0;
+
+  for(i = 0; i < ARRAY_SIZE(selftest_modes); i++){
+    if(strcmp(v, selftest_modes[i]) == 0){
+      c->selftest = i;
+      c->nselftest = 0;
+      return NULL;
+    }
+  }
+  // Check every name before storing any, so a bad list changes nothing.
+  for(s = v; s != NULL; s = next){
+    next = item(s, &n);
+    if(!is_test_name(s, n))
+      return "bad test name";
+    if(n >= SELFTEST_NAME_MAX)
+      return "test name too long";
+    for(i = 0; i < ARRAY_SIZE(selftest_modes); i++)
+      if(is(s, n, selftest_modes[i]))
+        return "none, all and list stand alone";
+    if(++count > SELFTEST_MAX)
+      return "too many test names";
+  }
+  c->selftest = SELFTEST_NAMES;
+  c->nselftest = 0;
+  for(s = v; s != NULL; s = next){
+    next = item(s, &n);
+    memcpy(c->selftest_names[c->nselftest], s, n);
+    c->selftest_names[c->nselftest++][n] = '\0';
+  }
+  return NULL;
+}
+
+static const char *
+parse_nr_cpus(struct cmdline *c, const char *v)
+{
+  return number(v, 1, 255, &c->nr_cpus);
+}
+
+static const char *
+parse_poweroff(struct cmdline *c, const char *v)
+{
+  return yesno(v, &c->poweroff);
+}
+
+static const char *
+parse_panic(struct cmdline *c, const char *v)
+{
+  if(strcmp(v, "exit") == 0)
+    c->panic = PANIC_EXIT;
+  else if(strcmp(v, "halt") == 0)
+    c->panic = PANIC_HALT;
+  else
+    return "expected exit or halt";
+  return NULL;
+}
+
+static const char *
+parse_failslab(struct cmdline *c, const char *v)
+{
+  return number(v, 0, 1000, &c->failslab);
+}
+
+static const char *
+parse_failpage(struct cmdline *c, const char *v)
+{
+  return number(v, 0, 1000, &c->failpage);
+}
+
+static const char *
+parse_debug_slab(struct cmdline *c, const char *v)
+{
+  return yesno(v, &c->debug_slab);
+}
+
+// Each parse function sees a non-empty value and returns NULL or why it is
+// bad; it writes c only when the whole value is good.
+static const struct param {
+  const char *key;
+  const char *(*parse)(struct cmdline *c, const char *value);
+} params[] = {
+  { "bench", parse_bench },
+  { "bench.runs", parse_runs },
+  { "bench.secs", parse_secs },
+  { "selftest", parse_selftest },
+  { "nr_cpus", parse_nr_cpus },
+  { "poweroff", parse_poweroff },
+  { "panic", parse_panic },
+  { "failslab", parse_failslab },
+  { "failpage", parse_failpage },
+  { "debug_slab", parse_debug_slab },
+};
+
+// One NUL-terminated word. Returns NULL if it was applied or skipped, else why it is bad.
+static const char *
+parse_word(struct cmdline *c, const char *w, bool first)
+{
+  const char *eq = strchr(w, '=');
+  size_t i;
+
+  if(eq == NULL)
+    return first && w[0] == '/' ? NULL : "missing '='";
+  for(i = 0; i < ARRAY_SIZE(params); i++){
+    if(is(w, eq - w, params[i].key)){
+      if(eq[1] == '\0')
+        return "empty value";
+      return params[i].parse(c, eq + 1);
+    }
+  }
+  return eq == w ? "empty key" : "unknown key";
+}
+
+int
+cmdline_parse(struct cmdline *c, const char *line,
+              void (*bad)(const char *word, const char *why))
+{
+  char w[CMDLINE_WORD_MAX + 1];
+  const char *s = line, *end;
+  const char *why;
+  size_t n;
+  int nbad = 0;
+  bool first = true;
+
+  for(;;){
+    while(is_space(*s))
+      s++;
+    if(*s == '\0')
+      break;
+    for(end = s; *end != '\0' && !is_space(*end); end++)
+      ;
+    n = end - s;
+    memcpy(w, s, MIN(n, CMDLINE_WORD_MAX));
+    w[MIN(n, CMDLINE_WORD_MAX)] = '\0';
+    why = n > CMDLINE_WORD_MAX ? "word too long" : parse_word(c, w, first);
+    if(why != NULL){
+      nbad++;
+      if(bad != NULL)
+        bad(w, why);
+    }
+    first = false;
+    s = end;
+  }
+  return nbad;
+}

@@ -1,0 +1,154 @@
+// smp_call_function: run a function on other CPUs through an IPI, waiting or not.
+// Each sender owns one call slot per target, so senders never contend; targets pop their queue.
+#include "apic.h"
+#include "cpu.h"
+#include "cpumask.h"
+#include "errno.h"
+#include "panic.h"
+#include "printk.h"
+#include "smp.h"
+#include "tick.h"
+#include "time.h"
+#include "traps.h"
+#include "x86.h"
+
+struct call_single_data {
+  struct call_single_data *next;
+  void (*fn)(void *);
+  void *arg;
+  u32 busy;     // set by the sender, cleared by the target once fn has returned
+};
+
+// csd_for[t]: this CPU's slot for calls to CPU t. call_queue: calls waiting on this CPU,
+// a lock-free stack pushed with compare-and-swap and taken whole with an exchange.
+DEFINE_PER_CPU(struct call_single_data, csd_for[NR_CPUS]);
+DEFINE_PER_CPU(struct call_single_data *, call_queue);
+DEFINE_PER_CPU(u64, calls_handled);
+
+// Runs every queued call on this CPU, oldest first.
+static void
+flush_call_queue(void)
+{
+  struct call_single_data *list =
+    __atomic_exchange_n(this_cpu_ptr(&call_queue), NULL, __ATOMIC_ACQUIRE);
+  struct call_single_data *fifo = NULL;
+  while(list) {
+    struct call_single_data *next = list->next;
+    list->next = fifo;
+    fifo = list;
+    list = next;
+  }
+  while(fifo) {
+    struct call_single_data *next = fifo->next;
+    fifo->fn(fifo->arg);
+    this_cpu(calls_handled)++;
+    // Release: fn's effects are visible to a sender that sees busy == 0.
+    __atomic_store_n(&fifo->busy, 0, __ATOMIC_RELEASE);
+    fifo = next;
+  }
+}
+
+static void
+call_function_interrupt(struct trapframe *tf)
+{
+  flush_call_queue();
+  lapic_eoi();
+}
+
+void
+ipi_init(void)
+{
+  set_irq_handler(VEC_CALL, call_function_interrupt);
+}
+
+// Waits for a slot to clear, answering calls to this CPU meanwhile (two CPUs calling
+// each other with interrupts off must not deadlock). Reports once, gives up at the limit.
+static int
+csd_wait(struct call_single_data *csd, int cpu)
+{
+  u64 start = ktime_ns();
+  bool reported = false;
+  while(__atomic_load_n(&csd->busy, __ATOMIC_ACQUIRE)) {
+    flush_call_queue();
+    cpu_relax();
+    u64 waited = (ktime_ns() - start) / 1000000;
+    if(waited > 1000 && !reported) {
+      pr_err("ipi: CPU %d has not answered a call for %lu ms\n", cpu, waited);
+      reported = true;
+    }
+    if(waited > IPI_TIMEOUT_MS) {
+      pr_err("ipi: giving up on CPU %d after %d ms\n", cpu, IPI_TIMEOUT_MS);
+      return -ETIMEDOUT;
+    }
+  }
+  return 0;
+}
+
+static int
+queue_call(int cpu, void (*fn)(void *), void *arg)
+{
+  struct call_single_data *csd = this_cpu_ptr(&csd_for[cpu]);
+  if(csd_wait(csd, cpu) < 0)   // the previous call to cpu, if made without waiting
+    return -ETIMEDOUT;
+  csd->fn = fn;
+  csd->arg = arg;
+  csd->busy = 1;
+  struct call_single_data **q = &per_cpu(call_queue, cpu);
+  struct call_single_data *head = __atomic_load_n(q, __ATOMIC_RELAXED);
+  do {
+    csd->next = head;
+  } while(!__atomic_compare_exchange_n(q, &head, csd, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+  lapic_send_ipi(cpu_apic_id[cpu], ICR_FIXED | VEC_CALL);
+  return 0;
+}
+
+int
+smp_call_function_many(const struct cpumask *mask, void (*fn)(void *), void *arg, bool wait)
+{
+  BUG_ON(in_interrupt());
+  int me = smp_processor_id();
+  int cpu, err = 0;
+  for_each_cpu(cpu, mask)
+    if(cpu != me && cpumask_test_cpu(cpu, &cpu_online_mask) && queue_call(cpu, fn, arg) < 0)
+      err = -ETIMEDOUT;
+  if(!wait)
+    return err;
+  for_each_cpu(cpu, mask)
+    if(cpu != me && cpumask_test_cpu(cpu, &cpu_online_mask) &&
+       csd_wait(this_cpu_ptr(&csd_for[cpu]), cpu) < 0)
+      err = -ETIMEDOUT;
+  return err;
+}
+
+int
+smp_call_function_single(int cpu, void (*fn)(void *), void *arg, bool wait)
+{
+  if(cpu < 0 || cpu >= nr_cpu_ids || !cpumask_test_cpu(cpu, &cpu_online_mask))
+    return -EINVAL;
+  if(cpu == smp_processor_id()) {
+    u64 flags = local_irq_save();
+    fn(arg);
+    local_irq_restore(flags);
+    return 0;
+  }
+  struct cpumask m;
+  cpumask_clear(&m);
+  cpumask_set_cpu(cpu, &m);
+  return smp_call_function_many(&m, fn, arg, wait);
+}
+
+int
+smp_call_function(void (*fn)(void *), void *arg, bool wait)
+{
+  return smp_call_function_many(&cpu_online_mask, fn, arg, wait);
+}
+
+int
+on_each_cpu(void (*fn)(void *), void *arg, bool wait)
+{
+  int err = smp_call_function(fn, arg, wait);
+  u64 flags = local_irq_save();
+  fn(arg);
+  local_irq_restore(flags);
+  return err;
+}

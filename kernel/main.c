@@ -1,0 +1,61 @@
+// The kernel's table of contents: every subsystem's init, in boot order, one line each.
+// kmain runs on the boot CPU from boot/entry.S; rest_init continues on a guarded stack.
+#include "bootinfo.h"
+#include "bootmem.h"
+#include "cmdline.h"
+#include "cpu.h"
+#include "paging.h"
+#include "power.h"
+#include "printk.h"
+#include "selftest.h"
+#include "serial.h"
+#include "smp.h"
+#include "time.h"
+#include "traps.h"
+#include "x86.h"
+
+#define KSTACK_SIZE 16384
+
+struct cmdline kcmdline;
+
+// A bad word may hold any bytes: print them as '?' so the console stays readable.
+static void
+report_bad_word(const char *word, const char *why)
+{
+  char shown[CMDLINE_WORD_MAX + 1];
+  size_t n = 0;
+  for(; word[n] && n < CMDLINE_WORD_MAX; n++)
+    shown[n] = word[n] >= 0x20 && word[n] < 0x7f ? word[n] : '?';
+  shown[n] = 0;
+  pr_err("cmdline: ignoring '%s': %s\n", shown, why);
+}
+
+static void __noreturn
+rest_init(void)
+{
+  smp_init();                          // ACPI, APICs, and every other CPU
+  local_irq_enable();                  // the tick and IPIs from here on
+  int failed = selftest_run();         // selftest=: the SELFTEST lines and summary
+  printk("BENCH-DONE suites=0 secs=0\n");
+  kernel_end(failed == 0);             // END line, then leave QEMU
+}
+
+void
+kmain(u32 magic, u64 mbi_phys)
+{
+  tsc_boot = rdtsc();                  // boot_us counts from here
+  serial_init();                       // COM1: printk reaches the console from here on
+  percpu_early_init();                 // %gs -> the boot CPU's area
+  idt_init();                          // every vector has a handler ...
+  idt_load();                          // ... so a fault now panics with a backtrace
+  multiboot_parse(magic, mbi_phys);    // copy the memory map, command line and RSDP
+  printk("kernel: booted by %s, command line '%s'\n", bootinfo.loader, bootinfo.cmdline);
+  cmdline_defaults(&kcmdline);         // bench=all selftest=none poweroff=yes panic=exit
+  cmdline_parse(&kcmdline, bootinfo.cmdline, report_bad_word);  // bad words named, ignored
+  tsc_init();                          // calibrate the TSC: timestamps from here on
+  bootmem_init();                      // the early allocator over the memory map
+  paging_init();                       // direct map, W^X kernel image, no page 0
+  bootmem_print();                     // the memory map and every reserved range
+  cpu_init(this_cpu_info());           // GDT, TSS and IST stacks of the boot CPU
+  call_on_stack(stack_alloc(KSTACK_SIZE), rest_init);  // leave the unguarded boot stack
+}

@@ -1,0 +1,87 @@
+// Runs the self-tests selftest= names, one SELFTEST line each, then the summary line.
+// Tests register themselves with SELFTEST(); this file only finds, runs and reports them.
+#include "cmdline.h"
+#include "printk.h"
+#include "selftest.h"
+#include "string.h"
+#include "time.h"
+#include "vsprintf.h"
+#include <stdarg.h>
+
+extern const struct selftest __selftests_start[], __selftests_end[];
+
+static char extra[256];
+static int extra_len;
+
+void
+selftest_extra(const char *fmt, ...)
+{
+  va_list ap;
+  if(extra_len < (int)sizeof(extra) - 1)
+    extra[extra_len++] = ' ';
+  va_start(ap, fmt);
+  extra_len += vscnprintf(extra + extra_len, sizeof(extra) - extra_len, fmt, ap);
+  va_end(ap);
+}
+
+static bool
+planted(const struct selftest *t)
+{
+  return strncmp(t->name, "planted-", 8) == 0;
+}
+
+static const struct selftest *
+find(const char *name)
+{
+  for(const struct selftest *t = __selftests_start; t < __selftests_end; t++)
+    if(strcmp(t->name, name) == 0)
+      return t;
+  return NULL;
+}
+
+static bool
+run_one(const struct selftest *t)
+{
+  extra_len = 0;
+  extra[0] = 0;
+  pr_info("selftest: running %s\n", t->name);
+  u64 t0 = ktime_ns();
+  bool ok = t->fn();
+  u64 ms = (ktime_ns() - t0) / 1000000;
+  printk("SELFTEST name=%s result=%s ms=%lu%s\n", t->name, ok ? "pass" : "fail", ms, extra);
+  return ok;
+}
+
+int
+selftest_run(void)
+{
+  int passed = 0, failed = 0;
+  switch(kcmdline.selftest) {
+  case SELFTEST_NONE:
+    return 0;
+  case SELFTEST_LIST:
+    for(const struct selftest *t = __selftests_start; t < __selftests_end; t++)
+      printk("selftest: %s%s\n", t->name, planted(t) ? " (planted: run alone, must fail)" : "");
+    return 0;
+  case SELFTEST_ALL:
+    for(const struct selftest *t = __selftests_start; t < __selftests_end; t++) {
+      if(planted(t))
+        continue;
+      run_one(t) ? passed++ : failed++;
+    }
+    break;
+  case SELFTEST_NAMES:
+    for(int i = 0; i < kcmdline.nselftest; i++) {
+      const struct selftest *t = find(kcmdline.selftest_names[i]);
+      if(!t) {
+        pr_err("selftest: no test named '%s' (selftest=list shows them); ignored\n",
+               kcmdline.selftest_names[i]);
+        continue;
+      }
+      run_one(t) ? passed++ : failed++;
+    }
+    break;
+  }
+  printk("selftest: %d passed, %d failed\n", passed, failed);
+  return failed;
+}

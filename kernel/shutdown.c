@@ -1,0 +1,30 @@
+// The end of every run: print the contract's END line, then leave QEMU or stay up.
+// poweroff=no keeps every CPU idle for gdb; panic=halt stops them all where they are.
+#include "cmdline.h"
+#include "panic.h"
+#include "power.h"
+#include "printk.h"
+#include "smp.h"
+#include "x86.h"
+
+void
+kernel_end(bool pass)
+{
+  printk(KERN_EMERG "END result=%s\n", pass ? "pass" : "fail");
+  if(panic_in_progress()) {
+    if(kcmdline.panic == PANIC_HALT) {
+      printk(KERN_EMERG "panic=halt: every CPU stopped; attach gdb to look around\n");
+      machine_halt();
+    }
+    machine_exit(false);
+    machine_halt();
+  }
+  if(kcmdline.poweroff) {
+    machine_exit(pass);
+    printk("no isa-debug-exit device: the run is over, halting\n");
+  }
+  // poweroff=no (or no exit device): stay up with interrupts on and every
+  // CPU halted, so gdb can attach and look around.
+  for(;;)
+    idle_halt();
+}

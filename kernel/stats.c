@@ -1,0 +1,278 @@
+// Benchmark statistics in integer fixed point: mean, standard deviation,
+// Student-t 95% intervals, Welch's comparison of two variants and their ratio.
+
+#include "types.h"
+#include "compiler.h"
+#include "stats.h"
+
+// Values are kept in milli-units (x1000) so results carry three decimals.
+// Squares of milli-values reach 1e30, hence 128-bit intermediates.
+typedef unsigned __int128 u128;
+
+#define MILLI 1000
+#define MICRO 1000000
+
+// Two-sided 95% quantiles of Student's t, t(0.975, df), x1000, as in the
+// standard tables (e.g. NIST/SEMATECH e-Handbook of Statistical Methods,
+// section 1.3.6.7.2); the host test recomputes every row numerically.
+// Between rows we use the row of the next lower df: t falls as df grows,
+// so that value is a little too large and the interval errs on the wide side.
+// The limit for infinite df is 1.960; the last row (1.962 at df 1000)
+// stands for everything above it, again erring wide.
+static const struct {
+  u32 df;
+  u32 t_m;
+} t975[] = {
+  {1, 12706}, {2, 4303},  {3, 3182},  {4, 2776},  {5, 2571},  {6, 2447},
+  {7, 2365},  {8, 2306},  {9, 2262},  {10, 2228}, {11, 2201}, {12, 2179},
+  {13, 2160}, {14, 2145}, {15, 2131}, {16, 2120}, {17, 2110}, {18, 2101},
+  {19, 2093}, {20, 2086}, {21, 2080}, {22, 2074}, {23, 2069}, {24, 2064},
+  {25, 2060}, {26, 2056}, {27, 2052}, {28, 2048}, {29, 2045}, {30, 2042},
+  {40, 2021}, {60, 2000}, {120, 1980}, {1000, 1962},
+};
+
+// t(0.975, df) x1000; 0 for df 0, which has no interval.
+u32
+stats_t975(u32 df)
+{
+  int i;
+
+  if(df == 0)
+    return 0;
+  i = ARRAY_SIZE(t975) - 1;
+  while(t975[i].df > df)
+    i--;
+  return t975[i].t_m;
+}
+
+// n / d by shift-and-subtract long division. gcc turns a 128-bit '/'
+// into a call to libgcc's __udivti3, which the kernel does not link.
+// r stays below d < 2^64, so shifting it left never overflows.
+static u128
+div128(u128 n, u64 d)
+{
+  u128 q, r;
+  int i;
+
+  q = 0;
+  r = 0;
+  for(i = 127; i >= 0; i--){
+    r = (r << 1) | ((n >> i) & 1);
+    if(r >= d){
+      r -= d;
+      q |= (u128)1 << i;
+    }
+  }
+  return q;
+}
+
+// n / d rounded to nearest.
+static u128
+divr(u128 n, u64 d)
+{
+  return div128(n + d / 2, d);
+}
+
+// floor(sqrt(x)), one result bit per step: the binary digit-by-digit
+// method (the pencil-and-paper square root in base 2), no division needed.
+u64
+isqrt_u128(u128 x)
+{
+  u128 root, bit;
+
+  root = 0;
+  bit = (u128)1 << 126;
+  while(bit > x)
+    bit >>= 2;
+  while(bit != 0){
+    if(x >= root + bit){
+      x -= root + bit;
+      root = (root >> 1) + bit;
+    } else {
+      root >>= 1;
+    }
+    bit >>= 2;
+  }
+  return root;
+}
+
+// sqrt(x) rounded to nearest: with r = floor(sqrt(x)), x lies past the
+// midpoint (r + 1/2)^2 = r^2 + r + 1/4 exactly when x - r^2 > r.
+// Valid for x < 2^127, far above any value used here.
+static u64
+sqrt_round(u128 x)
+{
+  u64 r;
+
+  r = isqrt_u128(x);
+  if(x - (u128)r * r > r)
+    r++;
+  return r;
+}
+
+// t * sqrt(v) in milli, for v in milli^2 and t in milli. The root is
+// taken in micro so its rounding stays far below the last printed digit
+// even after multiplying by t = 12.706.
+static u64
+halfwidth(u32 t_m, u128 v_m2)
+{
+  u128 se_u;
+
+  se_u = sqrt_round(v_m2 * MICRO);
+  return divr(se_u * t_m, MICRO);
+}
+
+// Squared standard error of the mean, s^2 / n, in milli^2.
+static u128
+sem2(const struct stats *s)
+{
+  return divr((u128)s->stddev_m * s->stddev_m, s->n);
+}
+
+void
+stats_compute(struct stats *s, const u64 *x, u32 n)
+{
+  u128 sum, sq, var;
+  u64 d, xm;
+  u32 i;
+
+  s->n = n;
+  s->mean_m = 0;
+  s->stddev_m = 0;
+  s->ci95_m = 0;
+  if(n == 0)
+    return;
+
+  sum = 0;
+  for(i = 0; i < n; i++)
+    sum += x[i];
+  s->mean_m = divr(sum * MILLI, n);
+  if(n < 2)
+    return;
+
+  // Two passes: summing squared deviations from the mean, rather than
+  // sum(x^2) - n*mean^2, avoids cancelling two nearly equal huge numbers
+  // (Chan, Golub and LeVeque, "Algorithms for computing the sample
+  // variance", The American Statistician 37(3), 1983).
+  // Each deviation is at most 1e15 milli, so n squares stay below 1e33.
+  sq = 0;
+  for(i = 0; i < n; i++){
+    xm = x[i] * MILLI;
+    d = xm > s->mean_m ? xm - s->mean_m : s->mean_m - xm;
+    sq += (u128)d * d;
+  }
+  var = divr(sq, n - 1);
+  s->stddev_m = sqrt_round(var);
+  s->ci95_m = halfwidth(stats_t975(n - 1), divr(var, n));
+}
+
+// Welch-Satterthwaite degrees of freedom, rounded down, for squared
+// standard errors va = sa^2/na and vb = sb^2/nb (Welch, Biometrika 34, 1947):
+//   df = (va + vb)^2 / (va^2 / (na-1) + vb^2 / (nb-1))
+// Needs na, nb >= 2.
+static u32
+welch_df(u128 va, u128 vb, u32 na, u32 nb)
+{
+  u64 a, b, df, lo, hi;
+
+  lo = MIN(na, nb) - 1;
+  hi = na + nb - 2;
+  // No spread on either side: df is 0/0, but the interval is 0 wide
+  // whatever t is, so any value in range will do.
+  if(va + vb == 0)
+    return hi;
+
+  // df does not change when va and vb are scaled together. Bring their
+  // sum into [2^31, 2^32): every square below then fits in a u64 and the
+  // larger of the two keeps at least 30 significant bits.
+  while(va + vb >= (u128)1 << 32){
+    va >>= 1;
+    vb >>= 1;
+  }
+  while(va + vb < (u128)1 << 31){
+    va <<= 1;
+    vb <<= 1;
+  }
+  a = va;
+  b = vb;
+  df = (a + b) * (a + b) / (a * a / (na - 1) + b * b / (nb - 1));
+
+  // Exactly, lo <= df <= hi; truncation above may step one past either.
+  return MIN(MAX(df, lo), hi);
+}
+
+// A single run says nothing about its variance; treating it as zero
+// would turn any difference into a "significant" one. So unless both
+// sides have two runs or more there is no interval and the verdict is same.
+void
+stats_welch(struct welch *w, const struct stats *a, const struct stats *b)
+{
+  u128 va, vb;
+  s64 half;
+
+  w->diff_m = (s64)a->mean_m - (s64)b->mean_m;
+  w->ci95_m = 0;
+  w->df = 0;
+  w->verdict = STATS_SAME;
+  if(a->n < 2 || b->n < 2)
+    return;
+
+  va = sem2(a);
+  vb = sem2(b);
+  w->df = welch_df(va, vb, a->n, b->n);
+  w->ci95_m = halfwidth(stats_t975(w->df), va + vb);
+
+  // Same when the interval diff +- half contains zero.
+  half = w->ci95_m;
+  if(w->diff_m - half > 0)
+    w->verdict = STATS_FASTER;
+  else if(w->diff_m + half < 0)
+    w->verdict = STATS_SLOWER;
+}
+
+// The ratio of means and its interval by the delta method (a first-order
+// Taylor expansion of ma/mb):
+//   se_r = r * sqrt(va/ma^2 + vb/mb^2) = sqrt(va + r^2 vb) / mb
+// The second form never divides by ma, so ma = 0 needs no special case.
+// Degrees of freedom are Welch's, as for the difference.
+// Returns -1, with everything 0, when mean(b) is 0 and there is no ratio.
+int
+stats_ratio(struct ratio *r, const struct stats *a, const struct stats *b)
+{
+  u128 va, vb, rseb_u, s_u;
+
+  r->ratio_m = 0;
+  r->ci95_m = 0;
+  if(b->mean_m == 0)
+    return -1;
+  r->ratio_m = divr((u128)a->mean_m * MILLI, b->mean_m);
+  if(a->n < 2 || b->n < 2)
+    return 0;
+
+  va = sem2(a);
+  vb = sem2(b);
+  // r * sqrt(vb) in micro, formed as ma * sqrt(vb) / mb so that r is not
+  // rounded first. For samples >= 0, sqrt(vb) <= mb, so it is at most ma.
+  rseb_u = divr((u128)a->mean_m * sqrt_round(vb * MICRO), b->mean_m);
+  s_u = sqrt_round(va * MICRO + rseb_u * rseb_u);
+  // t * s / mb: t_m/1e3 * s_u/1e6 / (mb_m/1e3) units, times 1e3 for milli.
+  r->ci95_m = divr(s_u * stats_t975(welch_df(va, vb, a->n, b->n)),
+                   b->mean_m * MILLI);
+  return 0;
+}
+
+// Rate in operations per second, rounded, of ops done in ns nanoseconds.
+// ops * 1e9 overflows a u64 beyond 1.8e10 ops, hence 128 bits. Returns 0
+// for ns 0 (nothing was timed) and saturates at the u64 maximum.
+u64
+stats_rate(u64 ops, u64 ns)
+{
+  u128 q;
+
+  if(ns == 0)
+    return 0;
+  q = divr((u128)ops * 1000000000, ns);
+  if(q >> 64)
+    return ~(u64)0;
+  return q;
+}

@@ -1,0 +1,76 @@
+// The tick and tickless idle: a busy CPU takes HZ one-shot timer interrupts a second, an idle
+// CPU none, so hundreds of halted vCPUs cost the host nothing (FIELD-NOTES: TCG threads).
+#include "apic.h"
+#include "cpu.h"
+#include "percpu.h"
+#include "smp.h"
+#include "tick.h"
+#include "traps.h"
+#include "watchdog.h"
+#include "x86.h"
+
+DEFINE_PER_CPU(u64, tick_count);
+
+static void
+timer_interrupt(struct trapframe *tf)
+{
+  lapic_eoi();
+  this_cpu(tick_count)++;
+  watchdog_tick();
+  if(!this_cpu_info()->idle)
+    lapic_timer_oneshot(TICK_NS);
+}
+
+void
+tick_start(void)
+{
+  set_irq_handler(VEC_TIMER, timer_interrupt);
+  lapic_timer_oneshot(TICK_NS);
+}
+
+// An interrupt ends idle: the CPU is busy until it halts again, so its tick restarts
+// (and the hang detector watches it again).
+void
+irq_enter(void)
+{
+  struct cpu *c = this_cpu_info();
+  c->irq_depth++;
+  if(c->idle) {
+    c->idle = 0;
+    watchdog_touch();
+    lapic_timer_oneshot(TICK_NS);
+  }
+}
+
+void
+irq_exit(void)
+{
+  this_cpu_info()->irq_depth--;
+}
+
+bool
+in_interrupt(void)
+{
+  return this_cpu_info()->irq_depth > 0;
+}
+
+// Wait for an interrupt with interrupts on. sti's one-instruction shadow means an
+// interrupt pending at the sti is taken once hlt starts, not lost (SDM vol. 2B, STI).
+void
+idle_halt(void)
+{
+  __asm__ volatile("sti; hlt" ::: "memory");
+}
+
+// The idle loop: stop the tick, halt, and never spin (8 vCPUs share 2 host cores).
+void
+cpu_idle(void)
+{
+  struct cpu *c = this_cpu_info();
+  for(;;) {
+    local_irq_disable();
+    c->idle = 1;
+    lapic_timer_stop();
+    idle_halt();
+  }
+}

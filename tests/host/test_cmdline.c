@@ -1,0 +1,353 @@
+// Host test for kernel/cmdline.c: every key, the bad words it must report,
+// and hostile input (random junk lines of 4 KiB over many seeds) under the sanitizers.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "cmdline.h"
+#include "compiler.h"
+
+static int nbad;                             // bad() calls in the last parse
+static char lastword[CMDLINE_WORD_MAX + 8];  // and the last word and reason
+static const char *lastwhy;
+static int malformed;                        // bad() calls with a bad word or reason
+
+static void
+bad(const char *word, const char *why)
+{
+  size_t n = strlen(word);
+
+  nbad++;
+  if(n > CMDLINE_WORD_MAX || why == NULL || why[0] == '\0')
+    malformed++;
+  memcpy(lastword, word, n + 1);
+  lastwhy = why;
+}
+
+// Parses line into c and returns the bad-word count, checking that it
+// matches the number of bad() calls.
+static int
+parse(struct cmdline *c, const char *line)
+{
+  int n;
+
+  nbad = 0;
+  lastwhy = "";
+  n = cmdline_parse(c, line, bad);
+  CHECK(n == nbad);
+  return n;
+}
+
+// Parses line on top of the defaults.
+static int
+fresh(struct cmdline *c, const char *line)
+{
+  cmdline_defaults(c);
+  return parse(c, line);
+}
+
+// Whether line, parsed over the defaults, reports exactly one bad word for
+// reason why and leaves c exactly as the defaults.
+static bool
+rejected(const char *line, const char *why)
+{
+  struct cmdline c, d;
+
+  cmdline_defaults(&d);
+  return fresh(&c, line) == 1 && strcmp(lastwhy, why) == 0 && memcmp(&c, &d, sizeof(c)) == 0;
+}
+
+static void
+test_empty(void)
+{
+  struct cmdline c, d;
+
+  cmdline_defaults(&d);
+  CHECK(d.bench == BENCH_ALL && !d.bench_quick && d.bench_runs == 0 && d.bench_secs_us == 0);
+  CHECK(d.selftest == SELFTEST_NONE && d.nselftest == 0 && d.nr_cpus == 0);
+  CHECK(d.poweroff && d.panic == PANIC_EXIT && d.failslab == 0 && d.failpage == 0 && !d.debug_slab);
+  CHECK(fresh(&c, "") == 0 && memcmp(&c, &d, sizeof(c)) == 0);
+  CHECK(fresh(&c, "   \t \n\r\v\f ") == 0 && memcmp(&c, &d, sizeof(c)) == 0);
+  CHECK(cmdline_parse(&c, "nr_cpus=x bogus", NULL) == 2);
+}
+
+static void
+test_words(void)
+{
+  struct cmdline c;
+
+  CHECK(rejected("bench", "missing '='"));
+  CHECK(rejected("=value", "empty key"));
+  CHECK(rejected("=", "empty key"));
+  CHECK(rejected("bench=", "empty value"));
+  CHECK(rejected("foo=1", "unknown key"));
+  CHECK(rejected("foo=", "unknown key"));
+  CHECK(rejected("Bench=all", "unknown key"));
+  CHECK(rejected("bench.run=5", "unknown key"));
+  // Only the first word may be a loader's kernel path.
+  CHECK(fresh(&c, "/boot/kernel.elf bench=none") == 0 && c.bench == 0);
+  CHECK(fresh(&c, "bench=none /boot/kernel.elf") == 1 && strcmp(lastwhy, "missing '='") == 0);
+  CHECK(fresh(&c, "/a=b") == 1 && strcmp(lastwhy, "unknown key") == 0);
+  // Three bad words among good ones: each reported, the good ones applied.
+  CHECK(fresh(&c, "nr_cpus=4 x panic=halt y=1 poweroff=maybe debug_slab=yes") == 3);
+  CHECK(c.nr_cpus == 4 && c.panic == PANIC_HALT && c.poweroff && c.debug_slab);
+  // Tabs and newlines separate words; other control bytes and non-ASCII are just bad.
+  CHECK(fresh(&c, "\tnr_cpus=4\npanic=halt\r\n") == 0 && c.nr_cpus == 4 && c.panic == PANIC_HALT);
+  CHECK(rejected("nr_cpus=\001", "not a decimal number"));
+  CHECK(rejected("bench=l\xc3\xb6" "cks", "unknown suite"));
+  CHECK(rejected("\x80\xff=\x7f", "unknown key"));
+}
+
+static void
+test_long_word(void)
+{
+  char line[600];
+  struct cmdline c;
+
+  memset(line, 'a', 300);
+  sprintf(line + 300, " nr_cpus=2");
+  CHECK(fresh(&c, line) == 1 && strcmp(lastwhy, "word too long") == 0);
+  CHECK(strlen(lastword) == CMDLINE_WORD_MAX && lastword[0] == 'a');
+  CHECK(c.nr_cpus == 2);
+  // Exactly CMDLINE_WORD_MAX bytes is still parsed.
+  memcpy(line, "selftest=", 9);
+  memset(line + 9, 'a', CMDLINE_WORD_MAX - 9);
+  line[CMDLINE_WORD_MAX] = '\0';
+  CHECK(fresh(&c, line) == 1 && strcmp(lastwhy, "test name too long") == 0);
+  line[CMDLINE_WORD_MAX] = 'a';
+  line[CMDLINE_WORD_MAX + 1] = '\0';
+  CHECK(fresh(&c, line) == 1 && strcmp(lastwhy, "word too long") == 0);
+}
+
+static void
+test_numbers(void)
+{
+  struct cmdline c;
+
+  CHECK(fresh(&c, "nr_cpus=1") == 0 && c.nr_cpus == 1);
+  CHECK(fresh(&c, "nr_cpus=255") == 0 && c.nr_cpus == 255);
+  CHECK(fresh(&c, "nr_cpus=007") == 0 && c.nr_cpus == 7);
+  CHECK(rejected("nr_cpus=0", "out of range"));
+  CHECK(rejected("nr_cpus=256", "out of range"));
+  CHECK(rejected("nr_cpus=99999999999999999999", "out of range"));
+  CHECK(rejected("nr_cpus=18446744073709551616", "out of range"));
+  CHECK(rejected("nr_cpus=4294967297", "out of range"));
+  CHECK(rejected("nr_cpus=-1", "not a decimal number"));
+  CHECK(rejected("nr_cpus=+4", "not a decimal number"));
+  CHECK(rejected("nr_cpus=0x10", "not a decimal number"));
+  CHECK(rejected("nr_cpus=4k", "not a decimal number"));
+  CHECK(fresh(&c, "nr_cpus= 4") == 2 && c.nr_cpus == 0);
+  CHECK(fresh(&c, "bench.runs=1 bench.runs=1000") == 0 && c.bench_runs == 1000);
+  CHECK(rejected("bench.runs=0", "out of range"));
+  CHECK(rejected("bench.runs=1001", "out of range"));
+  CHECK(fresh(&c, "failslab=100 failpage=1000") == 0 && c.failslab == 100 && c.failpage == 1000);
+  CHECK(fresh(&c, "failslab=0") == 0 && c.failslab == 0);
+  CHECK(rejected("failpage=1001", "out of range"));
+  CHECK(rejected("failslab=10%", "not a decimal number"));
+}
+
+static void
+test_secs(void)
+{
+  static const struct {
+    const char *value;
+    u32 us;  // 0: must be rejected
+  } cases[] = {
+    { "0.25", 250000 }, { "1.5", 1500000 }, { "1", 1000000 }, { "600", 600000000 },
+    { "0.001", 1000 }, { "1.000001", 1000001 }, { "000.5", 500000 }, { "599.999999", 599999999 },
+    { "600.000001", 0 }, { "601", 0 }, { "0.0009", 0 }, { "0", 0 }, { "0.000999", 0 },
+    { "0.0000001", 0 }, { "0.1000000", 0 }, { "1.", 0 }, { ".5", 0 }, { ".", 0 },
+    { "0.25s", 0 }, { "-1", 0 }, { "1e3", 0 }, { "0x10", 0 }, { "1.2.3", 0 }, { "1,5", 0 },
+    { "99999999999999999999999.5", 0 }, { "+1", 0 },
+  };
+  char line[64];
+  struct cmdline c;
+  size_t i;
+  int n;
+
+  for(i = 0; i < ARRAY_SIZE(cases); i++){
+    snprintf(line, sizeof(line), "bench.secs=%s", cases[i].value);
+    n = fresh(&c, line);
+    if(cases[i].us != 0)
+      CHECK(n == 0 && c.bench_secs_us == cases[i].us);
+    else
+      CHECK(n == 1 && c.bench_secs_us == 0);
+  }
+  CHECK(rejected("bench.secs=0.0000001", "more than 6 decimals"));
+  CHECK(rejected("bench.secs=0.0009", "out of range"));
+}
+
+static void
+test_bench(void)
+{
+  struct cmdline c;
+  char line[32];
+  int i;
+
+  CHECK(fresh(&c, "bench=quick,locks") == 0 && c.bench == 1u << BENCH_LOCKS && c.bench_quick);
+  CHECK(fresh(&c, "bench=quick") == 0 && c.bench == BENCH_ALL && c.bench_quick);
+  CHECK(fresh(&c, "bench=none") == 0 && c.bench == 0 && !c.bench_quick);
+  CHECK(fresh(&c, "bench=radix,madvise") == 0);
+  CHECK(c.bench == ((1u << BENCH_RADIX) | (1u << BENCH_MADVISE)) && !c.bench_quick);
+  CHECK(fresh(&c, "bench=all,quick") == 0 && c.bench == BENCH_ALL && c.bench_quick);
+  for(i = 0; i < NBENCH; i++){
+    snprintf(line, sizeof(line), "bench=%s", bench_names[i]);
+    CHECK(fresh(&c, line) == 0 && c.bench == 1u << i);
+  }
+  // A bad list changes nothing, not even its good names.
+  CHECK(fresh(&c, "bench=quick,ramfs bench=locks,bogus") == 1);
+  CHECK(strcmp(lastwhy, "unknown suite") == 0 && strcmp(lastword, "bench=locks,bogus") == 0);
+  CHECK(c.bench == 1u << BENCH_RAMFS && c.bench_quick);
+  CHECK(rejected("bench=locks,,radix", "empty suite name"));
+  CHECK(rejected("bench=locks,", "empty suite name"));
+  CHECK(rejected("bench=,locks", "empty suite name"));
+  CHECK(rejected("bench=none,locks", "unknown suite"));
+  CHECK(rejected("bench=LOCKS", "unknown suite"));
+  CHECK(rejected("bench=lock", "unknown suite"));
+  CHECK(rejected("bench=lockss", "unknown suite"));
+}
+
+static void
+test_selftest(void)
+{
+  char line[CMDLINE_WORD_MAX + 1];
+  struct cmdline c;
+  int i, n;
+
+  CHECK(fresh(&c, "selftest=all") == 0 && c.selftest == SELFTEST_ALL);
+  CHECK(fresh(&c, "selftest=list") == 0 && c.selftest == SELFTEST_LIST);
+  CHECK(fresh(&c, "selftest=a,b,c selftest=none") == 0 && c.selftest == SELFTEST_NONE);
+  CHECK(c.nselftest == 0);
+  CHECK(fresh(&c, "selftest=a,b,c") == 0 && c.selftest == SELFTEST_NAMES && c.nselftest == 3);
+  CHECK(strcmp(c.selftest_names[0], "a") == 0 && strcmp(c.selftest_names[2], "c") == 0);
+  CHECK(fresh(&c, "selftest=radix-tree,rcu2") == 0 && c.nselftest == 2);
+  CHECK(strcmp(c.selftest_names[0], "radix-tree") == 0 && strcmp(c.selftest_names[1], "rcu2") == 0);
+  // Last wins, and a bad list leaves the previous one whole.
+  CHECK(fresh(&c, "selftest=x,y selftest=z selftest=q,Bad_Name") == 1);
+  CHECK(strcmp(lastwhy, "bad test name") == 0);
+  CHECK(c.selftest == SELFTEST_NAMES && c.nselftest == 1 && strcmp(c.selftest_names[0], "z") == 0);
+  CHECK(rejected("selftest=Bad_Name", "bad test name"));
+  CHECK(rejected("selftest=a,,b", "bad test name"));
+  CHECK(rejected("selftest=a,", "bad test name"));
+  CHECK(rejected("selftest=all,slab", "none, all and list stand alone"));
+  // 31 bytes fit in a name, 32 do not.
+  CHECK(fresh(&c, "selftest=0123456789012345678901234567890") == 0);
+  CHECK(c.nselftest == 1 && strlen(c.selftest_names[0]) == SELFTEST_NAME_MAX - 1);
+  CHECK(rejected("selftest=01234567890123456789012345678901", "test name too long"));
+  // SELFTEST_MAX names are kept; one more is bad.
+  n = sprintf(line, "selftest=");
+  for(i = 0; i < SELFTEST_MAX; i++)
+    n += sprintf(line + n, "%s%c", i ? "," : "", 'a' + i % 26);
+  CHECK(fresh(&c, line) == 0 && c.nselftest == SELFTEST_MAX);
+  CHECK(strcmp(c.selftest_names[SELFTEST_MAX - 1], "l") == 0);
+  sprintf(line + n, ",z");
+  CHECK(rejected(line, "too many test names"));
+}
+
+static void
+test_flags(void)
+{
+  struct cmdline c;
+
+  CHECK(fresh(&c, "poweroff=no panic=halt debug_slab=yes") == 0);
+  CHECK(!c.poweroff && c.panic == PANIC_HALT && c.debug_slab);
+  CHECK(parse(&c, "poweroff=yes panic=exit debug_slab=no") == 0);
+  CHECK(c.poweroff && c.panic == PANIC_EXIT && !c.debug_slab);
+  CHECK(rejected("poweroff=1", "expected yes or no"));
+  CHECK(rejected("debug_slab=on", "expected yes or no"));
+  CHECK(rejected("panic=reboot", "expected exit or halt"));
+  // Duplicates: the last good word wins, a later bad one changes nothing.
+  CHECK(fresh(&c, "nr_cpus=2 nr_cpus=3") == 0 && c.nr_cpus == 3);
+  CHECK(fresh(&c, "nr_cpus=2 nr_cpus=999") == 1 && c.nr_cpus == 2);
+}
+
+static bool
+test_name(const char *s)
+{
+  size_t n = strnlen(s, SELFTEST_NAME_MAX);
+  size_t i;
+
+  if(n == 0 || n == SELFTEST_NAME_MAX)
+    return false;
+  for(i = 0; i < n; i++)
+    if(!strchr("abcdefghijklmnopqrstuvwxyz0123456789-", s[i]))
+      return false;
+  return true;
+}
+
+// Every field within its documented range, every name well-formed.
+static bool
+sane(struct cmdline *c)
+{
+  int i;
+
+  if(c->bench & ~BENCH_ALL)
+    return false;
+  if(c->bench_runs > 1000 || c->nr_cpus > 255 || c->failslab > 1000 || c->failpage > 1000)
+    return false;
+  if(c->bench_secs_us != 0 && (c->bench_secs_us < 1000 || c->bench_secs_us > 600000000))
+    return false;
+  if(c->selftest < SELFTEST_NONE || c->selftest > SELFTEST_NAMES)
+    return false;
+  if(c->nselftest < 0 || c->nselftest > SELFTEST_MAX)
+    return false;
+  for(i = 0; i < c->nselftest; i++)
+    if(!test_name(c->selftest_names[i]))
+      return false;
+  return c->panic == PANIC_EXIT || c->panic == PANIC_HALT;
+}
+
+// 4 KiB lines of random bytes, and of random pieces of real words, over many
+// seeds. The parse must not crash (the sanitizers watch), must report no more
+// bad words than there are words, and must leave every field in range.
+static void
+test_junk(int seeds)
+{
+  static const char *const pieces[] = {
+    "bench", "bench.runs", "bench.secs", "selftest", "nr_cpus", "poweroff", "panic",
+    "failslab", "failpage", "debug_slab", "=", "=", ",", ",", " ", " ", "\t", "/",
+    "quick", "all", "none", "list", "locks", "radix", "yes", "no", "halt", "a-b",
+    "0", "1", "9", "99999999999999999999", ".", "0.25", "-", "x", "\001", "\377",
+  };
+  static char line[4097];
+  struct cmdline c;
+  int seed, i, n, words, bad_seeds = 0;
+
+  for(seed = 0; seed < seeds; seed++){
+    srand(seed);
+    n = 0;
+    if(seed % 2 == 0){
+      for(; n < 4096; n++)
+        line[n] = rand() % 255 + 1;
+    } else {
+      while(n < 4000)
+        n += sprintf(line + n, "%s", pieces[rand() % ARRAY_SIZE(pieces)]);
+    }
+    line[n] = '\0';
+    words = 0;
+    for(i = 0; i < n; i++)
+      if(!strchr(" \t\n\r\v\f", line[i]) && (i == 0 || strchr(" \t\n\r\v\f", line[i - 1])))
+        words++;
+    cmdline_defaults(&c);
+    if(parse(&c, line) > words || !sane(&c))
+      bad_seeds++;
+  }
+  printf("junk: %d lines of 4 KiB, %d failed\n", seeds, bad_seeds);
+  CHECK(bad_seeds == 0);
+}
+
+int
+main(void)
+{
+  test_empty();
+  test_words();
+  test_long_word();
+  test_numbers();
+  test_secs();
+  test_bench();
+  test_selftest();
+  test_flags();
+  test_junk(4000);
+  CHECK(malformed == 0);
+  return check_summary("test_cmdline");
+}

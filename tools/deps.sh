@@ -1,0 +1,29 @@
+#!/bin/sh
+# Installs the tools the build, the runs and the tests need, with apt when root; otherwise
+# prints the exact apt-get line. Quiet and quick when everything is already there.
+pkgs=""
+need() { # need PACKAGE TEST-COMMAND...
+  pkg=$1; shift
+  "$@" >/dev/null 2>&1 || pkgs="$pkgs $pkg"
+}
+need qemu-system-x86 command -v qemu-system-x86_64
+need grub-common     command -v grub-mkrescue
+need grub-pc-bin     test -d /usr/lib/grub/i386-pc
+need xorriso         command -v xorriso
+need mtools          command -v mformat
+need gdb             command -v gdb
+need gnuplot-nox     command -v gnuplot
+need liburcu-dev     test -f /usr/include/x86_64-linux-gnu/urcu.h
+need python3         command -v python3
+[ -z "$pkgs" ] && exit 0
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "deps: installing$pkgs"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null || true
+  apt-get install -y -qq --no-install-recommends $pkgs >/dev/null || {
+    echo "deps: apt-get install failed for:$pkgs" >&2; exit 1; }
+else
+  echo "deps: missing tools; install them with:" >&2
+  echo "  sudo apt-get install$pkgs" >&2
+  exit 1
+fi
