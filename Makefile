@@ -67,12 +67,19 @@ qemu-smp%: all FORCE
 	@tools/qemu.sh --smp $* --mem $(MEM) --cmdline "$(CMDLINE)" --accel "$(ACCEL)" \
 	  --timeout $(TIMEOUT)
 
+# The gdb stub's port comes from the user id, so two users on one machine do not clash (xv6).
+GDBPORT ?= $(shell expr $$(id -u) % 5000 + 25000)
+
+# QEMU halted at reset with a gdb stub; a panic stops every CPU for gdb.
 qemu-gdb: all
 	@tools/qemu.sh --smp $(SMP) --mem $(MEM) --cmdline "panic=halt $(CMDLINE)" \
-	  --accel "$(ACCEL)" --timeout $(TIMEOUT) --gdb
+	  --accel "$(ACCEL)" --timeout $(TIMEOUT) --gdb $(GDBPORT)
 
+# Attach to `make qemu-gdb` and stop at the 64-bit C entry (a hardware breakpoint: the
+# kernel is not in memory yet when QEMU is at reset).
 gdb: $(BUILD)/kernel.elf
-	gdb -q -x tools/gdbinit -ex "kconnect"
+	gdb -q -x tools/gdbinit -ex "target remote 127.0.0.1:$(GDBPORT)" -ex "thbreak kmain" \
+	  -ex "continue"
 
 # Host tests: the kernel's own source files, compiled for the host with sanitizers.
 HOSTCFLAGS := -std=gnu11 -iquote include -D__KERNEL_HOST_TEST -fsanitize=address,undefined \

@@ -21,6 +21,7 @@ struct bootinfo {
   u8 rsdp[64];        // a copy of the RSDP (tag 15 preferred over tag 14)
   u32 rsdp_len;       // 0: GRUB found no ACPI
   char loader[64];
+  u64 mbi_phys, mbi_size;   // where GRUB left the boot information
 };
 
 extern struct bootinfo bootinfo;

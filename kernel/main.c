@@ -14,8 +14,6 @@
 #include "traps.h"
 #include "x86.h"
 
-#define KSTACK_SIZE 16384
-
 struct cmdline kcmdline;
 
 // A bad word may hold any bytes: print them as '?' so the console stays readable.
@@ -57,5 +55,6 @@ kmain(u32 magic, u64 mbi_phys)
   paging_init();                       // direct map, W^X kernel image, no page 0
   bootmem_print();                     // the memory map and every reserved range
   cpu_init(this_cpu_info());           // GDT, TSS and IST stacks of the boot CPU
-  call_on_stack(stack_alloc(KSTACK_SIZE), rest_init);  // leave the unguarded boot stack
+  this_cpu_info()->stack_top = stack_alloc(KSTACK_SIZE);   // a stack with a guard page ...
+  call_on_stack(this_cpu_info()->stack_top, rest_init);    // ... replaces the boot stack
 }

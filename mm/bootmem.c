@@ -5,6 +5,7 @@
 #include "memlayout.h"
 #include "panic.h"
 #include "printk.h"
+#include "smp_boot.h"
 
 #define MAX_RANGES 128
 
@@ -64,11 +65,19 @@ bootmem_init(void)
   if(navail == 0)
     panic("bootmem: the boot loader passed no available memory");
 
-  // Page 0 stays unmapped and unused, and the BIOS owns 640 KiB..1 MiB
-  // (EBDA, VGA, option ROMs). The AP trampoline page is reserved by smp.c.
+  // Page 0 stays unused, the BIOS owns 640 KiB..1 MiB (EBDA, VGA, option ROMs), and
+  // the AP trampoline needs a fixed page below 1 MiB before anything else takes it.
   bootmem_reserve(0, PAGE_SIZE, "real-mode IVT and BIOS data");
+  bootmem_reserve(TRAMPOLINE_PA, PAGE_SIZE, "AP trampoline");
   bootmem_reserve(0x80000, 0x80000, "EBDA, VGA and BIOS ROMs");
   bootmem_reserve(KERNEL_PHYS, __pa_symbol(_end) - KERNEL_PHYS, "kernel image");
+  bootmem_reserve(bootinfo.mbi_phys, bootinfo.mbi_size, "Multiboot2 information");
+  // ACPI ranges are never available memory; listing them says so.
+  for(int i = 0; i < bootinfo.nmmap; i++) {
+    struct boot_mmap_entry *m = &bootinfo.mmap[i];
+    if(m->type == MEM_ACPI || m->type == MEM_NVS)
+      bootmem_reserve(m->base, m->len, mem_type_name[m->type]);
+  }
 }
 
 static bool

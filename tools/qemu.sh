@@ -2,7 +2,7 @@
 # Boots the kernel's GRUB image in QEMU, keeps the serial log under build/logs/, and maps
 # the outcome to an exit status: 0 only when the kernel printed END result=pass and exited.
 set -u
-smp=8 mem=1G cmdline="" accel="" timeout=900 gdb=0 log=""
+smp=8 mem=1G cmdline="" accel="" timeout=900 gdb="" log=""
 while [ $# -gt 0 ]; do
   case $1 in
     --smp) smp=$2; shift ;;
@@ -11,7 +11,7 @@ while [ $# -gt 0 ]; do
     --accel) accel=$2; shift ;;
     --timeout) timeout=$2; shift ;;
     --log) log=$2; shift ;;
-    --gdb) gdb=1 ;;
+    --gdb) gdb=$2; shift ;;
     *) echo "qemu.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -51,10 +51,9 @@ if [ -t 0 ] && [ -t 1 ]; then
 else
   args+=(-serial stdio -monitor none)
 fi
-if [ "$gdb" = 1 ]; then
-  port=$(( $(id -u) % 5000 + 25000 ))
-  args+=(-S -gdb "tcp:127.0.0.1:$port")
-  echo "qemu: halted at reset, gdb stub on 127.0.0.1:$port; run 'make gdb' in another terminal"
+if [ -n "$gdb" ]; then
+  args+=(-S -gdb "tcp:127.0.0.1:$gdb")
+  echo "qemu: halted at reset, gdb stub on 127.0.0.1:$gdb; run 'make gdb' in another terminal"
 fi
 
 echo "qemu: $smp vCPUs, $mem, accel $accel, command line '$cmdline', log $log"

@@ -17,6 +17,8 @@ struct tss {
 
 enum { IST_DF = 1, IST_NMI = 2, IST_MC = 3 };
 
+#define KSTACK_SIZE 16384   // every kernel stack, with an unmapped guard page below it
+
 struct thread;
 
 struct cpu {

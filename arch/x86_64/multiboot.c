@@ -45,6 +45,8 @@ multiboot_parse(u32 magic, u64 mbi_phys)
   }
   u8 *mbi = (u8 *)(KERNEL_VMA + mbi_phys);
   u32 total = *(u32 *)mbi;
+  bootinfo.mbi_phys = mbi_phys;
+  bootinfo.mbi_size = total;
   bool have_new_rsdp = false;
 
   for(u32 off = 8; off + sizeof(struct mb2_tag) <= total;) {

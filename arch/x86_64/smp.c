@@ -19,8 +19,6 @@
 #include "traps.h"
 #include "x86.h"
 
-#define KSTACK_SIZE 16384
-
 int nr_cpu_ids = 1;
 int nr_cpus_possible = 1;
 u64 __per_cpu_offset[NR_CPUS];

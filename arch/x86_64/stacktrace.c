@@ -26,21 +26,21 @@ print_addr(int i, u64 addr)
   u64 off;
   const char *name = ksym_lookup(addr, &off);
   if(name)
-    printk(KERN_EMERG "  #%-2d %#018lx %s+%#lx\n", i, addr, name, off);
+    printk(KERN_EMERG "  #%-2d 0x%016lx %s+%#lx\n", i, addr, name, off);
   else
-    printk(KERN_EMERG "  #%-2d %#018lx ?\n", i, addr);
+    printk(KERN_EMERG "  #%-2d 0x%016lx ?\n", i, addr);
 }
 
 void
 show_regs(struct trapframe *tf)
 {
-  printk(KERN_EMERG "  RIP %#018lx  RSP %#018lx  RFLAGS %#010lx\n", tf->rip, tf->rsp, tf->rflags);
-  printk(KERN_EMERG "  RAX %#018lx  RBX %#018lx  RCX %#018lx\n", tf->rax, tf->rbx, tf->rcx);
-  printk(KERN_EMERG "  RDX %#018lx  RSI %#018lx  RDI %#018lx\n", tf->rdx, tf->rsi, tf->rdi);
-  printk(KERN_EMERG "  RBP %#018lx  R8  %#018lx  R9  %#018lx\n", tf->rbp, tf->r8, tf->r9);
-  printk(KERN_EMERG "  R10 %#018lx  R11 %#018lx  R12 %#018lx\n", tf->r10, tf->r11, tf->r12);
-  printk(KERN_EMERG "  R13 %#018lx  R14 %#018lx  R15 %#018lx\n", tf->r13, tf->r14, tf->r15);
-  printk(KERN_EMERG "  CR2 %#018lx  CR3 %#018lx  CS %#lx  vector %lu  error %#lx\n", read_cr2(),
+  printk(KERN_EMERG "  RIP 0x%016lx  RSP 0x%016lx  RFLAGS 0x%08lx\n", tf->rip, tf->rsp, tf->rflags);
+  printk(KERN_EMERG "  RAX 0x%016lx  RBX 0x%016lx  RCX 0x%016lx\n", tf->rax, tf->rbx, tf->rcx);
+  printk(KERN_EMERG "  RDX 0x%016lx  RSI 0x%016lx  RDI 0x%016lx\n", tf->rdx, tf->rsi, tf->rdi);
+  printk(KERN_EMERG "  RBP 0x%016lx  R8  0x%016lx  R9  0x%016lx\n", tf->rbp, tf->r8, tf->r9);
+  printk(KERN_EMERG "  R10 0x%016lx  R11 0x%016lx  R12 0x%016lx\n", tf->r10, tf->r11, tf->r12);
+  printk(KERN_EMERG "  R13 0x%016lx  R14 0x%016lx  R15 0x%016lx\n", tf->r13, tf->r14, tf->r15);
+  printk(KERN_EMERG "  CR2 0x%016lx  CR3 0x%016lx  CS %#lx  vector %lu  error %#lx\n", read_cr2(),
          read_cr3(), tf->cs, tf->vector, tf->error);
 }
 

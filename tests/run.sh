@@ -1,0 +1,117 @@
+#!/bin/bash
+# `make test`: host unit tests, QEMU boots at several CPU counts with every self-test, each
+# planted test alone (it must be caught), bad command lines, and gdb. Ends "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+logs=build/test-logs
+mkdir -p "$logs"
+passed=0
+failed=0
+start=$(date +%s)
+
+result() { # result NAME OK [DETAIL]
+  if [ "$2" = 0 ]; then
+    passed=$((passed + 1))
+    printf 'PASS  %s\n' "$1"
+  else
+    failed=$((failed + 1))
+    printf 'FAIL  %s %s\n' "$1" "${3:-}"
+  fi
+}
+
+# boot NAME SMP CMDLINE: one QEMU run, serial log in $logs/NAME.log; returns qemu.sh's status.
+boot() {
+  tools/qemu.sh --smp "$2" --cmdline "$3" --timeout 600 --log "$logs/$1.log" \
+    > "$logs/$1.out" 2>&1 < /dev/null
+}
+
+has() { grep -qE "$2" "$logs/$1.log"; }
+
+echo "== host unit tests (kernel sources built for the host with ASan and UBSan)"
+for t in build/host/test_*; do
+  name=$(basename "$t")
+  "$t" > "$logs/$name.out" 2>&1
+  result "host/$name" $? "($(tail -n 1 "$logs/$name.out"))"
+done
+for t in tests/host/*.sh; do
+  [ -e "$t" ] || continue
+  name=$(basename "$t" .sh)
+  "$t" > "$logs/$name.out" 2>&1
+  result "host/$name" $? "($(tail -n 1 "$logs/$name.out"))"
+done
+
+echo "== self-tests: one selftest=all boot per CPU count, each SELFTEST line a test"
+for smp in 1 2 8; do
+  name=selftest-all-smp$smp
+  boot "$name" "$smp" "bench=none selftest=all"
+  rc=$?
+  result "boot/$name" $rc "(exit $rc, log $logs/$name.log)"
+  while read -r line; do
+    t=$(sed -E 's/.*SELFTEST name=([a-z0-9-]+).*/\1/' <<< "$line")
+    grep -q "result=pass" <<< "$line"
+    result "selftest/$t@smp$smp" $? "($line)"
+  done < <(grep -E 'SELFTEST name=' "$logs/$name.log")
+  has "$name" 'selftest: [0-9]+ passed, 0 failed'
+  result "selftest/summary@smp$smp" $?
+done
+
+echo "== boots: BOOT cpus=N at each CPU count, nr_cpus=, bad command-line words"
+for smp in 4 16 64; do
+  name=boot-smp$smp
+  boot "$name" "$smp" "bench=none"
+  rc=$?
+  has "$name" "BOOT cpus=$smp possible=$smp "
+  result "boot/$name" $((rc | $?)) "(exit $rc, log $logs/$name.log)"
+done
+boot nr-cpus-3 8 "bench=none nr_cpus=3"
+rc=$?
+has nr-cpus-3 "BOOT cpus=3 possible=8 "
+result "boot/nr_cpus=3@smp8" $((rc | $?))
+
+bad="bench=none frobnicate=1 nr_cpus=0 bench.secs=0.25s selftest=Bad_Name poweroff=maybe noequals"
+boot bad-cmdline 2 "$bad"
+rc=$?
+missing=""
+for w in frobnicate=1 nr_cpus=0 bench.secs=0.25s selftest=Bad_Name poweroff=maybe noequals; do
+  grep -qF "ignoring '$w'" "$logs/bad-cmdline.log" || missing="$missing $w"
+done
+[ $rc = 0 ] && [ -z "$missing" ]
+result "boot/bad-cmdline" $? "(exit $rc; not named:$missing)"
+
+# A run that never ends must be killed at TIMEOUT and fail (poweroff=no keeps it up).
+tools/qemu.sh --smp 2 --cmdline "bench=none poweroff=no" --timeout 5 --log "$logs/timeout.log" \
+  > "$logs/timeout.out" 2>&1 < /dev/null
+rc=$?
+[ $rc != 0 ] && grep -q TIMEOUT "$logs/timeout.out"
+result "boot/TIMEOUT kills a run that stays up" $? "(exit $rc)"
+
+echo "== planted tests: each alone, and each must be caught (PANIC, or SELFTEST result=fail)"
+boot selftest-list 1 "bench=none selftest=list"
+planted=$(sed -nE 's/.*selftest: (planted-[a-z0-9-]+).*/\1/p' "$logs/selftest-list.log")
+[ -n "$planted" ]
+result "boot/selftest=list names planted tests" $?
+for t in $planted; do
+  boot "$t" 2 "bench=none selftest=$t"
+  rc=$?
+  caught=1
+  if has "$t" '^(\[ *[0-9.]+\] )?PANIC cpu=[0-9]+ ' || has "$t" "SELFTEST name=$t result=fail"; then
+    caught=0
+  fi
+  # A caught planted bug fails the run; a PANIC must come with a symbolized backtrace.
+  ok=1
+  if [ $rc != 0 ] && [ $caught = 0 ] && has "$t" 'END result=fail'; then
+    ok=0
+    if has "$t" 'PANIC cpu='; then
+      has "$t" '#[0-9]+ +0x[0-9a-f]+ [a-z_][a-z0-9_]*\+0x[0-9a-f]+' || ok=1
+    fi
+  fi
+  result "planted/$t caught" $ok "(exit $rc, log $logs/$t.log)"
+done
+
+echo "== gdb"
+tests/gdb/smoke.sh 8 > "$logs/gdb-smoke.out" 2>&1
+result "gdb/smoke@smp8" $? "($(grep -c FAIL "$logs/gdb-smoke.out") checks failed; $logs/gdb-smoke.out)"
+
+echo "== done in $(( $(date +%s) - start )) s"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
