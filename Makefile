@@ -78,8 +78,8 @@ qemu-gdb: all
 # Attach to `make qemu-gdb` and stop at the 64-bit C entry (a hardware breakpoint: the
 # kernel is not in memory yet when QEMU is at reset).
 gdb: $(BUILD)/kernel.elf
-	gdb -q -x tools/gdbinit -ex "target remote 127.0.0.1:$(GDBPORT)" -ex "thbreak kmain" \
-	  -ex "continue"
+	gdb -q -x tools/gdbinit -ex "target remote 127.0.0.1:$(GDBPORT)" \
+	  -ex "set scheduler-locking step" -ex "thbreak kmain" -ex "continue"
 
 # Host tests: the kernel's own source files, compiled for the host with sanitizers.
 HOSTCFLAGS := -std=gnu11 -iquote include -D__KERNEL_HOST_TEST -fsanitize=address,undefined \

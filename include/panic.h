@@ -2,6 +2,7 @@
 // PANIC line, then ends the run with failure (or halts every CPU for gdb with panic=halt).
 #pragma once
 #include "compiler.h"
+#include "types.h"
 
 struct trapframe;
 

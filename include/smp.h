@@ -11,7 +11,6 @@ extern int nr_cpus_possible;   // CPUs the firmware lists (ACPI MADT)
 void smp_init(void);
 void smp_stop_others(void);
 void idle_halt(void);
-void cpu_idle(void) __attribute__((noreturn));
 int num_online_cpus(void);
 void percpu_early_init(void);
 void call_on_stack(u64 stack_top, void (*fn)(void)) __attribute__((noreturn));

@@ -7,6 +7,8 @@
 #include "paging.h"
 #include "power.h"
 #include "printk.h"
+#include "rcupdate.h"
+#include "sched.h"
 #include "selftest.h"
 #include "serial.h"
 #include "smp.h"
@@ -31,8 +33,10 @@ report_bad_word(const char *word, const char *why)
 static void __noreturn
 rest_init(void)
 {
+  sched_init();                        // this context becomes the thread "init"
   smp_init();                          // ACPI, APICs, and every other CPU
   local_irq_enable();                  // the tick and IPIs from here on
+  rcu_init();                          // the grace-period thread
   int failed = selftest_run();         // selftest=: the SELFTEST lines and summary
   printk("BENCH-DONE suites=0 secs=0\n");
   kernel_end(failed == 0);             // END line, then leave QEMU

@@ -1,8 +1,10 @@
 // The tick and tickless idle: a busy CPU takes HZ one-shot timer interrupts a second, an idle
-// CPU none, so hundreds of halted vCPUs cost the host nothing (FIELD-NOTES: TCG threads).
+// CPU none (kernel/sched.c's idle loop stops it), so hundreds of halted vCPUs cost the host nothing (FIELD-NOTES: TCG threads).
 #include "apic.h"
 #include "cpu.h"
 #include "percpu.h"
+#include "rcupdate.h"
+#include "sched.h"
 #include "smp.h"
 #include "tick.h"
 #include "traps.h"
@@ -17,6 +19,8 @@ timer_interrupt(struct trapframe *tf)
   lapic_eoi();
   this_cpu(tick_count)++;
   watchdog_tick();
+  sched_tick();
+  rcu_tick();
   if(!this_cpu_info()->idle)
     lapic_timer_oneshot(TICK_NS);
 }
@@ -37,6 +41,7 @@ irq_enter(void)
   c->irq_depth++;
   if(c->idle) {
     c->idle = 0;
+    rcu_idle_exit();
     watchdog_touch();
     lapic_timer_oneshot(TICK_NS);
   }
@@ -60,17 +65,4 @@ void
 idle_halt(void)
 {
   __asm__ volatile("sti; hlt" ::: "memory");
-}
-
-// The idle loop: stop the tick, halt, and never spin (8 vCPUs share 2 host cores).
-void
-cpu_idle(void)
-{
-  struct cpu *c = this_cpu_info();
-  for(;;) {
-    local_irq_disable();
-    c->idle = 1;
-    lapic_timer_stop();
-    idle_halt();
-  }
 }

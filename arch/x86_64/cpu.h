@@ -29,7 +29,7 @@ struct cpu {
   u64 gdt[5];                // null, kernel code, kernel data, TSS (two slots)
   struct tss tss;
   u64 stack_top;             // this CPU's boot/idle stack
-  struct thread *current;    // the running kernel thread (NULL until the scheduler starts)
+  struct thread *curr;       // the running kernel thread (NULL until the scheduler starts)
   int online;
   int idle;                  // halted in cpu_idle with the tick stopped
   int irq_depth;             // nesting of interrupt handlers (in_interrupt())

@@ -11,6 +11,7 @@
 #include "power.h"
 #include "panic.h"
 #include "printk.h"
+#include "sched.h"
 #include "smp.h"
 #include "smp_boot.h"
 #include "string.h"
@@ -82,9 +83,10 @@ ap_main(u32 apic)
   struct cpu *c = per_cpu_ptr(&cpu_info, id);
   cpu_init(c);          // GDT, TSS, IDT, %gs
   lapic_init();         // this CPU's local APIC
+  sched_init_ap();      // this context becomes the CPU's idle thread
   __atomic_store_n(&c->online, 1, __ATOMIC_RELEASE);
   __atomic_fetch_add(&nr_started, 1, __ATOMIC_RELEASE);
-  cpu_idle();
+  sched_idle_loop();
 }
 
 static void

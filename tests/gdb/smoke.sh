@@ -17,7 +17,8 @@ for _ in $(seq 50); do   # wait for the stub to listen
 done
 
 timeout 60 gdb -batch -nx -x tools/gdbinit \
-  -ex "target remote 127.0.0.1:$port" -ex "thbreak kmain" -ex "continue" \
+  -ex "target remote 127.0.0.1:$port" -ex "set scheduler-locking step" \
+  -ex "thbreak kmain" -ex "continue" \
   -ex "bt" -ex "info threads" -ex "detach" > "$out/gdb.out" 2>&1
 wait "$qemu"
 rc=$?

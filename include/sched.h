@@ -1,0 +1,70 @@
+// Kernel threads and the scheduler: per-CPU run queues, non-preemptive, one idle thread per CPU.
+// The tick only marks need_resched; a thread gives up its CPU when it blocks, yields, exits or
+// calls cond_resched(). RCU relies on this rule (kernel/rcu.c): see cond_resched below.
+#pragma once
+#include "list.h"
+#include "types.h"
+
+#define MAX_THREADS 1024
+#define THREAD_NAME 24
+
+enum thread_state {
+  T_FREE,       // slot unused
+  T_RUNNING,    // on a CPU now
+  T_RUNNABLE,   // on a run queue
+  T_SLEEPING,   // waiting: off every run queue until woken
+  T_DEAD,       // exited; join reaps it
+};
+
+struct wait_queue_head;
+struct mm;
+
+struct thread {
+  u64 rsp;                    // saved stack pointer; switch.S relies on this being first
+  int tid;
+  char name[THREAD_NAME];
+  int state;                  // enum thread_state
+  int cpu;                    // the CPU whose run queue it belongs to
+  int bound;                  // bound to cpu (true), or placed there at creation (false)
+  bool on_cpu;                // running now (between switch in and switch out)
+  bool idle;                  // the per-CPU idle thread
+  u64 stack_top;
+  struct list_head run_list;  // run queue or timer list linkage
+  u64 wake_at;                // sleep deadline (ktime ns), 0 if none
+  const char *wait_on;        // what it waits for, for gdb's kthreads
+  int (*fn)(void *);
+  void *arg;
+  int exit_code;
+  struct thread *joiner;      // thread waiting in kthread_join
+  struct mm *mm;              // address space adopted with use_mm (NULL: kernel only)
+  struct mm *active_mm;       // page tables loaded (lazy TLB keeps the last one)
+  u64 switches;               // times switched in
+};
+
+// The current thread: struct cpu's `current` on this CPU.
+struct thread *get_current(void);
+#define current get_current()
+
+void sched_init(void);                   // the boot CPU: adopt the boot thread, make idle
+void sched_init_ap(void);                // an AP: its boot context becomes its idle thread
+struct thread *kthread_create(int (*fn)(void *), void *arg, int cpu, const char *fmt, ...)
+  __attribute__((format(printf, 4, 5)));   // cpu < 0: least-loaded online CPU
+int kthread_join(struct thread *t);      // waits for t to exit; returns its exit code
+void kthread_exit(int code) __attribute__((noreturn));
+void schedule(void);                     // give up the CPU (state set by the caller)
+void yield(void);
+void msleep(u64 ms);
+void schedule_timeout(u64 ns);           // sleep until woken or ns pass (state: T_SLEEPING)
+bool wake_up_thread(struct thread *t);   // T_SLEEPING -> runnable; false if it was not asleep
+void resched_cpu(int cpu);               // wake cpu from idle to look at its run queue
+void set_current_state(int state);
+
+// cond_resched: the only place a long-running thread lets others run. Call it in every loop
+// that can run for more than a tick. It is also an RCU quiescent state.
+void cond_resched(void);
+bool need_resched(void);
+
+void sched_tick(void);                   // from the timer interrupt: slices and timeouts
+void sched_idle_loop(void) __attribute__((noreturn));
+int nr_running(int cpu);
+extern struct thread threads[MAX_THREADS];

@@ -1,0 +1,67 @@
+// Wait queues and completions: how a thread sleeps until a condition holds.
+// wait_event re-tests the condition after every wake-up, so spurious wake-ups are harmless.
+#pragma once
+#include "list.h"
+#include "sched.h"
+#include "spinlock.h"
+
+struct wait_queue_head {
+  spinlock_t lock;
+  struct list_head head;
+  const char *name;          // shown by gdb's kthreads for threads sleeping here
+};
+
+struct wait_queue_entry {
+  struct thread *thread;
+  struct list_head entry;
+};
+
+#define WAIT_QUEUE_HEAD_INIT(n) { SPINLOCK_INIT, LIST_HEAD_INIT((n).head), #n }
+#define DECLARE_WAIT_QUEUE_HEAD(n) struct wait_queue_head n = WAIT_QUEUE_HEAD_INIT(n)
+#define init_waitqueue_head(wq) __init_waitqueue_head((wq), #wq)
+
+void __init_waitqueue_head(struct wait_queue_head *wq, const char *name);
+void prepare_to_wait(struct wait_queue_head *wq, struct wait_queue_entry *e, int state);
+void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *e);
+void wake_up(struct wait_queue_head *wq);       // the first waiter
+void wake_up_all(struct wait_queue_head *wq);
+
+#define wait_event(wq, cond)                                                  \
+  do {                                                                        \
+    struct wait_queue_entry __we = { current, LIST_HEAD_INIT(__we.entry) };  \
+    for(;;) {                                                                 \
+      prepare_to_wait(&(wq), &__we, T_SLEEPING);                              \
+      if(cond)                                                                \
+        break;                                                                \
+      schedule();                                                             \
+    }                                                                         \
+    finish_wait(&(wq), &__we);                                                \
+  } while(0)
+
+// Like wait_event, for at most ns nanoseconds; evaluates to true if cond held.
+#define wait_event_timeout(wq, cond, ns)                                      \
+  ({                                                                          \
+    struct wait_queue_entry __we = { current, LIST_HEAD_INIT(__we.entry) };  \
+    u64 __end = ktime_ns() + (ns);                                            \
+    bool __ok;                                                                \
+    for(;;) {                                                                 \
+      prepare_to_wait(&(wq), &__we, T_SLEEPING);                              \
+      if((__ok = (cond)) || ktime_ns() >= __end)                              \
+        break;                                                                \
+      schedule_timeout(__end - ktime_ns());                                   \
+    }                                                                         \
+    finish_wait(&(wq), &__we);                                                \
+    __ok;                                                                     \
+  })
+
+struct completion {
+  unsigned done;
+  struct wait_queue_head wait;
+};
+
+#define COMPLETION_INIT(c) { 0, WAIT_QUEUE_HEAD_INIT((c).wait) }
+void init_completion(struct completion *c);
+void reinit_completion(struct completion *c);
+void complete(struct completion *c);
+void complete_all(struct completion *c);
+void wait_for_completion(struct completion *c);

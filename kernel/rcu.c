@@ -1,0 +1,350 @@
+// RCU for a non-preemptive kernel: a grace period ends once every busy CPU has passed a
+// quiescent state (a context switch, cond_resched, or a tick outside a read-side section);
+// idle CPUs are skipped by their dynticks counter, as Linux's dynticks-idle RCU does.
+// Callbacks wait on per-CPU lists and run in batches on the CPU that queued them.
+#include "apic.h"
+#include "cpu.h"
+#include "cpumask.h"
+#include "mutex.h"
+#include "panic.h"
+#include "printk.h"
+#include "rcupdate.h"
+#include "sched.h"
+#include "smp.h"
+#include "tick.h"
+#include "time.h"
+#include "traps.h"
+#include "wait.h"
+#include "x86.h"
+
+struct cblist {
+  struct rcu_head *head, **tail;
+};
+
+struct rcu_data {
+  spinlock_t lock;          // the three lists; the grace-period thread reaches across CPUs
+  struct cblist next;       // queued, waiting for a grace period to start
+  struct cblist wait;       // waiting for grace period wait_gp to end
+  u64 wait_gp;
+  struct cblist done;       // grace period over: run on this CPU
+  long dynticks;            // odd while busy, even while idle (the count of idle transitions)
+  long dynticks_snap;       // its value when the current grace period started
+  bool in_idle;
+  u64 invoked, queued;
+};
+
+DEFINE_PER_CPU(struct rcu_data, rcu_data);
+DEFINE_PER_CPU(int, rcu_nesting);
+
+static struct cpumask qs_pending;   // CPUs that still owe the current grace period
+static u64 gp_seq;                  // grace periods started
+static u64 gp_completed;            // grace periods ended
+static bool gp_thread_sleeping;
+static bool planted_early;
+static DECLARE_WAIT_QUEUE_HEAD(rcu_gp_wq);
+
+static void cbl_init(struct cblist *l) { l->head = NULL; l->tail = &l->head; }
+
+// Moves all of src to the end of dst.
+static void
+cbl_splice(struct cblist *dst, struct cblist *src)
+{
+  if(!src->head)
+    return;
+  *dst->tail = src->head;
+  dst->tail = src->tail;
+  cbl_init(src);
+}
+
+void
+rcu_init_cpu(void)
+{
+  struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
+  spin_lock_init(&rdp->lock);
+  cbl_init(&rdp->next);
+  cbl_init(&rdp->wait);
+  cbl_init(&rdp->done);
+  rdp->dynticks = 1;
+  rdp->in_idle = false;
+  this_cpu(rcu_nesting) = 0;
+}
+
+static void
+wake_gp_thread(void)
+{
+  if(READ_ONCE(gp_thread_sleeping) &&
+     __atomic_exchange_n(&gp_thread_sleeping, false, __ATOMIC_SEQ_CST))
+    wake_up(&rcu_gp_wq);
+}
+
+void
+call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *))
+{
+  head->func = func;
+  head->next = NULL;
+  u64 flags = local_irq_save();
+  struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
+  spin_lock(&rdp->lock);
+  *rdp->next.tail = head;
+  rdp->next.tail = &head->next;
+  rdp->queued++;
+  spin_unlock(&rdp->lock);
+  local_irq_restore(flags);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);   // the callback is visible before we read the flag
+  wake_gp_thread();
+}
+
+// This CPU passed a quiescent state: every read-side section it was in has ended. The
+// fence orders those sections' loads before the report that lets an updater free memory.
+static void
+report_qs(void)
+{
+  int me = smp_processor_id();
+  if(!cpumask_test_cpu(me, &qs_pending))
+    return;
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  cpumask_clear_cpu_atomic(me, &qs_pending);
+  if(cpumask_weight(&qs_pending) == 0)
+    wake_up(&rcu_gp_wq);
+}
+
+// Called by schedule() before it takes the run-queue lock. Sleeping inside a read-side
+// section would break RCU in a non-preemptive kernel: that is a bug, caught here.
+void
+rcu_note_context_switch(void)
+{
+  if(this_cpu(rcu_nesting) != 0)
+    panic("schedule() inside an RCU read-side section (nesting %d)", this_cpu(rcu_nesting));
+  report_qs();
+}
+
+void
+rcu_note_qs(void)
+{
+  if(this_cpu(rcu_nesting) == 0)
+    report_qs();
+}
+
+// From the tick, on a busy CPU. The interrupted code is outside every read-side
+// section exactly when the nesting count is zero (threads cannot switch inside one).
+void
+rcu_tick(void)
+{
+  rcu_note_qs();
+  rcu_do_batch();
+}
+
+void
+rcu_idle_enter(void)
+{
+  struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
+  if(rdp->in_idle)
+    return;
+  rdp->in_idle = true;
+  __atomic_fetch_add(&rdp->dynticks, 1, __ATOMIC_SEQ_CST);   // now even: idle
+  report_qs();
+}
+
+void
+rcu_idle_exit(void)
+{
+  struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
+  if(!rdp->in_idle)
+    return;
+  rdp->in_idle = false;
+  __atomic_fetch_add(&rdp->dynticks, 1, __ATOMIC_SEQ_CST);   // now odd: busy
+}
+
+bool
+rcu_has_done(void)
+{
+  return READ_ONCE(this_cpu_ptr(&rcu_data)->done.head) != NULL;
+}
+
+void
+rcu_do_batch(void)
+{
+  struct rcu_data *rdp = this_cpu_ptr(&rcu_data);
+  if(!READ_ONCE(rdp->done.head))
+    return;
+  struct cblist batch;
+  cbl_init(&batch);
+  u64 flags = local_irq_save();
+  spin_lock(&rdp->lock);
+  cbl_splice(&batch, &rdp->done);
+  spin_unlock(&rdp->lock);
+  for(struct rcu_head *h = batch.head, *next; h; h = next) {
+    next = h->next;
+    h->func(h);
+    rdp->invoked++;
+  }
+  local_irq_restore(flags);
+}
+
+static bool
+callbacks_waiting(void)
+{
+  int cpu;
+  for_each_online_cpu(cpu)
+    if(READ_ONCE(per_cpu(rcu_data, cpu).next.head))
+      return true;
+  return false;
+}
+
+// One grace period, from start to the hand-over of its callbacks.
+static void
+run_grace_period(void)
+{
+  u64 gp = gp_seq + 1;
+  int cpu, me = smp_processor_id();
+
+  for_each_online_cpu(cpu) {   // callbacks queued so far wait for this grace period
+    struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+    u64 flags;
+    spin_lock_irqsave(&rdp->lock, flags);
+    if(rdp->next.head) {
+      cbl_splice(&rdp->wait, &rdp->next);
+      rdp->wait_gp = gp;
+    }
+    spin_unlock_irqrestore(&rdp->lock, flags);
+  }
+
+  // Every busy CPU owes a quiescent state; idle ones (even dynticks) are already in one.
+  // This CPU is running this thread, outside any read-side section.
+  WRITE_ONCE(gp_seq, gp);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  for_each_online_cpu(cpu) {
+    struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+    rdp->dynticks_snap = __atomic_load_n(&rdp->dynticks, __ATOMIC_SEQ_CST);
+    if(cpu != me && (rdp->dynticks_snap & 1))
+      cpumask_set_cpu_atomic(cpu, &qs_pending);
+  }
+
+  while(cpumask_weight(&qs_pending) != 0) {
+    if(READ_ONCE(planted_early)) {   // planted-rcu: end it now, readers or not
+      cpumask_clear(&qs_pending);
+      break;
+    }
+    wait_event_timeout(rcu_gp_wq, cpumask_weight(&qs_pending) == 0, TICK_NS);
+    // A CPU that went idle since the start, or is idle now, has passed a quiescent state.
+    for_each_cpu(cpu, &qs_pending) {
+      struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+      long now = __atomic_load_n(&rdp->dynticks, __ATOMIC_SEQ_CST);
+      if(!(now & 1) || now != rdp->dynticks_snap)
+        cpumask_clear_cpu_atomic(cpu, &qs_pending);
+    }
+  }
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  WRITE_ONCE(gp_completed, gp);
+
+  for_each_online_cpu(cpu) {   // hand finished callbacks to their CPUs
+    struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+    u64 flags;
+    spin_lock_irqsave(&rdp->lock, flags);
+    if(rdp->wait.head && rdp->wait_gp <= gp)
+      cbl_splice(&rdp->done, &rdp->wait);
+    bool has_done = rdp->done.head != NULL;
+    spin_unlock_irqrestore(&rdp->lock, flags);
+    if(has_done && cpu != me)
+      resched_cpu(cpu);   // an idle CPU runs them before it halts again
+  }
+  rcu_do_batch();
+}
+
+static int
+rcu_gp_thread(void *arg)
+{
+  for(;;) {
+    __atomic_store_n(&gp_thread_sleeping, true, __ATOMIC_SEQ_CST);
+    wait_event(rcu_gp_wq, callbacks_waiting());
+    WRITE_ONCE(gp_thread_sleeping, false);
+    run_grace_period();
+  }
+  return 0;
+}
+
+void
+rcu_init(void)
+{
+  if(!kthread_create(rcu_gp_thread, NULL, 0, "rcu_gp"))
+    panic("rcu: cannot start the grace-period thread");
+}
+
+struct rcu_sync {
+  struct rcu_head head;
+  struct completion done;
+};
+
+static void
+sync_done(struct rcu_head *h)
+{
+  complete(&container_of(h, struct rcu_sync, head)->done);
+}
+
+void
+synchronize_rcu(void)
+{
+  struct rcu_sync s;
+  init_completion(&s.done);
+  call_rcu(&s.head, sync_done);
+  wait_for_completion(&s.done);
+}
+
+// rcu_barrier: a callback queued behind everything on every CPU; each CPU runs its
+// callbacks in order, so when all of these have run, everything queued before has too.
+static DEFINE_MUTEX(barrier_mutex);
+static struct rcu_head barrier_head[NR_CPUS];
+static int barrier_left;
+static struct completion barrier_done;
+
+static void
+barrier_callback(struct rcu_head *h)
+{
+  if(__atomic_sub_fetch(&barrier_left, 1, __ATOMIC_ACQ_REL) == 0)
+    complete(&barrier_done);
+}
+
+void
+rcu_barrier(void)
+{
+  int cpu;
+  mutex_lock(&barrier_mutex);
+  init_completion(&barrier_done);
+  barrier_left = 1;
+  for_each_online_cpu(cpu) {
+    struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+    struct rcu_head *h = &barrier_head[cpu];
+    h->func = barrier_callback;
+    h->next = NULL;
+    __atomic_add_fetch(&barrier_left, 1, __ATOMIC_RELAXED);
+    u64 flags;
+    spin_lock_irqsave(&rdp->lock, flags);
+    *rdp->next.tail = h;
+    rdp->next.tail = &h->next;
+    spin_unlock_irqrestore(&rdp->lock, flags);
+  }
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  wake_gp_thread();
+  if(__atomic_sub_fetch(&barrier_left, 1, __ATOMIC_ACQ_REL) == 0)
+    complete(&barrier_done);
+  wait_for_completion(&barrier_done);
+  mutex_unlock(&barrier_mutex);
+}
+
+void
+rcu_get_stats(struct rcu_stats *s)
+{
+  int cpu;
+  s->gp_completed = READ_ONCE(gp_completed);
+  s->cbs_invoked = s->cbs_queued = 0;
+  for_each_online_cpu(cpu) {
+    s->cbs_invoked += READ_ONCE(per_cpu(rcu_data, cpu).invoked);
+    s->cbs_queued += READ_ONCE(per_cpu(rcu_data, cpu).queued);
+  }
+}
+
+void
+rcu_plant_early_gp(bool on)
+{
+  WRITE_ONCE(planted_early, on);
+}

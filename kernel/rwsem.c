@@ -1,0 +1,134 @@
+// The reader-writer semaphore: readers share it, a writer has it alone; the future mmap_sem.
+// Arrivals queue behind any waiter, so a waiting writer stops new readers from overtaking it:
+// writers do not starve (unlike 2.4's rwlocks).
+#include "mutex.h"
+#include "panic.h"
+#include "sched.h"
+
+void
+__init_rwsem(struct rw_semaphore *s, const char *name)
+{
+  spin_lock_init(&s->wait_lock);
+  s->count = 0;
+  INIT_LIST_HEAD(&s->waiters);
+  s->name = name;
+}
+
+// Grants the lock to the waiters at the head of the queue: one writer, or every reader up
+// to the next writer. Called with wait_lock held.
+static void
+rwsem_grant(struct rw_semaphore *s)
+{
+  while(!list_empty(&s->waiters)) {
+    struct lock_waiter *w = list_first_entry(&s->waiters, struct lock_waiter, list);
+    if(w->write) {
+      if(s->count != 0)
+        return;
+      s->count = -1;
+    } else {
+      if(s->count < 0)
+        return;
+      s->count++;
+    }
+    list_del(&w->list);
+    w->granted = true;
+    wake_up_thread(w->thread);
+    if(w->write)
+      return;
+  }
+}
+
+static void
+rwsem_wait(struct rw_semaphore *s, struct lock_waiter *w, u64 *flags)
+{
+  list_add_tail(&w->list, &s->waiters);
+  for(;;) {
+    set_current_state(T_SLEEPING);
+    current->wait_on = s->name;
+    if(w->granted)
+      break;
+    spin_unlock_irqrestore(&s->wait_lock, *flags);
+    schedule();
+    spin_lock_irqsave(&s->wait_lock, *flags);
+  }
+  set_current_state(T_RUNNING);
+  current->wait_on = NULL;
+}
+
+void
+down_read(struct rw_semaphore *s)
+{
+  struct lock_waiter w = { .thread = current, .write = false };
+  u64 flags;
+  spin_lock_irqsave(&s->wait_lock, flags);
+  if(s->count >= 0 && list_empty(&s->waiters))
+    s->count++;
+  else
+    rwsem_wait(s, &w, &flags);
+  spin_unlock_irqrestore(&s->wait_lock, flags);
+}
+
+void
+down_write(struct rw_semaphore *s)
+{
+  struct lock_waiter w = { .thread = current, .write = true };
+  u64 flags;
+  spin_lock_irqsave(&s->wait_lock, flags);
+  if(s->count == 0 && list_empty(&s->waiters))
+    s->count = -1;
+  else
+    rwsem_wait(s, &w, &flags);
+  spin_unlock_irqrestore(&s->wait_lock, flags);
+}
+
+bool
+down_read_trylock(struct rw_semaphore *s)
+{
+  u64 flags;
+  bool ok = false;
+  spin_lock_irqsave(&s->wait_lock, flags);
+  if(s->count >= 0 && list_empty(&s->waiters)) {
+    s->count++;
+    ok = true;
+  }
+  spin_unlock_irqrestore(&s->wait_lock, flags);
+  return ok;
+}
+
+bool
+down_write_trylock(struct rw_semaphore *s)
+{
+  u64 flags;
+  bool ok = false;
+  spin_lock_irqsave(&s->wait_lock, flags);
+  if(s->count == 0 && list_empty(&s->waiters)) {
+    s->count = -1;
+    ok = true;
+  }
+  spin_unlock_irqrestore(&s->wait_lock, flags);
+  return ok;
+}
+
+void
+up_read(struct rw_semaphore *s)
+{
+  u64 flags;
+  spin_lock_irqsave(&s->wait_lock, flags);
+  if(s->count <= 0)
+    panic("up_read: %s is not read-held", s->name);
+  s->count--;
+  rwsem_grant(s);
+  spin_unlock_irqrestore(&s->wait_lock, flags);
+}
+
+void
+up_write(struct rw_semaphore *s)
+{
+  u64 flags;
+  spin_lock_irqsave(&s->wait_lock, flags);
+  if(s->count != -1)
+    panic("up_write: %s is not write-held", s->name);
+  s->count = 0;
+  rwsem_grant(s);
+  spin_unlock_irqrestore(&s->wait_lock, flags);
+}

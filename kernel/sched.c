@@ -1,0 +1,459 @@
+// Kernel threads on per-CPU run queues: creation, switching, sleeping, waking, joining.
+// Non-preemptive: the tick only sets need_resched; threads stay on the CPU they were created on.
+#include "apic.h"
+#include "cpu.h"
+#include "cpumask.h"
+#include "paging.h"
+#include "panic.h"
+#include "printk.h"
+#include "rcupdate.h"
+#include "sched.h"
+#include "smp.h"
+#include "spinlock.h"
+#include "string.h"
+#include "tick.h"
+#include "time.h"
+#include "traps.h"
+#include "vsprintf.h"
+#include "wait.h"
+#include "x86.h"
+#include <stdarg.h>
+
+struct rq {
+  spinlock_t lock;
+  struct list_head queue;     // runnable threads, first in first out
+  struct list_head timers;    // sleepers with a deadline, earliest first
+  struct thread *idle;
+  struct thread *prev;        // the thread being switched away from
+  int nr_running;             // threads on this CPU, idle excepted
+  bool need_resched;
+  u64 switches;
+};
+
+DEFINE_PER_CPU(struct rq, runqueue);
+struct thread threads[MAX_THREADS];
+static DEFINE_SPINLOCK(threads_lock);
+static DECLARE_WAIT_QUEUE_HEAD(exit_wq);   // kthread_join waits here
+static int next_tid;
+
+void switch_to(struct thread *prev, struct thread *next);
+void thread_start(void);
+
+static struct rq *this_rq(void) { return this_cpu_ptr(&runqueue); }
+static struct rq *cpu_rq(int cpu) { return per_cpu_ptr(&runqueue, cpu); }
+
+struct thread *
+get_current(void)
+{
+  return this_cpu_info()->curr;
+}
+
+int
+nr_running(int cpu)
+{
+  return READ_ONCE(cpu_rq(cpu)->nr_running);
+}
+
+static void
+resched_interrupt(struct trapframe *tf)
+{
+  lapic_eoi();   // the idle loop or cond_resched finds the work
+}
+
+// Wakes a CPU that may be halted in its idle loop. The idle loop publishes c->idle
+// before it looks at its queue, and we enqueue before looking at c->idle; the full
+// fences make one of the two see the other (store-buffer ordering, SDM vol. 3A, 9.2.3.4).
+void
+resched_cpu(int cpu)
+{
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if(cpu != smp_processor_id() && __atomic_load_n(&per_cpu_ptr(&cpu_info, cpu)->idle, __ATOMIC_RELAXED))
+    lapic_send_ipi(cpu_apic_id[cpu], ICR_FIXED | VEC_RESCHED);
+}
+
+// Called with rq->lock held.
+static void
+enqueue(struct rq *rq, struct thread *t)
+{
+  t->state = T_RUNNABLE;
+  list_add_tail(&t->run_list, &rq->queue);
+  rq->need_resched = true;
+}
+
+// Runs on the CPU after every switch, on the new thread's stack: the switched-from
+// thread's stack is free from here on, and the run-queue lock is released.
+static void
+finish_switch(struct rq *rq)
+{
+  struct thread *prev = rq->prev;
+  if(prev)
+    __atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
+  spin_unlock(&rq->lock);
+}
+
+void
+schedule(void)
+{
+  rcu_note_context_switch();   // a context switch is a quiescent state
+  u64 flags = local_irq_save();
+  struct rq *rq = this_rq();
+  struct thread *prev = current;
+  spin_lock(&rq->lock);
+  if(prev->state == T_RUNNING && !prev->idle)
+    enqueue(rq, prev);
+  struct thread *next = rq->idle;
+  if(!list_empty(&rq->queue)) {
+    next = list_first_entry(&rq->queue, struct thread, run_list);
+    list_del_init(&next->run_list);
+  }
+  rq->need_resched = false;
+  next->state = T_RUNNING;
+  if(next == prev) {
+    spin_unlock(&rq->lock);
+    local_irq_restore(flags);
+    return;
+  }
+  rq->switches++;
+  next->switches++;
+  next->on_cpu = true;
+  rq->prev = prev;
+  this_cpu_info()->curr = next;
+  switch_to(prev, next);
+  finish_switch(this_rq());   // back on prev, switched in by some later schedule()
+  local_irq_restore(flags);
+}
+
+// The first code a new thread runs, from thread_start (switch.S).
+void
+thread_entry(struct thread *t)
+{
+  finish_switch(this_rq());
+  local_irq_enable();
+  kthread_exit(t->fn(t->arg));
+}
+
+// Claims a free slot. need_stack: a new thread gets the slot's stack (allocated on
+// first use); a CPU adopting the context it already runs on does not.
+static struct thread *
+alloc_thread(const char *name, bool need_stack)
+{
+  struct thread *t = NULL;
+  u64 flags;
+  spin_lock_irqsave(&threads_lock, flags);
+  for(int i = 0; i < MAX_THREADS; i++) {
+    if(threads[i].state == T_FREE) {
+      t = &threads[i];
+      t->state = T_SLEEPING;   // claimed; not runnable until set up
+      t->tid = next_tid++;
+      break;
+    }
+  }
+  spin_unlock_irqrestore(&threads_lock, flags);
+  if(!t) {
+    pr_err("sched: all %d thread slots in use\n", MAX_THREADS);
+    return NULL;
+  }
+  strlcpy(t->name, name, sizeof(t->name));
+  INIT_LIST_HEAD(&t->run_list);
+  t->wake_at = 0;
+  t->wait_on = NULL;
+  t->exit_code = 0;
+  t->mm = NULL;
+  t->active_mm = NULL;
+  t->switches = 0;
+  t->idle = false;
+  t->on_cpu = false;
+  // A slot keeps its stack for reuse: threads come and go with every benchmark point.
+  if(need_stack && !t->stack_top)
+    t->stack_top = stack_alloc(KSTACK_SIZE);
+  return t;
+}
+
+// The stack a new thread is switched to: switch_to pops six registers (r12 carries the
+// thread) and returns into thread_start.
+static void
+prepare_stack(struct thread *t)
+{
+  u64 *sp = (u64 *)t->stack_top;
+  *--sp = (u64)thread_start;
+  *--sp = 0;          // rbp
+  *--sp = 0;          // rbx
+  *--sp = (u64)t;     // r12
+  *--sp = 0;          // r13
+  *--sp = 0;          // r14
+  *--sp = 0;          // r15
+  t->rsp = (u64)sp;
+}
+
+static int
+least_loaded_cpu(void)
+{
+  int cpu, best = smp_processor_id();
+  for_each_online_cpu(cpu)
+    if(nr_running(cpu) < nr_running(best))
+      best = cpu;
+  return best;
+}
+
+struct thread *
+kthread_create(int (*fn)(void *), void *arg, int cpu, const char *fmt, ...)
+{
+  if(cpu >= nr_cpu_ids || (cpu >= 0 && !cpumask_test_cpu(cpu, &cpu_online_mask))) {
+    pr_err("kthread_create: CPU %d is not online\n", cpu);
+    return NULL;
+  }
+  char name[THREAD_NAME];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(name, sizeof(name), fmt, ap);
+  va_end(ap);
+  struct thread *t = alloc_thread(name, true);
+  if(!t)
+    return NULL;
+  t->fn = fn;
+  t->arg = arg;
+  t->bound = cpu >= 0;
+  t->cpu = cpu >= 0 ? cpu : least_loaded_cpu();
+  prepare_stack(t);
+  struct rq *rq = cpu_rq(t->cpu);
+  u64 flags;
+  spin_lock_irqsave(&rq->lock, flags);
+  rq->nr_running++;
+  enqueue(rq, t);
+  spin_unlock_irqrestore(&rq->lock, flags);
+  resched_cpu(t->cpu);
+  return t;
+}
+
+void
+kthread_exit(int code)
+{
+  struct thread *t = current;
+  t->exit_code = code;
+  local_irq_disable();
+  struct rq *rq = this_rq();
+  spin_lock(&rq->lock);
+  rq->nr_running--;
+  t->state = T_DEAD;
+  spin_unlock(&rq->lock);
+  wake_up_all(&exit_wq);
+  schedule();
+  panic("kthread_exit: a dead thread was scheduled");
+}
+
+int
+kthread_join(struct thread *t)
+{
+  wait_event(exit_wq, READ_ONCE(t->state) == T_DEAD);
+  // Its CPU may still be switching away on its stack: wait for the switch to finish.
+  while(__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE))
+    cpu_relax();
+  int code = t->exit_code;
+  __atomic_store_n(&t->state, T_FREE, __ATOMIC_RELEASE);
+  return code;
+}
+
+// Full barrier: the state is visible before the caller tests its wait condition, so a
+// waker that changes the condition afterwards sees the thread asleep (Linux's
+// set_current_state).
+void
+set_current_state(int state)
+{
+  __atomic_store_n(&current->state, state, __ATOMIC_SEQ_CST);
+}
+
+bool
+wake_up_thread(struct thread *t)
+{
+  struct rq *rq = cpu_rq(t->cpu);
+  bool woke = false;
+  u64 flags;
+  spin_lock_irqsave(&rq->lock, flags);
+  if(t->state == T_SLEEPING) {
+    if(t->wake_at) {   // on the timer list: take it off
+      list_del_init(&t->run_list);
+      t->wake_at = 0;
+    }
+    if(t->on_cpu && t == per_cpu_ptr(&cpu_info, t->cpu)->curr)
+      t->state = T_RUNNING;   // not switched out yet: it just keeps running
+    else
+      enqueue(rq, t);
+    woke = true;
+  }
+  spin_unlock_irqrestore(&rq->lock, flags);
+  if(woke)
+    resched_cpu(t->cpu);
+  return woke;
+}
+
+void
+schedule_timeout(u64 ns)
+{
+  struct thread *t = current;
+  struct rq *rq = this_rq();
+  u64 flags;
+  spin_lock_irqsave(&rq->lock, flags);
+  if(t->state == T_SLEEPING) {
+    t->wake_at = ktime_ns() + ns;
+    struct thread *pos;
+    list_for_each_entry(pos, &rq->timers, run_list)
+      if(pos->wake_at > t->wake_at)
+        break;
+    list_add_tail(&t->run_list, &pos->run_list);   // before the first later deadline
+  }
+  spin_unlock_irqrestore(&rq->lock, flags);
+  schedule();
+}
+
+void
+msleep(u64 ms)
+{
+  set_current_state(T_SLEEPING);
+  current->wait_on = "msleep";
+  schedule_timeout(ms * 1000000);
+  current->wait_on = NULL;
+}
+
+void
+yield(void)
+{
+  schedule();
+}
+
+bool
+need_resched(void)
+{
+  return READ_ONCE(this_rq()->need_resched);
+}
+
+void
+cond_resched(void)
+{
+  rcu_note_qs();
+  if(need_resched())
+    schedule();
+}
+
+// From the timer interrupt: wake expired sleepers. need_resched only asks the running
+// thread to step aside at its next cond_resched; nothing is preempted.
+void
+sched_tick(void)
+{
+  struct rq *rq = this_rq();
+  u64 now = ktime_ns();
+  spin_lock(&rq->lock);
+  while(!list_empty(&rq->timers)) {
+    struct thread *t = list_first_entry(&rq->timers, struct thread, run_list);
+    if(t->wake_at > now)
+      break;
+    list_del_init(&t->run_list);
+    t->wake_at = 0;
+    enqueue(rq, t);
+  }
+  if(!list_empty(&rq->queue))   // a time slice is one tick when others wait
+    rq->need_resched = true;
+  spin_unlock(&rq->lock);
+}
+
+// The earliest sleeper's deadline on this CPU, or 0: an idle CPU arms its timer for it.
+static u64
+next_timer(struct rq *rq)
+{
+  u64 when = 0;
+  spin_lock(&rq->lock);
+  if(!list_empty(&rq->timers))
+    when = list_first_entry(&rq->timers, struct thread, run_list)->wake_at;
+  spin_unlock(&rq->lock);
+  return when;
+}
+
+// The idle thread: run whatever is queued, else halt with the tick stopped (or armed
+// only for the next sleeper), never spin.
+void
+sched_idle_loop(void)
+{
+  struct cpu *c = this_cpu_info();
+  struct rq *rq = this_rq();
+  for(;;) {
+    local_irq_disable();
+    rcu_do_batch();                        // callbacks whose grace period has ended
+    __atomic_store_n(&c->idle, 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);   // pairs with kick_cpu
+    if(!list_empty(&rq->queue) || rcu_has_done()) {
+      c->idle = 0;
+      local_irq_enable();
+      schedule();
+      continue;
+    }
+    rcu_idle_enter();                      // an idle CPU holds no grace period back
+    u64 when = next_timer(rq);
+    if(when)
+      lapic_timer_oneshot(when > ktime_ns() ? when - ktime_ns() : 1);
+    else
+      lapic_timer_stop();
+    idle_halt();                           // irq_enter ends idle for the handler
+  }
+}
+
+static int
+idle_thread(void *arg)
+{
+  sched_idle_loop();
+}
+
+static void
+rq_init(struct rq *rq)
+{
+  spin_lock_init(&rq->lock);
+  INIT_LIST_HEAD(&rq->queue);
+  INIT_LIST_HEAD(&rq->timers);
+}
+
+// The boot CPU: the code running now becomes the thread "init", and CPU 0 gets an idle
+// thread of its own to switch to when init sleeps.
+void
+sched_init(void)
+{
+  set_irq_handler(VEC_RESCHED, resched_interrupt);
+  struct rq *rq = this_rq();
+  rq_init(rq);
+  rcu_init_cpu();
+  struct thread *init = alloc_thread("init", false);
+  init->stack_top = this_cpu_info()->stack_top;
+  init->cpu = 0;
+  init->bound = true;
+  init->state = T_RUNNING;
+  init->on_cpu = true;
+  this_cpu_info()->curr = init;
+  rq->nr_running = 1;
+
+  struct thread *idle = alloc_thread("idle/0", true);
+  idle->fn = idle_thread;
+  idle->cpu = 0;
+  idle->bound = true;
+  idle->idle = true;
+  idle->state = T_RUNNABLE;
+  prepare_stack(idle);
+  rq->idle = idle;
+}
+
+// An AP: the context it booted on becomes its idle thread.
+void
+sched_init_ap(void)
+{
+  struct cpu *c = this_cpu_info();
+  struct rq *rq = this_rq();
+  rq_init(rq);
+  rcu_init_cpu();
+  char name[THREAD_NAME];
+  snprintf(name, sizeof(name), "idle/%d", c->id);
+  struct thread *idle = alloc_thread(name, false);
+  idle->stack_top = c->stack_top;
+  idle->cpu = c->id;
+  idle->bound = true;
+  idle->idle = true;
+  idle->state = T_RUNNING;
+  idle->on_cpu = true;
+  c->curr = idle;
+  rq->idle = idle;
+}

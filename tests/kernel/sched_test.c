@@ -1,0 +1,182 @@
+// Self-tests of kernel threads, sleeping and waking, mutexes, rwsems and RCU's basic promises.
+// The barrier test runs more threads than CPUs: waits must sleep, or it never completes.
+#include "cpumask.h"
+#include "mutex.h"
+#include "printk.h"
+#include "rcupdate.h"
+#include "sched.h"
+#include "selftest.h"
+#include "smp.h"
+#include "time.h"
+#include "wait.h"
+
+static DECLARE_WAIT_QUEUE_HEAD(barrier_wq);
+static int arrived, generation;
+
+// A sleeping barrier for n threads: the last to arrive starts the next generation.
+static void
+barrier_wait(int n)
+{
+  int gen = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
+  if(__atomic_add_fetch(&arrived, 1, __ATOMIC_ACQ_REL) == n) {
+    __atomic_store_n(&arrived, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&generation, gen + 1, __ATOMIC_RELEASE);
+    wake_up_all(&barrier_wq);
+  } else {
+    wait_event(barrier_wq, __atomic_load_n(&generation, __ATOMIC_ACQUIRE) != gen);
+  }
+}
+
+enum { BARRIER_THREADS = 20, BARRIER_ROUNDS = 10 };
+static int round_count[BARRIER_ROUNDS];
+
+static int
+barrier_worker(void *arg)
+{
+  for(int r = 0; r < BARRIER_ROUNDS; r++) {
+    __atomic_fetch_add(&round_count[r], 1, __ATOMIC_RELAXED);
+    barrier_wait(BARRIER_THREADS);
+    // Everyone has counted round r before anyone goes on.
+    if(__atomic_load_n(&round_count[r], __ATOMIC_RELAXED) != BARRIER_THREADS)
+      return -1;
+  }
+  return (int)(long)arg;
+}
+
+static bool
+kthread_test(void)
+{
+  struct thread *t[BARRIER_THREADS];
+  bool ok = true;
+  for(int i = 0; i < BARRIER_THREADS; i++) {
+    t[i] = kthread_create(barrier_worker, (void *)(long)(100 + i), i % num_online_cpus(),
+                          "barrier/%d", i);
+    ok &= t[i] != NULL;
+  }
+  for(int i = 0; i < BARRIER_THREADS; i++)
+    if(t[i])
+      ok &= kthread_join(t[i]) == 100 + i;
+  selftest_extra("threads=%d rounds=%d", BARRIER_THREADS, BARRIER_ROUNDS);
+  return ok;
+}
+SELFTEST("kthread", kthread_test);
+
+static bool
+sleep_test(void)
+{
+  u64 t0 = ktime_ns();
+  msleep(30);
+  u64 slept = ktime_ns() - t0;
+  selftest_extra("slept_us=%lu", slept / 1000);
+  return slept >= 30000000;
+}
+SELFTEST("sleep", sleep_test);
+
+// Few rounds: with 8 vCPUs on 2 host cores every hand-over to a sleeping vCPU costs a
+// host wake-up (milliseconds), and the test is about exclusion, not speed.
+enum { MUTEX_ROUNDS = 300, RWSEM_ROUNDS = 200 };
+static DEFINE_MUTEX(test_mutex);
+static DECLARE_RWSEM(test_rwsem);
+static long shared_count;
+static int in_writer, in_readers;
+static bool exclusion_broken;
+
+static int
+mutex_worker(void *arg)
+{
+  for(int i = 0; i < MUTEX_ROUNDS; i++) {
+    mutex_lock(&test_mutex);
+    long v = shared_count;
+    if(i % 16 == 0)
+      yield();   // sleep-capable section: another thread may try meanwhile
+    shared_count = v + 1;
+    mutex_unlock(&test_mutex);
+  }
+  return 0;
+}
+
+static int
+rwsem_worker(void *arg)
+{
+  bool writer = (long)arg % 4 == 0;
+  for(int i = 0; i < RWSEM_ROUNDS; i++) {
+    if(writer) {
+      down_write(&test_rwsem);
+      if(__atomic_add_fetch(&in_writer, 1, __ATOMIC_SEQ_CST) != 1 ||
+         __atomic_load_n(&in_readers, __ATOMIC_SEQ_CST) != 0)
+        exclusion_broken = true;
+      if(i % 8 == 0)
+        yield();
+      __atomic_sub_fetch(&in_writer, 1, __ATOMIC_SEQ_CST);
+      up_write(&test_rwsem);
+    } else {
+      down_read(&test_rwsem);
+      __atomic_add_fetch(&in_readers, 1, __ATOMIC_SEQ_CST);
+      if(__atomic_load_n(&in_writer, __ATOMIC_SEQ_CST) != 0)
+        exclusion_broken = true;
+      if(i % 8 == 0)
+        yield();
+      __atomic_sub_fetch(&in_readers, 1, __ATOMIC_SEQ_CST);
+      up_read(&test_rwsem);
+    }
+  }
+  return 0;
+}
+
+static bool
+sleeping_lock_test(void)
+{
+  enum { N = 12 };
+  struct thread *t[N];
+  shared_count = 0;
+  exclusion_broken = false;
+  for(int i = 0; i < N; i++)
+    t[i] = kthread_create(mutex_worker, NULL, -1, "mutex/%d", i);
+  for(int i = 0; i < N; i++)
+    kthread_join(t[i]);
+  bool ok = shared_count == N * MUTEX_ROUNDS;
+  for(int i = 0; i < N; i++)
+    t[i] = kthread_create(rwsem_worker, (void *)(long)i, -1, "rwsem/%d", i);
+  for(int i = 0; i < N; i++)
+    kthread_join(t[i]);
+  ok &= !exclusion_broken && mutex_trylock(&test_mutex);
+  mutex_unlock(&test_mutex);
+  selftest_extra("mutex_count=%ld", shared_count);
+  return ok;
+}
+SELFTEST("sleeping-locks", sleeping_lock_test);
+
+struct rcu_probe {
+  struct rcu_head head;
+  int ran;
+};
+
+static void
+probe_cb(struct rcu_head *h)
+{
+  __atomic_store_n(&container_of(h, struct rcu_probe, head)->ran, 1, __ATOMIC_RELEASE);
+}
+
+static bool
+rcu_basic_test(void)
+{
+  static struct rcu_probe p[64];
+  struct rcu_stats before, after;
+  rcu_get_stats(&before);
+  u64 t0 = ktime_ns();
+  synchronize_rcu();
+  u64 sync_us = (ktime_ns() - t0) / 1000;
+  for(int i = 0; i < 64; i++) {
+    p[i].ran = 0;
+    call_rcu(&p[i].head, probe_cb);
+  }
+  rcu_barrier();
+  bool ok = true;
+  for(int i = 0; i < 64; i++)
+    ok &= __atomic_load_n(&p[i].ran, __ATOMIC_ACQUIRE) == 1;
+  rcu_get_stats(&after);
+  ok &= after.gp_completed > before.gp_completed;
+  selftest_extra("sync_us=%lu gps=%lu", sync_us, after.gp_completed - before.gp_completed);
+  return ok;
+}
+SELFTEST("rcu-basic", rcu_basic_test);
