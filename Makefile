@@ -20,10 +20,17 @@ KCFLAGS := -std=gnu11 -ffreestanding -fno-pie -mcmodel=kernel -mno-red-zone \
   -Wall -Wextra -Werror -Wno-unused-parameter -Iinclude -Iarch/x86_64 -MMD -MP
 LDFLAGS := -nostdlib -no-pie -Wl,--build-id=none -Wl,--no-warn-rwx-segments -z max-page-size=0x1000 -z noexecstack -T linker.ld
 
-KSRC := $(wildcard boot/*.S kernel/*.c arch/x86_64/*.c arch/x86_64/*.S mm/*.c fs/*.c \
-          tests/kernel/*.c)
-# The radix tree is host-tested today; it joins the kernel with the slab and RCU it needs.
-KSRC := $(filter-out mm/radix-tree.c,$(KSRC))
+# Locks (include/spinlock.h): SPINLOCK=ticket|queued is what spinlock_t is built on (queued
+# falls back to test-and-set under a hypervisor, like Linux's virt_spin_lock);
+# DEBUG_SPINLOCK=1 makes recursive locking and unlocking an unheld lock panic.
+SPINLOCK ?= queued
+DEBUG_SPINLOCK ?= 1
+$(if $(filter-out ticket queued,$(SPINLOCK)),$(error SPINLOCK must be ticket or queued))
+KCFLAGS += $(if $(filter queued,$(SPINLOCK)),-DCONFIG_SPINLOCK_QUEUED) \
+  $(if $(filter 1,$(DEBUG_SPINLOCK)),-DCONFIG_DEBUG_SPINLOCK)
+
+KSRC := $(wildcard boot/*.S kernel/*.c kernel/locking/*.c arch/x86_64/*.c arch/x86_64/*.S \
+          mm/*.c fs/*.c tests/kernel/*.c)
 KOBJ := $(patsubst %,$(BUILD)/obj/%.o,$(basename $(KSRC)))
 
 .PHONY: all deps clean test host-tests qemu-gdb gdb report FORCE
@@ -41,6 +48,13 @@ $(BUILD)/obj/%.o: %.S
 	@mkdir -p $(dir $@)
 	@echo "  AS      $<"
 	@$(CC) $(KCFLAGS) -c $< -o $@
+
+# Every object depends on the lock choices: the stamp is rewritten only when they change.
+$(KOBJ): $(BUILD)/config
+$(BUILD)/config: FORCE
+	@mkdir -p $(BUILD)
+	@echo "SPINLOCK=$(SPINLOCK) DEBUG_SPINLOCK=$(DEBUG_SPINLOCK)" | cmp -s - $@ || \
+	  echo "SPINLOCK=$(SPINLOCK) DEBUG_SPINLOCK=$(DEBUG_SPINLOCK)" > $@
 
 # Two links: the first gives the addresses, tools/ksyms.sh turns them into the embedded
 # symbol table, the second links it in. The table sits after everything else
@@ -84,16 +98,27 @@ gdb: $(BUILD)/kernel.elf
 # Host tests: the kernel's own source files, compiled for the host with sanitizers.
 HOSTCFLAGS := -std=gnu11 -iquote include -D__KERNEL_HOST_TEST -fsanitize=address,undefined \
   -fno-sanitize-recover=all -g -O1 -Wall -Wextra -Werror
-HOST_TESTS := test_cmdline test_vsprintf test_ksyms test_stats test_acpi
+HOST_TESTS := test_cmdline test_vsprintf test_ksyms test_stats test_acpi test_radix test_bench \
+  test_spinlock
 $(BUILD)/host/test_cmdline: tests/host/test_cmdline.c kernel/cmdline.c
 $(BUILD)/host/test_vsprintf: tests/host/test_vsprintf.c kernel/vsprintf.c
 $(BUILD)/host/test_ksyms: tests/host/test_ksyms.c kernel/ksyms.c
 $(BUILD)/host/test_stats: tests/host/test_stats.c kernel/stats.c
 $(BUILD)/host/test_acpi: tests/host/test_acpi.c arch/x86_64/acpi.c
+# The radix tree against liburcu: the shim headers stand in for the kernel's slab and RCU.
+$(BUILD)/host/test_radix: tests/host/radix/test_radix.c mm/radix-tree.c tests/host/radix/shim/shim.c
+HOSTCFLAGS_radix := -iquote tests/host/radix/shim
+$(BUILD)/host/test_spinlock: tests/host/test_spinlock.c kernel/locking/ticket.c \
+  kernel/locking/qspinlock.c kernel/locking/tas.c kernel/locking/rwlock.c
+HOSTCFLAGS_spinlock := -iquote tests/host/spinlock/shim
+HOSTLIBS_spinlock := -lpthread
+$(BUILD)/host/test_bench: tests/host/test_bench.c kernel/bench_table.c kernel/vsprintf.c kernel/stats.c
+HOSTCFLAGS_bench := -fno-builtin
+HOSTLIBS_radix := -lurcu -lpthread
 $(BUILD)/host/test_%:
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
-	@$(CC) $(HOSTCFLAGS) $(HOSTCFLAGS_$*) $^ -o $@ $(HOSTLIBS_$*)
+	@$(CC) $(HOSTCFLAGS_$*) $(HOSTCFLAGS) $^ -o $@ $(HOSTLIBS_$*)
 HOSTCFLAGS_vsprintf := -fno-builtin
 HOSTLIBS_stats := -lm
 

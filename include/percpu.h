@@ -6,6 +6,7 @@
 
 #define NR_CPUS 256
 
+// No initializer: every CPU's copy starts zeroed (arch/x86_64/smp.c).
 #define DEFINE_PER_CPU(type, name) __section(".percpu") __typeof__(type) name
 #define DECLARE_PER_CPU(type, name) extern __typeof__(type) name
 

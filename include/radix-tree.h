@@ -1,5 +1,5 @@
-// Radix tree mapping unsigned long indices to pointers, with RCU lock-free lookups:
-// the page cache's index (Momchil Velikov's 2002 radix-tree pagecache, Linux lib/radix-tree.c).
+// Radix tree mapping unsigned long indices to pointers, with RCU lock-free lookups: the
+// page cache index (Momchil Velikov's 2002 radix-tree pagecache; Linux lib/radix-tree.c).
 #pragma once
 #include "gfp.h"
 

@@ -57,5 +57,5 @@ struct rcu_stats {
   u64 cbs_queued;
 };
 void rcu_get_stats(struct rcu_stats *s);
-// For planted-rcu only: end grace periods without waiting for any CPU.
+// For planted-rcu only: call_rcu runs the callback at once, before any grace period.
 void rcu_plant_early_gp(bool on);

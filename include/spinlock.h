@@ -1,25 +1,112 @@
-// Spinlocks: a ticket lock, FIFO fair, for short critical sections.
-// spin_lock_irqsave also keeps interrupt handlers on this CPU out (they may take the same lock).
+// Spinlocks: three busy-wait locks (ticket, queued MCS, test-and-test-and-set), and spinlock_t,
+// the kernel's lock, which is the ticket or the queued one as the build picks (SPINLOCK=).
 #pragma once
 #include "compiler.h"
 #include "types.h"
+#include "x86.h"
 
-typedef struct spinlock {
+// Ticket lock: FIFO. Each arrival takes the next ticket and waits until owner reaches it.
+struct ticket_lock {
   u32 next;    // ticket handed to the next arrival
   u32 owner;   // ticket now served
+};
+#define TICKET_LOCK_INIT { .next = 0, .owner = 0 }
+
+void ticket_lock(struct ticket_lock *l);
+void ticket_unlock(struct ticket_lock *l);
+bool ticket_trylock(struct ticket_lock *l);
+bool ticket_is_locked(struct ticket_lock *l);
+
+// Queued lock (MCS): FIFO, each waiter spins on its own per-CPU node (kernel/locking/qspinlock.c).
+// One 32-bit word: the locked byte, and the tail of the waiting queue as (cpu + 1, nesting level).
+struct qspinlock {
+  union {
+    u32 val;
+    struct {
+      u8 locked;   // 1 while held
+      u8 unused;   // Linux's pending byte; this lock has no pending state
+      u16 tail;    // last waiter's node, 0 if nobody waits
+    };
+  };
+};
+#define QSPINLOCK_INIT { .val = 0 }
+
+void queued_spin_lock(struct qspinlock *l);
+void queued_spin_unlock(struct qspinlock *l);
+bool queued_spin_trylock(struct qspinlock *l);
+bool queued_spin_is_locked(struct qspinlock *l);
+
+// Test-and-test-and-set lock: one flag, no order among waiters. For comparison only.
+struct tas_lock {
+  u32 locked;
+};
+#define TAS_LOCK_INIT { .locked = 0 }
+
+void tas_lock(struct tas_lock *l);
+void tas_unlock(struct tas_lock *l);
+bool tas_trylock(struct tas_lock *l);
+bool tas_is_locked(struct tas_lock *l);
+
+// The lock under spinlock_t, chosen at build time (Linux calls it arch_spinlock_t).
+// Under a hypervisor the queued lock falls back to test-and-set (virt_spin_lock in
+// kernel/locking/qspinlock.c, as Linux does).
+extern bool virt_spin_lock_enabled;
+void virt_spin_lock_init(void);
+void virt_spin_lock(struct qspinlock *l);
+
+#ifdef CONFIG_SPINLOCK_QUEUED
+typedef struct qspinlock arch_spinlock_t;
+#define ARCH_SPIN_LOCK_UNLOCKED QSPINLOCK_INIT
+static inline void
+arch_spin_lock(struct qspinlock *l)
+{
+  if(virt_spin_lock_enabled)
+    virt_spin_lock(l);
+  else
+    queued_spin_lock(l);
+}
+#define arch_spin_unlock queued_spin_unlock
+#define arch_spin_trylock queued_spin_trylock
+#define arch_spin_is_locked queued_spin_is_locked
+#else
+typedef struct ticket_lock arch_spinlock_t;
+#define ARCH_SPIN_LOCK_UNLOCKED TICKET_LOCK_INIT
+#define arch_spin_lock ticket_lock
+#define arch_spin_unlock ticket_unlock
+#define arch_spin_trylock ticket_trylock
+#define arch_spin_is_locked ticket_is_locked
+#endif
+
+// With CONFIG_DEBUG_SPINLOCK the lock also remembers who holds it, so that taking it twice
+// on one CPU, or releasing a lock this CPU does not hold, panics (kernel/locking/spinlock_debug.c).
+// owner_cpu is the CPU id plus one, so a zeroed lock is a free lock.
+typedef struct spinlock {
+  arch_spinlock_t raw_lock;
+#ifdef CONFIG_DEBUG_SPINLOCK
+  int owner_cpu;   // holder's CPU + 1; 0 when free
+  void *owner;     // where the holder took it
+#endif
 } spinlock_t;
 
-#define SPINLOCK_INIT { 0, 0 }
+#define SPINLOCK_INIT { .raw_lock = ARCH_SPIN_LOCK_UNLOCKED }
 #define DEFINE_SPINLOCK(x) spinlock_t x = SPINLOCK_INIT
 
+#ifdef CONFIG_DEBUG_SPINLOCK
 void spin_lock_init(spinlock_t *l);
 void spin_lock(spinlock_t *l);
 void spin_unlock(spinlock_t *l);
 bool spin_trylock(spinlock_t *l);
-bool spin_is_locked(spinlock_t *l);
+#else
+static inline void spin_lock_init(spinlock_t *l) { *l = (spinlock_t)SPINLOCK_INIT; }
+static inline void spin_lock(spinlock_t *l) { arch_spin_lock(&l->raw_lock); }
+static inline void spin_unlock(spinlock_t *l) { arch_spin_unlock(&l->raw_lock); }
+static inline bool spin_trylock(spinlock_t *l) { return arch_spin_trylock(&l->raw_lock); }
+#endif
 
-#include "x86.h"
-// Linux's calling convention: flags is an lvalue the macro fills in.
+static inline bool spin_is_locked(spinlock_t *l) { return arch_spin_is_locked(&l->raw_lock); }
+
+// Linux's calling convention: flags is an lvalue the macro fills in. Interrupts go off
+// first: a handler on this CPU that wants the same lock would otherwise spin forever.
 #define spin_lock_irqsave(l, flags) \
   do { (flags) = local_irq_save(); spin_lock(l); } while(0)
 #define spin_unlock_irqrestore(l, flags) \

@@ -1,9 +1,12 @@
 // The kernel's table of contents: every subsystem's init, in boot order, one line each.
 // kmain runs on the boot CPU from boot/entry.S; rest_init continues on a guarded stack.
+#include "bench.h"
 #include "bootinfo.h"
 #include "bootmem.h"
 #include "cmdline.h"
 #include "cpu.h"
+#include "fault_inject.h"
+#include "mm.h"
 #include "paging.h"
 #include "power.h"
 #include "printk.h"
@@ -12,6 +15,7 @@
 #include "selftest.h"
 #include "serial.h"
 #include "smp.h"
+#include "spinlock.h"
 #include "time.h"
 #include "traps.h"
 #include "x86.h"
@@ -37,8 +41,9 @@ rest_init(void)
   smp_init();                          // ACPI, APICs, and every other CPU
   local_irq_enable();                  // the tick and IPIs from here on
   rcu_init();                          // the grace-period thread
+  fault_inject_init();                 // failslab=, failpage=: armed once boot is done
   int failed = selftest_run();         // selftest=: the SELFTEST lines and summary
-  printk("BENCH-DONE suites=0 secs=0\n");
+  failed += bench_run();               // bench=: the BENCH lines, then BENCH-DONE
   kernel_end(failed == 0);             // END line, then leave QEMU
 }
 
@@ -48,6 +53,7 @@ kmain(u32 magic, u64 mbi_phys)
   tsc_boot = rdtsc();                  // boot_us counts from here
   serial_init();                       // COM1: printk reaches the console from here on
   percpu_early_init();                 // %gs -> the boot CPU's area
+  virt_spin_lock_init();               // under a hypervisor spin_lock tests-and-sets
   idt_init();                          // every vector has a handler ...
   idt_load();                          // ... so a fault now panics with a backtrace
   multiboot_parse(magic, mbi_phys);    // copy the memory map, command line and RSDP
@@ -58,6 +64,7 @@ kmain(u32 magic, u64 mbi_phys)
   bootmem_init();                      // the early allocator over the memory map
   paging_init();                       // direct map, W^X kernel image, no page 0
   bootmem_print();                     // the memory map and every reserved range
+  mm_init();                           // pages, slab: all allocations from here on
   cpu_init(this_cpu_info());           // GDT, TSS and IST stacks of the boot CPU
   this_cpu_info()->stack_top = stack_alloc(KSTACK_SIZE);   // a stack with a guard page ...
   call_on_stack(this_cpu_info()->stack_top, rest_init);    // ... replaces the boot stack

@@ -80,6 +80,10 @@ wake_gp_thread(void)
 void
 call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *))
 {
+  if(READ_ONCE(planted_early)) {   // planted-rcu: no grace period at all
+    func(head);
+    return;
+  }
   head->func = func;
   head->next = NULL;
   u64 flags = local_irq_save();
@@ -221,10 +225,6 @@ run_grace_period(void)
   }
 
   while(cpumask_weight(&qs_pending) != 0) {
-    if(READ_ONCE(planted_early)) {   // planted-rcu: end it now, readers or not
-      cpumask_clear(&qs_pending);
-      break;
-    }
     wait_event_timeout(rcu_gp_wq, cpumask_weight(&qs_pending) == 0, TICK_NS);
     // A CPU that went idle since the start, or is idle now, has passed a quiescent state.
     for_each_cpu(cpu, &qs_pending) {
@@ -259,6 +259,7 @@ rcu_gp_thread(void *arg)
     wait_event(rcu_gp_wq, callbacks_waiting());
     WRITE_ONCE(gp_thread_sleeping, false);
     run_grace_period();
+    cond_resched();   // back-to-back grace periods must not keep this CPU from others
   }
   return 0;
 }

@@ -5,6 +5,7 @@
 #include "cpumask.h"
 #include "paging.h"
 #include "panic.h"
+#include "preempt.h"
 #include "printk.h"
 #include "rcupdate.h"
 #include "sched.h"
@@ -31,6 +32,7 @@ struct rq {
 };
 
 DEFINE_PER_CPU(struct rq, runqueue);
+DEFINE_PER_CPU(int, preempt_count);
 struct thread threads[MAX_THREADS];
 static DEFINE_SPINLOCK(threads_lock);
 static DECLARE_WAIT_QUEUE_HEAD(exit_wq);   // kthread_join waits here
@@ -94,6 +96,9 @@ finish_switch(struct rq *rq)
 void
 schedule(void)
 {
+  if(this_cpu(preempt_count) != 0)
+    panic("scheduling while atomic: preempt_count %d in %s", this_cpu(preempt_count),
+          current->name);
   rcu_note_context_switch();   // a context switch is a quiescent state
   u64 flags = local_irq_save();
   struct rq *rq = this_rq();

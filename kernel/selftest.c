@@ -39,6 +39,14 @@ find(const char *name)
   return NULL;
 }
 
+// Called once per failed test, right after its SELFTEST line: `break selftest_failed`
+// under make qemu-gdb stops every vCPU there. noipa keeps it a real, uncloned function
+// with this name even though it does nothing.
+static void __attribute__((noipa))
+selftest_failed(const struct selftest *t)
+{
+}
+
 static bool
 run_one(const struct selftest *t)
 {
@@ -49,6 +57,8 @@ run_one(const struct selftest *t)
   bool ok = t->fn();
   u64 ms = (ktime_ns() - t0) / 1000000;
   printk("SELFTEST name=%s result=%s ms=%lu%s\n", t->name, ok ? "pass" : "fail", ms, extra);
+  if(!ok)
+    selftest_failed(t);
   return ok;
 }
 

@@ -1,5 +1,5 @@
 // The end of every run: print the contract's END line, then leave QEMU or stay up.
-// poweroff=no keeps every CPU idle for gdb; panic=halt stops them all where they are.
+// poweroff=no keeps every CPU idle for gdb; panic=halt keeps a failed run stopped where it is.
 #include "cmdline.h"
 #include "panic.h"
 #include "power.h"
@@ -11,11 +11,13 @@ void
 kernel_end(bool pass)
 {
   printk(KERN_EMERG "END result=%s\n", pass ? "pass" : "fail");
+  // panic=halt holds every failed run for gdb, a failed self-test as well as a panic.
+  // After a panic the other CPUs are stopped by NMI; otherwise they are idle already.
+  if(!pass && kcmdline.panic == PANIC_HALT) {
+    printk(KERN_EMERG "panic=halt: the run failed and stays stopped; attach gdb to look around\n");
+    machine_halt();
+  }
   if(panic_in_progress()) {
-    if(kcmdline.panic == PANIC_HALT) {
-      printk(KERN_EMERG "panic=halt: every CPU stopped; attach gdb to look around\n");
-      machine_halt();
-    }
     machine_exit(false);
     machine_halt();
   }

@@ -35,7 +35,8 @@ watchdog_tick(void)
   for_each_online_cpu(cpu) {
     struct cpu *c = per_cpu_ptr(&cpu_info, cpu);
     u64 stamp = __atomic_load_n(&per_cpu(wd_stamp, cpu), __ATOMIC_RELAXED);
-    if(cpu == me || __atomic_load_n(&c->idle, __ATOMIC_RELAXED) || stamp == 0 ||
+    // A stamp taken after our `now` (the other CPU ticked meanwhile) is progress too.
+    if(cpu == me || __atomic_load_n(&c->idle, __ATOMIC_RELAXED) || stamp == 0 || stamp >= now ||
        now - stamp < WATCHDOG_SECS * 1000000000UL || per_cpu(wd_fired, cpu))
       continue;
     per_cpu(wd_fired, cpu) = true;

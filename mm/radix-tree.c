@@ -259,7 +259,7 @@ radix_tree_lookup_slot(struct radix_tree_root *root, unsigned long index)
   return rcu_dereference(*slot) ? slot : NULL;
 }
 
-// How many new nodes an insert at index takes (link() spends exactly these),
+// How many new nodes an insert at index takes (attach() spends exactly these),
 // or -EEXIST if index is taken.
 static int
 nodes_needed(struct radix_tree_root *root, unsigned long index)
@@ -288,21 +288,22 @@ nodes_needed(struct radix_tree_root *root, unsigned long index)
 // rcu_assign_pointer publishes it, so readers see the old tree or a consistent
 // part of the new one.
 static void
-link(struct radix_tree_root *root, unsigned long index, void *item,
-     struct radix_tree_node **fresh)
+attach(struct radix_tree_root *root, unsigned long index, void *item,
+       struct radix_tree_node **fresh)
 {
   struct radix_tree_node *top, *node, *child;
-  unsigned int shift, h, off, tag;
+  unsigned int shift, height, h, off, tag;
 
   shift = root->shift;
+  height = height_for(shift, index);
   top = root->rnode;
   if(!top){
     top = *fresh++;
-    top->height = height_for(shift, index);
+    top->height = height;
   }
   // Grow: each new root holds the old one in slot 0 and inherits its tags (Linux's
   // radix_tree_extend). They stay private until root->rnode is set, so plain stores do.
-  for(h = top->height + 1; h <= height_for(shift, index); h++){
+  for(h = top->height + 1; h <= height; h++){
     node = *fresh++;
     node->height = h;
     node->slots[0] = top;
@@ -351,7 +352,7 @@ radix_tree_insert(struct radix_tree_root *root, unsigned long index, void *item)
       return -ENOMEM;
     }
   }
-  link(root, index, item, fresh);
+  attach(root, index, item, fresh);
   return 0;
 }
 

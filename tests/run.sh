@@ -85,6 +85,13 @@ rc=$?
 [ $rc != 0 ] && grep -q TIMEOUT "$logs/timeout.out"
 result "boot/TIMEOUT kills a run that stays up" $? "(exit $rc)"
 
+# A short torture boot at 64 vCPUs: RCU and the kernel's own locks with 64 CPUs in play.
+name=torture-smp64
+boot "$name" 64 "bench=none selftest=rcutorture,locktorture-spinlock,locktorture-mutex,locktorture-rwsem"
+rc=$?
+[ $rc = 0 ] && [ "$(grep -c 'SELFTEST name=.* result=pass' "$logs/$name.log")" = 4 ]
+result "boot/torture@smp64" $? "(exit $rc, log $logs/$name.log)"
+
 echo "== planted tests: each alone, and each must be caught (PANIC, or SELFTEST result=fail)"
 boot selftest-list 1 "bench=none selftest=list"
 planted=$(sed -nE 's/.*selftest: (planted-[a-z0-9-]+).*/\1/p' "$logs/selftest-list.log")
@@ -108,9 +115,21 @@ for t in $planted; do
   result "planted/$t caught" $ok "(exit $rc, log $logs/$t.log)"
 done
 
+echo "== benchmarks: bench=quick, every point of each suite checked by tests/bench/check_bench.py"
+boot bench-quick-locks 2 "bench=quick,locks"
+rc=$?
+tests/bench/check_bench.py "$logs/bench-quick-locks.log" 2 --quick > "$logs/bench-quick-locks.check" 2>&1
+ok=$?
+result "bench/quick-locks@smp2" $((rc | ok)) "(exit $rc; $(tail -n 1 "$logs/bench-quick-locks.check"))"
+
 echo "== gdb"
 tests/gdb/smoke.sh 8 > "$logs/gdb-smoke.out" 2>&1
 result "gdb/smoke@smp8" $? "($(grep -c FAIL "$logs/gdb-smoke.out") checks failed; $logs/gdb-smoke.out)"
+for part in live step fail; do
+  tests/gdb/session.sh $part > "$logs/gdb-session-$part.out" 2>&1
+  result "gdb/session-$part@smp8" $? \
+    "($(grep -c '^FAIL' "$logs/gdb-session-$part.out") checks failed; $logs/gdb-session-$part.out)"
+done
 
 echo "== done in $(( $(date +%s) - start )) s"
 echo "$passed passed, $failed failed"

@@ -2,7 +2,7 @@
 # Boots the kernel's GRUB image in QEMU, keeps the serial log under build/logs/, and maps
 # the outcome to an exit status: 0 only when the kernel printed END result=pass and exited.
 set -u
-smp=8 mem=1G cmdline="" accel="" timeout=900 gdb="" log=""
+smp=8 mem=1G cmdline="" accel="" timeout=900 gdb="" gdbwait=yes log=""
 while [ $# -gt 0 ]; do
   case $1 in
     --smp) smp=$2; shift ;;
@@ -12,6 +12,7 @@ while [ $# -gt 0 ]; do
     --timeout) timeout=$2; shift ;;
     --log) log=$2; shift ;;
     --gdb) gdb=$2; shift ;;
+    --gdb-nowait) gdb=$2; gdbwait=no; shift ;;   # stub, but the kernel runs until gdb attaches
     *) echo "qemu.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -51,7 +52,10 @@ if [ -t 0 ] && [ -t 1 ]; then
 else
   args+=(-serial stdio -monitor none)
 fi
-if [ -n "$gdb" ]; then
+if [ -n "$gdb" ] && [ $gdbwait = no ]; then
+  args+=(-gdb "tcp:127.0.0.1:$gdb")
+  echo "qemu: running, gdb stub on 127.0.0.1:$gdb; attaching stops every vCPU"
+elif [ -n "$gdb" ]; then
   args+=(-S -gdb "tcp:127.0.0.1:$gdb")
   echo "qemu: halted at reset, gdb stub on 127.0.0.1:$gdb; run 'make gdb' in another terminal"
 fi

@@ -3,6 +3,7 @@
 #include "bootinfo.h"
 #include "bootmem.h"
 #include "memlayout.h"
+#include "mm.h"
 #include "paging.h"
 #include "panic.h"
 #include "printk.h"
@@ -30,10 +31,17 @@ pt_va(u64 pa)
 }
 
 // Page-table pages come from the boot allocator, below 1 GiB so the boot
-// window reaches them.
+// window reaches them, until the page allocator takes over (mm_init). Callers hold
+// kernel_pt_lock, so they may not sleep.
 u64
 pt_alloc(void)
 {
+  if(page_alloc_ready()) {
+    struct page *p = alloc_page(GFP_ATOMIC | __GFP_ZERO);
+    if(!p)
+      panic("pt_alloc: out of memory");
+    return page_to_phys(p);
+  }
   u64 pa = bootmem_alloc(PAGE_SIZE, PAGE_SIZE, 1UL << 30);
   memset(pt_va(pa), 0, PAGE_SIZE);
   return pa;
@@ -171,7 +179,15 @@ stack_alloc(u64 size)
   if(va + size > VMAP_BASE + VMAP_SIZE)
     panic("stack_alloc: vmap area exhausted");
   for(u64 off = 0; off < size; off += PAGE_SIZE) {
-    u64 pa = bootmem_alloc(PAGE_SIZE, PAGE_SIZE, ~0UL);
+    u64 pa;
+    if(page_alloc_ready()) {   // the boot allocator serves only until mm_init
+      struct page *p = alloc_page(GFP_KERNEL);
+      if(!p)
+        panic("stack_alloc: out of memory");
+      pa = page_to_phys(p);
+    } else {
+      pa = bootmem_alloc(PAGE_SIZE, PAGE_SIZE, ~0UL);
+    }
     if(kernel_map(va + off, pa, PAGE_SIZE, PTE_W | pte_nx) < 0)
       panic("stack_alloc: cannot map %#lx", va + off);
   }

@@ -7,6 +7,7 @@
 #include "cpu.h"
 #include "cpumask.h"
 #include "memlayout.h"
+#include "mm.h"
 #include "paging.h"
 #include "power.h"
 #include "panic.h"
@@ -53,13 +54,18 @@ percpu_early_init(void)
 }
 
 // Each AP gets a copy of the per-CPU section, a guarded stack and its IST stacks, all
-// allocated here on the boot CPU (the boot allocator takes no lock).
+// allocated here on the boot CPU.
 static void
 prepare_cpu(int id, u32 apic)
 {
   u64 size = __per_cpu_end - __per_cpu_start;
-  char *area = __va(bootmem_alloc(size, PAGE_SIZE, ~0UL));
-  memcpy(area, __per_cpu_start, size);
+  struct page *pages = alloc_pages(GFP_KERNEL, get_order(size));
+  if(!pages)
+    panic("smp: no memory for CPU %d's per-CPU area", id);
+  char *area = page_address(pages);
+  // Zeroed, not copied: the boot CPU's copy is live by now (its run queue, RCU lists),
+  // so per-CPU variables take no initializers and start at zero on every CPU.
+  memset(area, 0, size);
   __per_cpu_offset[id] = (u64)area - (u64)__per_cpu_start;
   struct cpu *c = per_cpu_ptr(&cpu_info, id);
   memset(c, 0, sizeof(*c));

@@ -1,11 +1,11 @@
-// Host test for mm/radix-tree.c: random operations against a sorted-array model at several
-// fanouts, minimal height, preload under allocation failure, RCU readers racing writers, leaks.
+// Host test for mm/radix-tree.c: random operations against a sorted-array model at
+// several fanouts, minimal height, preload under allocation failure, RCU races, leaks.
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>   // not <time.h>: include/time.h, the kernel's, comes first
+#include <sys/time.h>   // not <time.h>, which -Iinclude would take from include/
 #include <unistd.h>
 
 #include "../check.h"
@@ -16,6 +16,7 @@
 #include "rcupdate.h"
 #include "slab.h"
 #include "radix-tree.h"
+#include "model.h"
 
 #define TAGS RADIX_TREE_MAX_TAGS
 #define GANG_MAX 48
@@ -25,7 +26,8 @@ static bool long_run;
 static unsigned long opno;      // operation being checked, for failure reports
 static long bad;                // mismatches seen by expect()
 
-// xorshift64* (Vigna, "An experimental exploration of Marsaglia's xorshift generators", 2016).
+// xorshift64* (Vigna, "An experimental exploration of Marsaglia's xorshift
+// generators", 2016).
 static unsigned long
 rnd(unsigned long *s)
 {
@@ -45,112 +47,6 @@ mismatch(int line, const char *what)
 {
   if(bad++ < 10)
     fprintf(stderr, "test_radix.c:%d: %s (seed %lu, op %lu)\n", line, what, seed, opno);
-}
-
-// The reference: entries sorted by index.
-struct ent {
-  unsigned long index;
-  void *item;
-  unsigned int tags;
-};
-
-struct model {
-  struct ent *e;
-  size_t n, cap;
-};
-
-static size_t
-lower_bound(struct model *m, unsigned long index)
-{
-  size_t lo, hi, mid;
-
-  lo = 0;
-  hi = m->n;
-  while(lo < hi){
-    mid = lo + (hi - lo) / 2;
-    if(m->e[mid].index < index)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
-static struct ent *
-model_get(struct model *m, unsigned long index)
-{
-  size_t i;
-
-  i = lower_bound(m, index);
-  return i < m->n && m->e[i].index == index ? &m->e[i] : NULL;
-}
-
-static void
-model_add(struct model *m, unsigned long index, void *item)
-{
-  size_t i;
-
-  if(m->n == m->cap){
-    m->cap = m->cap ? 2 * m->cap : 256;
-    m->e = realloc(m->e, m->cap * sizeof(*m->e));
-    if(!m->e)
-      abort();
-  }
-  i = lower_bound(m, index);
-  memmove(&m->e[i + 1], &m->e[i], (m->n - i) * sizeof(*m->e));
-  m->e[i] = (struct ent){ index, item, 0 };
-  m->n++;
-}
-
-static void
-model_del(struct model *m, unsigned long index)
-{
-  size_t i;
-
-  i = lower_bound(m, index);
-  memmove(&m->e[i], &m->e[i + 1], (m->n - i - 1) * sizeof(*m->e));
-  m->n--;
-}
-
-// Smallest height holding index, computed independently of the tree's own helper.
-static unsigned int
-min_height(unsigned int shift, unsigned long index)
-{
-  unsigned int h;
-
-  h = 1;
-  while(h * shift < 64 && index >> (h * shift))
-    h++;
-  return h;
-}
-
-static unsigned int
-model_height(struct model *m, unsigned int shift)
-{
-  return m->n ? min_height(shift, m->e[m->n - 1].index) : 0;
-}
-
-// Nodes a minimal tree holding the model has: at each height, one per distinct
-// index >> (shift * height), the range a node of that height covers.
-static unsigned long
-model_nodes(struct model *m, unsigned int shift)
-{
-  unsigned long total, key, prev;
-  unsigned int h, bits;
-  size_t i;
-
-  total = 0;
-  for(h = 1; h <= model_height(m, shift); h++){
-    bits = h * shift;
-    total++;
-    for(i = 1; i < m->n; i++){
-      prev = bits < 64 ? m->e[i - 1].index >> bits : 0;
-      key = bits < 64 ? m->e[i].index >> bits : 0;
-      if(key != prev)
-        total++;
-    }
-  }
-  return total;
 }
 
 // Compares a gang lookup (tag < 0: untagged) from first against the model.
@@ -196,7 +92,8 @@ check_tree(struct radix_tree_root *root, struct model *m)
   for(i = 0; i < m->n; i++){
     expect(radix_tree_lookup(root, m->e[i].index) == m->e[i].item);
     for(tag = 0; tag < TAGS; tag++)
-      expect(radix_tree_tag_get(root, m->e[i].index, tag) == (int)(m->e[i].tags >> tag & 1));
+      expect(radix_tree_tag_get(root, m->e[i].index, tag) ==
+             (int)(m->e[i].tags >> tag & 1));
   }
   for(tag = 0; tag < TAGS; tag++){
     any = false;
@@ -236,16 +133,23 @@ pick_key(unsigned long *rs, unsigned int regions, const unsigned long *far)
   return base[r] + rnd(rs) % 256;
 }
 
+// Phase settings of a random sequence.
+struct phase {
+  unsigned int insert_pct;    // inserts among inserts and deletes
+  unsigned int preload_pct;   // inserts made after radix_tree_preload
+  unsigned int regions;       // pick_key's regions
+};
+
 static void
 random_insert(struct radix_tree_root *root, struct model *m, unsigned long *rs,
-              unsigned long key)
+              struct phase *ph, unsigned long key)
 {
   void *item;
   bool preloaded;
   int ret;
 
   item = (void *)(rnd(rs) | 1);
-  preloaded = rnd(rs) % 2 && radix_tree_preload(GFP_KERNEL) == 0;
+  preloaded = rnd(rs) % 100 < ph->preload_pct && radix_tree_preload(GFP_KERNEL) == 0;
   ret = radix_tree_insert(root, key, item);
   if(preloaded)
     radix_tree_preload_end();
@@ -260,7 +164,7 @@ random_insert(struct radix_tree_root *root, struct model *m, unsigned long *rs,
 // One random operation on a key from the regions, checked against the model.
 static void
 random_op(struct radix_tree_root *root, struct model *m, unsigned long *rs,
-          unsigned int insert_pct, unsigned long key)
+          struct phase *ph, unsigned long key)
 {
   struct ent *e;
   void **slot;
@@ -274,8 +178,8 @@ random_op(struct radix_tree_root *root, struct model *m, unsigned long *rs,
   tag = rnd(rs) % TAGS;
   r = rnd(rs) % 100;
   if(r < 40){
-    if(rnd(rs) % 100 < insert_pct){
-      random_insert(root, m, rs, key);
+    if(rnd(rs) % 100 < ph->insert_pct){
+      random_insert(root, m, rs, ph, key);
     } else {
       expect(radix_tree_delete(root, key) == (e ? e->item : NULL));
       if(e)
@@ -309,15 +213,18 @@ random_op(struct radix_tree_root *root, struct model *m, unsigned long *rs,
   }
 }
 
-// Test 1: random sequences against the model, with 2% of allocations failing. Phases
-// change the insert/delete balance and the regions used, so heights rise and fall.
+// Test 1: random sequences against the model. Phases change the insert/delete balance
+// and the regions used, so heights rise and fall, and how often allocations fail and
+// inserts preload, so that both the stash and -ENOMEM come into play.
 static void
 test_random(unsigned int shift, unsigned long nops)
 {
   struct radix_tree_root root;
   struct model m = { 0 };
+  static const unsigned int fail_pct[] = { 0, 2, 30 };
   unsigned long rs, far[64];
-  unsigned int insert_pct, regions, i;
+  struct phase ph;
+  unsigned int i;
   long before;
 
   before = bad;
@@ -326,15 +233,14 @@ test_random(unsigned int shift, unsigned long nops)
   for(i = 0; i < 64; i++)
     far[i] = rnd(&rs);
   slab_fail_seed(rs);
-  slab_fail_percent(2);
-  insert_pct = 50;
-  regions = 1;
   for(opno = 0; opno < nops; opno++){
     if(opno % 5000 == 0){
-      insert_pct = 20 + rnd(&rs) % 61;
-      regions = 1 + rnd(&rs) % 31;
+      ph.insert_pct = 20 + rnd(&rs) % 61;
+      ph.preload_pct = rnd(&rs) % 3 * 50;
+      ph.regions = 1 + rnd(&rs) % 31;
+      slab_fail_percent(fail_pct[rnd(&rs) % 3]);
     }
-    random_op(&root, &m, &rs, insert_pct, pick_key(&rs, regions, far));
+    random_op(&root, &m, &rs, &ph, pick_key(&rs, ph.regions, far));
     if(opno % 4096 == 0)
       check_tree(&root, &m);
   }
@@ -420,7 +326,8 @@ test_args(void)
 }
 
 // Test 3a: with every allocation failing, preload still serves inserts from the
-// mempool's reserve until the reserve is spent; then inserts fail cleanly.
+// mempool's reserve until the reserve is spent; then inserts fail cleanly. Runs
+// before anything else draws on the reserves, so they start full.
 static void
 test_preload(void)
 {
@@ -433,7 +340,6 @@ test_preload(void)
   rs = seed + 3;
   size = RADIX_TREE_PRELOAD_SIZE(4);
   CHECK(INIT_RADIX_TREE(&root, 4) == 0);
-  rcu_barrier();                           // freed nodes back in the reserves
   CHECK(radix_tree_preload(GFP_KERNEL) == 0);
   radix_tree_preload_end();
   reserved = mempool_nr_reserved();
@@ -509,13 +415,13 @@ no_preload_thread(void *arg)
   model_del(&m, key);
   nodes = radix_tree_nr_nodes(&root);
   need -= nodes;
-  live = slab_nr_live();
+  live = slab_nr_live() - mempool_nr_reserved();
   for(j = 1; j <= need; j++){
     slab_fail_nth(j);
     CHECK(radix_tree_insert(&root, key, (void *)(key | 1)) == -ENOMEM);
     slab_fail_nth(0);
     CHECK(radix_tree_nr_nodes(&root) == nodes);
-    CHECK(slab_nr_live() == live);
+    CHECK(slab_nr_live() - mempool_nr_reserved() == live);   // none lost
     check_tree(&root, &m);
   }
   slab_fail_nth(need + 1);
@@ -751,12 +657,13 @@ main(int argc, char **argv)
   test_args();
   for(i = RADIX_TREE_MIN_SHIFT; i <= RADIX_TREE_MAX_SHIFT; i++)
     test_height(i);
-  nops = long_run ? 5000000 : 700000;
-  for(i = 0; i < ARRAY_SIZE(shifts); i++)
-    test_random(shifts[i], nops);
+  // Before the random tests, which leave reserve nodes in this thread's stash.
   test_preload();
   pthread_create(&tid, NULL, no_preload_thread, NULL);
   pthread_join(tid, NULL);
+  nops = long_run ? 5000000 : 700000;
+  for(i = 0; i < ARRAY_SIZE(shifts); i++)
+    test_random(shifts[i], nops);
   test_race(2, long_run ? 20 : 2);
   test_race(6, long_run ? 20 : 2);
   test_leaks();

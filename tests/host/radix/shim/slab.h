@@ -14,7 +14,7 @@ void *kmalloc(size_t size, gfp_t gfp);
 void kfree(void *p);
 
 // Test controls. Failures apply to kmem_cache_alloc and kmalloc alike.
-void slab_fail_nth(unsigned long n);       // the nth allocation from now fails (1: the next)
-void slab_fail_percent(unsigned int pct);  // each allocation fails with this chance; 0 stops
+void slab_fail_nth(unsigned long n);       // the nth allocation from now fails; 1: the next
+void slab_fail_percent(unsigned int pct);  // each fails with this chance in 100; 0: none
 void slab_fail_seed(unsigned long seed);   // makes the percent failures repeatable
 long slab_nr_live(void);                   // objects allocated and not yet freed

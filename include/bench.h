@@ -1,0 +1,105 @@
+// The benchmark harness: suites register with BENCH_SUITE; kernel/bench.c runs their thread
+// sweeps and prints the contract's BENCH, BENCH-CMP and BENCH-DONE lines (shared/CONTRACT.md).
+#pragma once
+#include "compiler.h"
+#include "stats.h"
+#include "types.h"
+
+enum bench_sweep {
+  SWEEP_UP,      // powers of two below cpus, then cpus
+  SWEEP_OVER,    // up, then ceil(1.5 cpus), 2 cpus, ceil(2.5 cpus)
+  SWEEP_FIXED,   // 1 2 4 8 16 whatever the CPU count
+};
+
+#define BENCH_MAX_VARIANTS 12
+#define BENCH_MAX_PAIRS 8
+#define BENCH_MAX_EXTRAS 4
+#define BENCH_MAX_SWEEP 16     // thread counts in one sweep (12 at 255 CPUs)
+#define BENCH_QUICK_FANOUT 64  // bench=quick keeps only this fanout
+
+struct bench_variant {
+  const char *name;
+  int fanout;   // 0: the variant has none
+  bool quick;   // kept by bench=quick whatever its fanout
+};
+
+// A BENCH-CMP line per thread count: variant a against variant b (fanout 0: none).
+struct bench_pair {
+  const char *a;
+  int fanout_a;
+  const char *b;
+  int fanout_b;
+};
+
+struct benchsuite;
+
+// What a worker sees. The harness owns everything but priv.
+struct bench_ctx {
+  const struct benchsuite *suite;
+  const struct bench_variant *variant;
+  int vi;            // index of variant in suite->variants
+  int threads;       // workers in the running point
+  int max_threads;   // the most workers any point of this variant runs (for setup)
+  bool stop;         // set when the run's time is up: workers return (bench_stopped)
+  u64 start_ns;      // ktime_ns when the last worker woke: the timed interval begins
+  u64 deadline;      // ktime_ns at which the run's time is up
+  u64 stop_ns;       // ktime_ns at which stop was set: the timed interval ends
+  void *priv;        // the suite's own state, from setup
+};
+
+struct benchsuite {
+  const char *name;      // as in bench=, one of bench_names[]
+  const char *seed;      // the experiment it re-runs, one line
+  const char *op;        // one operation, as the contract counts it
+  int sweep;             // enum bench_sweep
+  struct bench_variant variants[BENCH_MAX_VARIANTS];   // up to the first without a name
+  struct bench_pair pairs[BENCH_MAX_PAIRS];   // likewise; the first is the table's ratio column
+  const char *extras[BENCH_MAX_EXTRAS];   // contract names of extra values, NULL-terminated
+
+  // Before and after all points of one variant; setup returns 0 or a negative errno.
+  int (*setup)(struct bench_ctx *ctx);
+  void (*teardown)(struct bench_ctx *ctx);
+  // Run by every worker thread: loops until bench_stopped(ctx), calling bench_yield(ctx)
+  // outside any lock every few microseconds, and returns how many operations it did.
+  u64 (*worker)(struct bench_ctx *ctx, int thread_index);
+  // After every run with all workers parked (optional): checks the run's total operations
+  // against the suite's own state; false is a failure of the benchmarked code.
+  bool (*verify)(struct bench_ctx *ctx, u64 ops);
+  // After every measured run (optional): the run's extras in milli-units, in the order of
+  // extras[], from its operations and length; the BENCH line has their mean over the runs.
+  void (*extra)(struct bench_ctx *ctx, u64 ops, u64 ns, u64 *value_m);
+};
+
+#define BENCH_SUITE(var)                                                      \
+  static const struct benchsuite var __used __section(".benchsuites") __aligned(8)
+
+static inline bool
+bench_stopped(const struct bench_ctx *ctx)
+{
+  return READ_ONCE(ctx->stop);
+}
+
+// A worker's cond_resched, which also ends the run once its time is up.
+void bench_yield(struct bench_ctx *ctx);
+
+// Runs every suite bench= selects, then prints BENCH-DONE (always, also with bench=none).
+// Returns the number of failures: setups that failed, workers that could not start, verify.
+int bench_run(void);
+
+// One suite's measured points, kept for its comparisons and its table.
+struct bench_results {
+  int nthreads;
+  int threads[BENCH_MAX_SWEEP];
+  bool ran[BENCH_MAX_VARIANTS][BENCH_MAX_SWEEP];
+  struct stats st[BENCH_MAX_VARIANTS][BENCH_MAX_SWEEP];
+};
+
+// Plans and human tables (kernel/bench_table.c).
+int bench_nvariants(const struct benchsuite *s);
+int bench_find_variant(const struct benchsuite *s, const char *name, int fanout);
+int bench_sweep(int sweep, int cpus, bool quick, int *threads);
+bool bench_variant_runs(const struct bench_variant *v, bool quick);
+int bench_points(const struct benchsuite *s, int cpus, bool quick);
+int bench_fmt_milli(char *buf, size_t size, u64 m);
+int bench_fmt_rate(char *buf, size_t size, u64 m);
+void bench_table(const struct benchsuite *s, const struct bench_results *r);

@@ -1,0 +1,20 @@
+// Allocation flags: what the caller allows the page and slab allocators to do for it.
+// Linux's names; one bit says whether the caller may sleep, the others modify the request.
+#pragma once
+
+typedef unsigned int gfp_t;
+
+#define __GFP_RECLAIM 0x1u   // may sleep: wait for memory to be freed or reclaimed
+#define __GFP_ZERO    0x2u   // return zeroed memory
+#define __GFP_NOWARN  0x4u   // a failure is expected: do not print it
+
+// GFP_ATOMIC is the absence of __GFP_RECLAIM: interrupt handlers, IPI handlers and
+// code holding a spinlock must use it.
+#define GFP_ATOMIC 0u
+#define GFP_KERNEL __GFP_RECLAIM
+
+static inline int
+gfpflags_allow_blocking(gfp_t gfp)
+{
+  return (gfp & __GFP_RECLAIM) != 0;
+}

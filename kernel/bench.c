@@ -1,0 +1,388 @@
+// The benchmark runner: runs the sweeps of the suites bench= selects, a warm-up and bench.runs
+// timed runs per point, and prints the BENCH, BENCH-CMP and BENCH-DONE lines of the contract.
+#include "bench.h"
+#include "cmdline.h"
+#include "cpumask.h"
+#include "printk.h"
+#include "sched.h"
+#include "smp.h"
+#include "stats.h"
+#include "string.h"
+#include "time.h"
+#include "vsprintf.h"
+#include "wait.h"
+
+extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
+
+// A full boot (bench=all: eight suites, 161 points at 8 CPUs) times 161 x 6 x 0.1 s, about
+// 100 s, at these defaults, to fit `make qemu-smp8` in five minutes on a 2-core host. The
+// wall clock runs longer: each run first waits for every worker to wake, and contended runs
+// overrun (a lock hand-over may wait for a descheduled vCPU; a run ends between operations).
+#define DEFAULT_RUNS 5
+#define DEFAULT_US 100000
+#define QUICK_RUNS 3        // bench=quick, as the contract fixes it
+#define QUICK_US 200000
+#define MAX_WORKERS 640     // ceil(2.5 * 255): the over sweep at the most CPUs QEMU gives
+
+struct worker {
+  int index;
+  struct thread *thread;
+  int gen;              // the last generation it was released in
+  u64 ops;              // operations of its last run
+};
+
+// The point being measured. Its workers park at a sleeping barrier between runs: the last
+// to park wakes the runner, which releases the next run by bumping generation. The last
+// worker to wake up starts the clock (see start_together).
+static struct bench_ctx ctx;
+static struct worker workers[MAX_WORKERS];
+static int parked;
+static int generation;
+static int started;     // workers awake in this run
+static int going;       // the generation whose clock has started
+static u64 run_ns;      // length of one run
+static bool quit;
+static DECLARE_WAIT_QUEUE_HEAD(start_wq);   // workers wait here for the next run
+static DECLARE_WAIT_QUEUE_HEAD(park_wq);    // the runner waits here for the workers
+
+static int failures;
+static struct bench_results results;
+
+// The release wakes the workers, but a wake-up IPI to a halted vCPU can take longer than
+// a whole run when vCPUs outnumber host cores (TCG). So the clock starts only when the last
+// worker is awake: it stamps the start and sets the deadline, and the earlier ones wait
+// for it yielding, never holding a CPU that a sleeping peer needs, and never halting, which
+// would cost them a second slow wake-up.
+static void
+start_together(struct worker *w)
+{
+  if(__atomic_add_fetch(&started, 1, __ATOMIC_ACQ_REL) == ctx.threads){
+    ctx.start_ns = ktime_ns();
+    ctx.deadline = ctx.start_ns + run_ns;
+    __atomic_store_n(&going, w->gen, __ATOMIC_RELEASE);
+    return;
+  }
+  while(__atomic_load_n(&going, __ATOMIC_ACQUIRE) != w->gen)
+    yield();
+}
+
+static int
+worker_main(void *arg)
+{
+  struct worker *w = arg;
+
+  for(;;){
+    // Release: the runner reads w->ops once it sees everyone parked.
+    if(__atomic_add_fetch(&parked, 1, __ATOMIC_ACQ_REL) == ctx.threads)
+      wake_up(&park_wq);
+    wait_event(start_wq, __atomic_load_n(&generation, __ATOMIC_ACQUIRE) != w->gen);
+    w->gen++;
+    if(READ_ONCE(quit))
+      return 0;
+    start_together(w);
+    w->ops = ctx.suite->worker(&ctx, w->index);
+  }
+}
+
+static void
+wait_parked(void)
+{
+  wait_event(park_wq, __atomic_load_n(&parked, __ATOMIC_ACQUIRE) == ctx.threads);
+}
+
+// Lets the parked workers go, either into a run or, with quit set, out.
+static void
+release(void)
+{
+  __atomic_store_n(&parked, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&started, 0, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
+  wake_up_all(&start_wq);
+}
+
+// The workers end a run themselves: the runner may share CPU 0 with one of them, which
+// lets it in only at its next cond_resched. The first to see the deadline pass stamps
+// the end of the interval.
+void
+bench_yield(struct bench_ctx *c)
+{
+  u64 now, none = 0;
+
+  if(!READ_ONCE(c->stop) && (now = ktime_ns()) >= c->deadline){
+    __atomic_compare_exchange_n(&c->stop_ns, &none, now, false, __ATOMIC_RELAXED,
+                                __ATOMIC_RELAXED);
+    __atomic_store_n(&c->stop, true, __ATOMIC_RELEASE);
+  }
+  cond_resched();
+}
+
+// One run of us microseconds, timed from the moment every worker is awake to the stop;
+// returns the operations done, every worker parked again. A worker that sees stop late
+// adds the operation it was in after the interval closes: one in hundreds of thousands.
+static u64
+run_once(u32 us, u64 *ns)
+{
+  u64 ops = 0;
+  int i;
+
+  WRITE_ONCE(ctx.stop, false);
+  ctx.stop_ns = 0;
+  run_ns = (u64)us * 1000;
+  release();
+  wait_parked();
+  *ns = ctx.stop_ns - ctx.start_ns;
+  for(i = 0; i < ctx.threads; i++)
+    ops += workers[i].ops;
+  return ops;
+}
+
+// Workers one per online CPU in id order, then round-robin over them again: the contract's
+// "bound one per CPU up to cpus; beyond that they share CPUs". Returns how many started.
+static int
+start_workers(int n)
+{
+  static int cpus[NR_CPUS];
+  int ncpus = 0, cpu, i;
+
+  for_each_online_cpu(cpu)
+    cpus[ncpus++] = cpu;
+  __atomic_store_n(&parked, 0, __ATOMIC_RELAXED);
+  WRITE_ONCE(quit, false);
+  ctx.threads = n;
+  for(i = 0; i < n; i++){
+    workers[i].index = i;
+    workers[i].gen = generation;
+    workers[i].ops = 0;
+    workers[i].thread = kthread_create(worker_main, &workers[i], cpus[i % ncpus],
+                                       "bench/%s/%d", ctx.suite->name, i);
+    if(!workers[i].thread)
+      break;
+  }
+  return i;
+}
+
+// Tells the n started workers to exit and reaps them. They may still be on their way
+// to the barrier: the new generation lets them through whenever they get there,
+// since each compares it with the one it was created in.
+static void
+stop_workers(int n)
+{
+  int i;
+
+  WRITE_ONCE(quit, true);
+  release();
+  for(i = 0; i < n; i++)
+    kthread_join(workers[i].thread);
+}
+
+static void
+check_run(u64 ops)
+{
+  if(ctx.suite->verify && !ctx.suite->verify(&ctx, ops)){
+    pr_err("bench: %s: %s at %d threads FAILED its check after a run of %lu operations\n",
+           ctx.suite->name, ctx.variant->name, ctx.threads, ops);
+    failures++;
+  }
+}
+
+static void
+print_point(const struct stats *st, const u64 *extra_m)
+{
+  const struct benchsuite *s = ctx.suite;
+  char line[512], num[32];
+  int len, i;
+
+  len = scnprintf(line, sizeof(line), "BENCH suite=%s variant=%s", s->name, ctx.variant->name);
+  if(ctx.variant->fanout)
+    len += scnprintf(line + len, sizeof(line) - len, " fanout=%d", ctx.variant->fanout);
+  len += scnprintf(line + len, sizeof(line) - len, " threads=%d runs=%u", ctx.threads, st->n);
+  bench_fmt_milli(num, sizeof(num), st->mean_m);
+  len += scnprintf(line + len, sizeof(line) - len, " ops_per_sec=%s", num);
+  bench_fmt_milli(num, sizeof(num), st->stddev_m);
+  len += scnprintf(line + len, sizeof(line) - len, " stddev=%s", num);
+  bench_fmt_milli(num, sizeof(num), st->ci95_m);
+  len += scnprintf(line + len, sizeof(line) - len, " ci95=%s", num);
+  for(i = 0; i < BENCH_MAX_EXTRAS && s->extras[i]; i++){
+    bench_fmt_milli(num, sizeof(num), extra_m[i]);
+    len += scnprintf(line + len, sizeof(line) - len, " %s=%s", s->extras[i], num);
+  }
+  printk("%s\n", line);
+}
+
+// One point: n workers, an uncounted warm-up run (caches, TLBs, lazily built state), then
+// runs timed runs whose rates give the mean and its interval. False if workers did not start.
+static bool
+measure(int n, u32 runs, u32 us, struct stats *st)
+{
+  static u64 rate[1000];   // bench.runs is at most 1000 (kernel/cmdline.c)
+  u64 extra_m[BENCH_MAX_EXTRAS] = { 0 }, value_m[BENCH_MAX_EXTRAS];
+  u64 ops, ns;
+  int started, i;
+  u32 r;
+
+  started = start_workers(n);
+  if(started < n){
+    pr_err("bench: %s: could not start worker %d of %d\n", ctx.suite->name, started + 1, n);
+    stop_workers(started);
+    return false;
+  }
+  wait_parked();
+  check_run(run_once(us, &ns));
+  for(r = 0; r < runs; r++){
+    ops = run_once(us, &ns);
+    check_run(ops);
+    rate[r] = stats_rate(ops, ns);
+    if(ctx.suite->extra){
+      ctx.suite->extra(&ctx, ops, ns, value_m);
+      for(i = 0; i < BENCH_MAX_EXTRAS; i++)
+        extra_m[i] += value_m[i];
+    }
+  }
+  stop_workers(n);
+
+  stats_compute(st, rate, runs);
+  for(i = 0; i < BENCH_MAX_EXTRAS; i++)
+    extra_m[i] /= runs;
+  print_point(st, extra_m);
+  return true;
+}
+
+static const char *
+verdict_name(int verdict)
+{
+  if(verdict == STATS_FASTER)
+    return "faster";
+  if(verdict == STATS_SLOWER)
+    return "slower";
+  return "same";
+}
+
+// The BENCH-CMP lines of pair p: one per thread count both variants were measured at.
+static void
+compare(const struct benchsuite *s, const struct bench_pair *p)
+{
+  int a = bench_find_variant(s, p->a, p->fanout_a);
+  int b = bench_find_variant(s, p->b, p->fanout_b);
+  char fan[48], ratio[32], ci[32];
+  struct welch w;
+  struct ratio q;
+  int t;
+
+  if(a < 0 || b < 0){
+    pr_err("bench: %s: pair %s/%s names a variant the suite does not have\n",
+           s->name, p->a, p->b);
+    failures++;
+    return;
+  }
+  fan[0] = 0;
+  if(p->fanout_a)
+    scnprintf(fan, sizeof(fan), " fanout_a=%d", p->fanout_a);
+  if(p->fanout_b)
+    scnprintf(fan + strlen(fan), sizeof(fan) - strlen(fan), " fanout_b=%d", p->fanout_b);
+  for(t = 0; t < results.nthreads; t++){
+    if(!results.ran[a][t] || !results.ran[b][t])
+      continue;
+    if(stats_ratio(&q, &results.st[a][t], &results.st[b][t]) < 0)
+      continue;   // b did nothing at all: there is no ratio to print
+    stats_welch(&w, &results.st[a][t], &results.st[b][t]);
+    bench_fmt_milli(ratio, sizeof(ratio), q.ratio_m);
+    bench_fmt_milli(ci, sizeof(ci), q.ci95_m);
+    printk("BENCH-CMP suite=%s a=%s b=%s%s threads=%d ratio=%s ci95=%s verdict=%s\n",
+           s->name, p->a, p->b, fan, results.threads[t], ratio, ci, verdict_name(w.verdict));
+  }
+}
+
+// Milliseconds a plan takes: points of a warm-up and runs timed runs.
+static u64
+plan_ms(int points, u32 runs, u32 us)
+{
+  return (u64)points * (runs + 1) * us / 1000;
+}
+
+static void
+run_suite(const struct benchsuite *s, int cpus, bool quick, u32 runs, u32 us)
+{
+  int nv = bench_nvariants(s), points = bench_points(s, cpus, quick);
+  int vi, t, i;
+
+  memset(&results, 0, sizeof(results));
+  results.nthreads = bench_sweep(s->sweep, cpus, quick, results.threads);
+  printk("bench: %s: %d points x %u runs x %u.%02u s = ~%lu s (%s; one operation: %s)\n",
+         s->name, points, runs + 1, us / 1000000, us % 1000000 / 10000,
+         (plan_ms(points, runs, us) + 500) / 1000, s->seed, s->op);
+
+  for(vi = 0; vi < nv; vi++){
+    if(!bench_variant_runs(&s->variants[vi], quick))
+      continue;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.suite = s;
+    ctx.variant = &s->variants[vi];
+    ctx.vi = vi;
+    ctx.max_threads = results.threads[results.nthreads - 1];
+    if(s->setup && s->setup(&ctx) < 0){
+      pr_err("bench: %s: setting up %s failed; its points are skipped\n", s->name,
+             ctx.variant->name);
+      failures++;
+      continue;
+    }
+    for(t = 0; t < results.nthreads; t++){
+      results.ran[vi][t] = measure(results.threads[t], runs, us, &results.st[vi][t]);
+      if(!results.ran[vi][t])
+        failures++;
+    }
+    if(s->teardown)
+      s->teardown(&ctx);
+  }
+
+  bench_table(s, &results);
+  for(i = 0; i < BENCH_MAX_PAIRS && s->pairs[i].a; i++)
+    compare(s, &s->pairs[i]);
+}
+
+static const struct benchsuite *
+find_suite(const char *name)
+{
+  const struct benchsuite *s;
+
+  for(s = __benchsuites_start; s < __benchsuites_end; s++)
+    if(strcmp(s->name, name) == 0)
+      return s;
+  return NULL;
+}
+
+int
+bench_run(void)
+{
+  const struct benchsuite *todo[NBENCH];
+  int cpus = num_online_cpus(), nsuites = 0, points = 0, i;
+  bool quick = kcmdline.bench_quick;
+  u32 runs = kcmdline.bench_runs ? kcmdline.bench_runs : quick ? QUICK_RUNS : DEFAULT_RUNS;
+  u32 us = kcmdline.bench_secs_us ? kcmdline.bench_secs_us : quick ? QUICK_US : DEFAULT_US;
+  u64 t0 = ktime_ns(), ms;
+
+  // In contract order. bench=all runs what is compiled in; a suite named on its own
+  // that is not is worth a line, since the user asked for it.
+  for(i = 0; i < NBENCH; i++){
+    if(!(kcmdline.bench & (1u << i)))
+      continue;
+    todo[nsuites] = find_suite(bench_names[i]);
+    if(todo[nsuites])
+      points += bench_points(todo[nsuites++], cpus, quick);
+    else if(kcmdline.bench != BENCH_ALL)
+      pr_err("bench: no suite '%s' in this kernel; skipped\n", bench_names[i]);
+  }
+  if(nsuites > 0)
+    printk("bench: %d suites, %d points at %d CPUs, %u runs of %u.%02u s each and a warm-up:"
+           " ~%lu s\n", nsuites, points, cpus, runs, us / 1000000, us % 1000000 / 10000,
+           (plan_ms(points, runs, us) + 500) / 1000);
+
+  failures = 0;
+  for(i = 0; i < nsuites; i++)
+    run_suite(todo[i], cpus, quick, runs, us);
+
+  ms = (ktime_ns() - t0) / 1000000;
+  printk("BENCH-DONE suites=%d secs=%lu.%03lu\n", nsuites, ms / 1000, ms % 1000);
+  if(failures)
+    pr_err("bench: %d failures\n", failures);
+  return failures;
+}

@@ -1,0 +1,89 @@
+// Reader-writer spinlock on one word (include/rwlock.h): readers count up, a writer sets a bit.
+// Writer preference as in Linux's qrwlock: a waiting writer sets RW_WAITING and new readers wait.
+//
+// Writers among themselves are not queued: whoever sees the lock free first takes it, and
+// clears RW_WAITING as it does; any writer still waiting sets the bit again on its next look.
+// A reader in an interrupt ignores RW_WAITING (Linux's qrwlock does the same): the code it
+// interrupted may hold the lock for reading, and the waiting writer waits for that code,
+// which cannot go on until the interrupt returns.
+#include "cpu.h"
+#include "rwlock.h"
+#include "tick.h"
+#include "x86.h"
+
+#define RW_WRITER  1u   // a writer holds the lock
+#define RW_WAITING 2u   // a writer waits: new readers wait too
+#define RW_READER  4u   // one reader
+
+void
+rwlock_init(rwlock_t *l)
+{
+  l->cnts = 0;
+}
+
+// The bits that keep a new reader out.
+static u32
+reader_blockers(void)
+{
+  return in_interrupt() ? RW_WRITER : RW_WRITER | RW_WAITING;
+}
+
+bool
+read_trylock(rwlock_t *l)
+{
+  u32 block = reader_blockers();
+  // Relaxed read: a stale value only makes the compare-and-swap fail and retry.
+  u32 v = __atomic_load_n(&l->cnts, __ATOMIC_RELAXED);
+  // A failed compare-and-swap reloads v: another reader came or went, look again.
+  // Acquire on success: the critical section stays after it.
+  while(!(v & block))
+    if(__atomic_compare_exchange_n(&l->cnts, &v, v + RW_READER, true, __ATOMIC_ACQUIRE,
+                                   __ATOMIC_RELAXED))
+      return true;
+  return false;
+}
+
+void
+read_lock(rwlock_t *l)
+{
+  while(!read_trylock(l))
+    cpu_relax();
+}
+
+void
+read_unlock(rwlock_t *l)
+{
+  // Release: this reader's loads are done before a writer can take the lock.
+  __atomic_fetch_sub(&l->cnts, RW_READER, __ATOMIC_RELEASE);
+}
+
+bool
+write_trylock(rwlock_t *l)
+{
+  // Free means no readers and no writer; a waiting writer's bit may be set, and taking
+  // the lock clears it (see the top of the file).
+  u32 v = __atomic_load_n(&l->cnts, __ATOMIC_RELAXED);
+  // Acquire on success: the critical section stays after it.
+  return !(v & ~RW_WAITING) &&
+         __atomic_compare_exchange_n(&l->cnts, &v, RW_WRITER, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED);
+}
+
+void
+write_lock(rwlock_t *l)
+{
+  while(!write_trylock(l)) {
+    // Relaxed: the bit only holds readers back; the taking is ordered by write_trylock.
+    if(!(__atomic_load_n(&l->cnts, __ATOMIC_RELAXED) & RW_WAITING))
+      __atomic_fetch_or(&l->cnts, RW_WAITING, __ATOMIC_RELAXED);
+    cpu_relax();
+  }
+}
+
+void
+write_unlock(rwlock_t *l)
+{
+  // A subtraction, not a store: RW_WAITING may be set meanwhile and must survive.
+  // Release: the critical section's stores are visible before anyone else gets in.
+  __atomic_fetch_sub(&l->cnts, RW_WRITER, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,189 @@
+// Host test for kernel/bench_table.c: the contract's thread sweeps at many CPU counts, what
+// bench=quick keeps, the number formats of the BENCH lines and the human table.
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "check.h"
+#include "printk.h"
+#include "vsprintf.h"
+
+// printk for the table: the lines it prints, one after another.
+static char out[8192];
+static int outlen;
+
+int
+printk(const char *fmt, ...)
+{
+  va_list ap;
+  int n;
+
+  va_start(ap, fmt);
+  n = vscnprintf(out + outlen, sizeof(out) - outlen, fmt, ap);
+  va_end(ap);
+  outlen += n;
+  return n;
+}
+
+// The sweep as text, "1 2 4 8", for readable comparisons.
+static const char *
+sweep(int kind, int cpus, bool quick)
+{
+  static char buf[256];
+  int t[BENCH_MAX_SWEEP], n, i, len = 0;
+
+  n = bench_sweep(kind, cpus, quick, t);
+  buf[0] = 0;
+  for(i = 0; i < n; i++)
+    len += snprintf(buf + len, sizeof(buf) - len, i ? " %d" : "%d", t[i]);
+  return buf;
+}
+
+static bool
+same(const char *got, const char *want)
+{
+  if(strcmp(got, want) == 0)
+    return true;
+  fprintf(stderr, "  got '%s', want '%s'\n", got, want);
+  return false;
+}
+
+static void
+test_sweeps(void)
+{
+  int t[BENCH_MAX_SWEEP], cpus, n, i;
+
+  // The contract's own examples, at 8 CPUs.
+  CHECK(same(sweep(SWEEP_UP, 8, false), "1 2 4 8"));
+  CHECK(same(sweep(SWEEP_OVER, 8, false), "1 2 4 8 12 16 20"));
+  CHECK(same(sweep(SWEEP_FIXED, 8, false), "1 2 4 8 16"));
+  CHECK(same(sweep(SWEEP_OVER, 8, true), "1 8 16"));
+  CHECK(same(sweep(SWEEP_UP, 8, true), "1 8"));
+  CHECK(same(sweep(SWEEP_FIXED, 2, true), "1 8"));
+  // Odd counts round up; small machines lose the repeats.
+  CHECK(same(sweep(SWEEP_UP, 6, false), "1 2 4 6"));
+  CHECK(same(sweep(SWEEP_OVER, 3, false), "1 2 3 5 6 8"));
+  CHECK(same(sweep(SWEEP_OVER, 2, false), "1 2 3 4 5"));
+  CHECK(same(sweep(SWEEP_OVER, 1, false), "1 2 3"));
+  CHECK(same(sweep(SWEEP_UP, 1, false), "1"));
+  CHECK(same(sweep(SWEEP_UP, 1, true), "1"));
+  CHECK(same(sweep(SWEEP_OVER, 1, true), "1 2"));
+  CHECK(same(sweep(SWEEP_OVER, 255, false), "1 2 4 8 16 32 64 128 255 383 510 638"));
+
+  // Every CPU count QEMU allows: strictly increasing, within the arrays, the contract's ends.
+  for(cpus = 1; cpus <= 255; cpus++){
+    bool ok = true;
+    n = bench_sweep(SWEEP_OVER, cpus, false, t);
+    ok &= n <= BENCH_MAX_SWEEP && t[0] == 1 && t[n - 1] == (5 * cpus + 1) / 2;
+    for(i = 1; i < n; i++)
+      ok &= t[i] > t[i - 1];
+    n = bench_sweep(SWEEP_UP, cpus, false, t);
+    ok &= n <= BENCH_MAX_SWEEP && t[n - 1] == cpus;
+    if(!ok)
+      fprintf(stderr, "  sweep wrong at %d CPUs\n", cpus);
+    CHECK(ok);
+  }
+}
+
+static const struct benchsuite radix = {
+  .name = "radix",
+  .sweep = SWEEP_UP,
+  .variants = { { "lookup", 16 }, { "lookup", 64 }, { "lookup", 128 }, { "plain" },
+                { "kept", 16, true } },
+  .pairs = { { "lookup", 64, "lookup", 16 } },
+};
+
+static void
+test_variants(void)
+{
+  CHECK(bench_nvariants(&radix) == 5);
+  CHECK(bench_find_variant(&radix, "lookup", 64) == 1);
+  CHECK(bench_find_variant(&radix, "lookup", 32) == -1);
+  CHECK(bench_find_variant(&radix, "plain", 0) == 3);
+  CHECK(bench_variant_runs(&radix.variants[0], false));
+  CHECK(!bench_variant_runs(&radix.variants[0], true));
+  CHECK(bench_variant_runs(&radix.variants[1], true));
+  CHECK(bench_variant_runs(&radix.variants[3], true));
+  CHECK(bench_variant_runs(&radix.variants[4], true));
+  CHECK(bench_points(&radix, 8, false) == 5 * 4);
+  CHECK(bench_points(&radix, 8, true) == 3 * 2);
+}
+
+static const char *
+milli(u64 m)
+{
+  static char buf[32];
+  bench_fmt_milli(buf, sizeof(buf), m);
+  return buf;
+}
+
+static const char *
+rate(u64 m)
+{
+  static char buf[32];
+  bench_fmt_rate(buf, sizeof(buf), m);
+  return buf;
+}
+
+static void
+test_formats(void)
+{
+  CHECK(same(milli(1234567891), "1234567.891"));
+  CHECK(same(milli(5), "0.005"));
+  CHECK(same(milli(0), "0.000"));
+  CHECK(same(milli(18446744073709551615ull), "18446744073709551.615"));
+  CHECK(same(rate(9780381330), "9.78M"));
+  CHECK(same(rate(408108864), "408k"));
+  CHECK(same(rate(12345000), "12.3k"));
+  CHECK(same(rate(152844594), "153k"));
+  CHECK(same(rate(999000), "999"));
+  CHECK(same(rate(500), "0.50"));
+  CHECK(same(rate(0), "0.00"));
+  CHECK(same(rate(2500000000000), "2.50G"));
+  CHECK(same(rate(1000000), "1.00k"));
+}
+
+static void
+test_table(void)
+{
+  static struct bench_results r;
+  struct stats *s;
+
+  memset(&r, 0, sizeof(r));
+  r.nthreads = 2;
+  r.threads[0] = 1;
+  r.threads[1] = 8;
+  // lookup/64 and plain at both counts, lookup/16 at one only, the others never.
+  r.ran[1][0] = r.ran[1][1] = r.ran[3][0] = r.ran[3][1] = r.ran[0][0] = true;
+  for(int v = 0; v < 4; v++)
+    for(int t = 0; t < 2; t++){
+      s = &r.st[v][t];
+      s->n = 5;
+      s->mean_m = (u64)(v + 1) * 1000000000 / (t + 1);
+      s->stddev_m = s->mean_m / 100;
+      s->ci95_m = s->mean_m / 80;
+    }
+  outlen = 0;
+  bench_table(&radix, &r);
+  printf("%s", out);
+  CHECK(strstr(out, "bench: radix:") == out);
+  CHECK(strstr(out, "lookup/16") && strstr(out, "lookup/64") && strstr(out, "plain"));
+  CHECK(!strstr(out, "lookup/128") && !strstr(out, "kept"));
+  CHECK(strstr(out, "ratio: lookup/64 over lookup/16") != NULL);   // the main pair
+  CHECK(strstr(out, "2.00M +-25.0k") != NULL);       // lookup/64 at 1 thread
+  CHECK(strstr(out, "2.000 +-") != NULL);            // its ratio to lookup/16
+  // No line may start with a machine word.
+  for(char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+    CHECK(strncmp(p, "BENCH", 5) != 0 && strncmp(p, "END", 3) != 0);
+}
+
+int
+main(void)
+{
+  test_sweeps();
+  test_variants();
+  test_formats();
+  test_table();
+  return check_summary("test_bench");
+}

@@ -1,0 +1,260 @@
+// Self-tests of the spinlock family: the lock and trylock rules on one CPU, then every CPU
+// counting under each lock at once, where a lost update shows up as a wrong total.
+#include "cpu.h"
+#include "cpumask.h"
+#include "panic.h"
+#include "printk.h"
+#include "rwlock.h"
+#include "selftest.h"
+#include "smp.h"
+#include "spinlock.h"
+#include "time.h"
+#include "x86.h"
+
+// Each CPU counts ROUNDS times or until COUNT_NS have passed, whichever comes first. With
+// more vCPUs than host cores a fair lock is often handed to a vCPU the host is not running,
+// and everyone waits until the host runs it (lock-waiter preemption), so a fixed count can
+// take minutes under load. The check stays exact: each CPU keeps a tally of its own, and
+// the shared counter must equal their sum. Interrupts are off meanwhile, so COUNT_NS stays
+// well inside the watchdog's 5 s.
+#define ROUNDS 10000
+#define COUNT_NS 500000000UL
+#define WAIT_NS 4000000000UL   // for the other CPUs to answer
+
+enum kind { TICKET, QUEUED, TAS, SPIN, RWLOCK, NKINDS };
+static const char *kind_name[NKINDS] = { "ticket", "queued", "tas", "spinlock", "rwlock" };
+
+static struct ticket_lock ticket = TICKET_LOCK_INIT;
+static struct qspinlock queued = QSPINLOCK_INIT;
+static struct tas_lock tas = TAS_LOCK_INIT;
+static DEFINE_SPINLOCK(spin);
+static DEFINE_RWLOCK(rw);
+
+static bool ok;
+
+static void
+expect(bool cond, const char *what, int line)
+{
+  if(!cond) {
+    pr_err("spinlock-basic: line %d: expected %s\n", line, what);
+    ok = false;
+  }
+}
+#define EXPECT(cond) expect((cond), #cond, __LINE__)
+
+// The rwlock stands in as a plain lock through its write side.
+static void
+lock(enum kind k)
+{
+  switch(k) {
+  case TICKET: ticket_lock(&ticket); break;
+  case QUEUED: queued_spin_lock(&queued); break;
+  case TAS: tas_lock(&tas); break;
+  case SPIN: spin_lock(&spin); break;
+  default: write_lock(&rw); break;
+  }
+}
+
+static void
+unlock(enum kind k)
+{
+  switch(k) {
+  case TICKET: ticket_unlock(&ticket); break;
+  case QUEUED: queued_spin_unlock(&queued); break;
+  case TAS: tas_unlock(&tas); break;
+  case SPIN: spin_unlock(&spin); break;
+  default: write_unlock(&rw); break;
+  }
+}
+
+static bool
+trylock(enum kind k)
+{
+  switch(k) {
+  case TICKET: return ticket_trylock(&ticket);
+  case QUEUED: return queued_spin_trylock(&queued);
+  case TAS: return tas_trylock(&tas);
+  case SPIN: return spin_trylock(&spin);
+  default: return write_trylock(&rw);
+  }
+}
+
+static void
+check_trylock(enum kind k)
+{
+  EXPECT(trylock(k));     // free: taken
+  EXPECT(!trylock(k));    // held (by us): refused, not a deadlock
+  unlock(k);
+  lock(k);
+  EXPECT(!trylock(k));
+  unlock(k);
+  EXPECT(trylock(k));     // released: free again
+  unlock(k);
+}
+
+static void
+check_rwlock_sharing(void)
+{
+  EXPECT(read_trylock(&rw));
+  EXPECT(read_trylock(&rw));    // readers share
+  EXPECT(!write_trylock(&rw));  // a writer waits for them
+  read_unlock(&rw);
+  read_unlock(&rw);
+  write_lock(&rw);
+  EXPECT(!read_trylock(&rw));   // a writer keeps readers out
+  write_unlock(&rw);
+  read_lock(&rw);
+  read_unlock(&rw);
+}
+
+static int writer_done;
+
+static void
+writer(void *arg)
+{
+  write_lock(&rw);
+  write_unlock(&rw);
+  __atomic_store_n(&writer_done, 1, __ATOMIC_RELEASE);
+}
+
+// With a reader in, a writer on CPU 1 waits; from then on a new reader must wait too.
+static void
+check_rwlock_writer_preference(void)
+{
+  if(num_online_cpus() < 2 || !cpumask_test_cpu(1, &cpu_online_mask))
+    return;
+  writer_done = 0;
+  read_lock(&rw);
+  EXPECT(smp_call_function_single(1, writer, NULL, false) == 0);
+  bool blocked = false;
+  for(u64 t0 = ktime_ns(); !blocked && ktime_ns() - t0 < WAIT_NS;) {
+    if(read_trylock(&rw))
+      read_unlock(&rw);
+    else
+      blocked = true;
+    cpu_relax();
+  }
+  EXPECT(blocked);
+  read_unlock(&rw);
+  for(u64 t0 = ktime_ns(); !__atomic_load_n(&writer_done, __ATOMIC_ACQUIRE);) {
+    if(ktime_ns() - t0 > WAIT_NS) {
+      EXPECT(writer_done);
+      return;
+    }
+    cpu_relax();
+  }
+}
+
+static u64 counter;
+static u64 tally[NR_CPUS];
+static u64 stop_ns;
+static int arrived, finished, torn_reads;
+
+// Readers exclude writers: the counter stays still while the read lock is held.
+static void
+check_reader(void)
+{
+  read_lock(&rw);
+  u64 before = READ_ONCE(counter);
+  cpu_relax();
+  if(READ_ONCE(counter) != before)
+    __atomic_fetch_add(&torn_reads, 1, __ATOMIC_RELAXED);
+  read_unlock(&rw);
+}
+
+// Runs on every CPU at once, with interrupts off.
+static void
+count(void *arg)
+{
+  enum kind k = (enum kind)(long)arg;
+  // Start together, so the CPUs contend instead of counting one after another as the
+  // IPIs arrive.
+  __atomic_fetch_add(&arrived, 1, __ATOMIC_RELAXED);
+  while(__atomic_load_n(&arrived, __ATOMIC_RELAXED) < num_online_cpus() && ktime_ns() < stop_ns)
+    cpu_relax();
+  u64 mine = 0;
+  while(mine < ROUNDS && ktime_ns() < stop_ns) {
+    lock(k);
+    counter++;
+    unlock(k);
+    mine++;
+    if(k == RWLOCK)
+      check_reader();
+  }
+  tally[smp_processor_id()] = mine;
+  // Release: this CPU's increments and tally are visible to the CPU that sees finished.
+  __atomic_fetch_add(&finished, 1, __ATOMIC_RELEASE);
+}
+
+// This CPU counts too (on_each_cpu would first wait for the others), so all CPUs contend.
+static void
+count_on_all_cpus(enum kind k)
+{
+  int n = num_online_cpus();
+  counter = 0;
+  arrived = 0;
+  finished = 0;
+  torn_reads = 0;
+  for(int cpu = 0; cpu < nr_cpu_ids; cpu++)
+    tally[cpu] = 0;
+  u64 t0 = ktime_ns();
+  stop_ns = t0 + COUNT_NS;
+  EXPECT(smp_call_function(count, (void *)(long)k, false) == 0);
+  u64 flags = local_irq_save();
+  count((void *)(long)k);
+  local_irq_restore(flags);
+  while(__atomic_load_n(&finished, __ATOMIC_ACQUIRE) < n) {
+    if(ktime_ns() - t0 > COUNT_NS + WAIT_NS) {
+      pr_err("spinlock-basic: %s: only %d of %d CPUs finished\n", kind_name[k], finished, n);
+      ok = false;
+      return;
+    }
+    cpu_relax();
+  }
+  u64 total = 0;
+  for(int cpu = 0; cpu < nr_cpu_ids; cpu++)
+    total += tally[cpu];
+  selftest_extra("%s=%lu/%lums", kind_name[k], total, (ktime_ns() - t0) / 1000000);
+  if(counter != total) {
+    pr_err("spinlock-basic: %s: counted %lu, expected %lu\n", kind_name[k], counter, total);
+    ok = false;
+  }
+  EXPECT(torn_reads == 0);
+}
+
+static bool
+spinlock_basic(void)
+{
+  ok = true;
+  for(int k = 0; k < NKINDS; k++)
+    check_trylock(k);
+  check_rwlock_sharing();
+  check_rwlock_writer_preference();
+  for(int k = 0; k < NKINDS && ok; k++)
+    count_on_all_cpus(k);
+  return ok;
+}
+SELFTEST("spinlock-basic", spinlock_basic);
+
+// Takes a spinlock it already holds: with DEBUG_SPINLOCK the second spin_lock panics.
+// Without the checker it would spin forever, unseen by the watchdog when the other CPUs are
+// idle, so that build asks spin_trylock instead and reports the deadlock itself.
+static bool
+planted_spinlock_recursion(void)
+{
+  static DEFINE_SPINLOCK(l);
+  u64 flags, again;
+  spin_lock_irqsave(&l, flags);
+#ifdef CONFIG_DEBUG_SPINLOCK
+  spin_lock_irqsave(&l, again);
+#else
+  again = local_irq_save();
+  if(!spin_trylock(&l))
+    panic("planted-spinlock-recursion: spin_lock of a lock this cpu holds would deadlock "
+          "(built without DEBUG_SPINLOCK)");
+#endif
+  spin_unlock_irqrestore(&l, again);
+  spin_unlock_irqrestore(&l, flags);
+  return false;
+}
+SELFTEST("planted-spinlock-recursion", planted_spinlock_recursion);
