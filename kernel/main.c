@@ -11,6 +11,7 @@
 #include "power.h"
 #include "printk.h"
 #include "rcupdate.h"
+#include "reclaim.h"
 #include "sched.h"
 #include "selftest.h"
 #include "serial.h"
@@ -41,6 +42,7 @@ rest_init(void)
   smp_init();                          // ACPI, APICs, and every other CPU
   local_irq_enable();                  // the tick and IPIs from here on
   rcu_init();                          // the grace-period thread
+  reclaim_init();                      // watermarks and kswapd: memory pressure is handled
   fault_inject_init();                 // failslab=, failpage=: armed once boot is done
   int failed = selftest_run();         // selftest=: the SELFTEST lines and summary
   failed += bench_run();               // bench=: the BENCH lines, then BENCH-DONE

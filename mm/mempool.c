@@ -5,7 +5,7 @@
 #include "slab.h"
 #include "spinlock.h"
 #include "time.h"
-#include "x86.h"
+#include "wait.h"
 
 struct mempool {
   spinlock_t lock;
@@ -15,10 +15,13 @@ struct mempool {
   mempool_alloc_t *alloc;
   mempool_free_t *free;
   void *pool_data;
+  struct wait_queue_head wait;   // GFP_KERNEL callers waiting for the reserve to refill
 };
 
-// How long mempool_wait polls before the caller tries the allocator again.
-#define MEMPOOL_WAIT_US 1000
+// How long a waiter sleeps at most before it tries the allocator again: memory may come
+// back to the allocator rather than to this pool (Linux waits 5 s for the same reason;
+// this kernel's pools are small and its tests impatient).
+#define MEMPOOL_WAIT_NS 10000000ULL
 
 mempool_t *
 mempool_create(int min_nr, mempool_alloc_t *alloc_fn, mempool_free_t *free_fn, void *pool_data)
@@ -32,6 +35,7 @@ mempool_create(int min_nr, mempool_alloc_t *alloc_fn, mempool_free_t *free_fn, v
     return NULL;
   }
   spin_lock_init(&pool->lock);
+  init_waitqueue_head(&pool->wait);
   pool->min_nr = min_nr;
   pool->alloc = alloc_fn;
   pool->free = free_fn;
@@ -76,14 +80,11 @@ mempool_destroy(mempool_t *pool)
   kfree(pool);
 }
 
-// Waits for an element to come back to the reserve. Polls for now; it becomes a wait
-// queue that mempool_free wakes once kernel threads can sleep.
+// Sleeps until mempool_free puts an element back in the reserve, or the timeout passes.
 static void
 mempool_wait(mempool_t *pool)
 {
-  u64 deadline = ktime_ns() + MEMPOOL_WAIT_US * 1000;
-  while(READ_ONCE(pool->curr_nr) == 0 && ktime_ns() < deadline)
-    cpu_relax();
+  wait_event_timeout(pool->wait, READ_ONCE(pool->curr_nr) > 0, MEMPOOL_WAIT_NS);
 }
 
 // The allocator is asked first without waiting, as Linux's mempool_alloc does: the reserve
@@ -117,6 +118,7 @@ mempool_free(void *element, mempool_t *pool)
     if(pool->curr_nr < pool->min_nr) {
       pool->elements[pool->curr_nr++] = element;
       spin_unlock_irqrestore(&pool->lock, irq);
+      wake_up(&pool->wait);
       return;
     }
     spin_unlock_irqrestore(&pool->lock, irq);

@@ -8,6 +8,7 @@
 #include "panic.h"
 #include "percpu.h"
 #include "printk.h"
+#include "reclaim.h"
 #include "slab.h"
 #include "smp.h"
 #include "spinlock.h"
@@ -18,6 +19,8 @@
 // most PCP_HIGH (Linux's old pageset_set_batch: high = 6 * batch).
 #define PCP_BATCH 32
 #define PCP_HIGH (6 * PCP_BATCH)
+// Reclaim passes a failing allocation may try before it gives up.
+#define MAX_RECLAIM_RETRIES 16
 
 struct page *mem_map;
 unsigned long max_pfn;
@@ -189,7 +192,23 @@ alloc_pages(gfp_t gfp, unsigned order)
     panic("alloc_pages: order %u is above MAX_ORDER %d", order, MAX_ORDER);
   if(should_fail_page())
     return NULL;
+  // A caller that may sleep frees memory itself before it takes free memory below
+  // wmark.min, the reserve GFP_ATOMIC may use; if the allocation still fails it retries
+  // while reclaim makes progress (Linux's __alloc_pages_slowpath and its
+  // MAX_RECLAIM_RETRIES). Whatever reclaim freed, the page is then taken if one is free:
+  // with no OOM killer to make room, failing while pages are free would help nobody.
+  bool may_reclaim = gfpflags_allow_blocking(gfp);
+  unsigned long batch = MAX(SWAP_CLUSTER_MAX, 1UL << order);
+  if(may_reclaim && nr_free_pages() < wmark.min + (1UL << order))
+    try_to_free_pages(gfp, batch);
   struct page *p = take_pages(order);
+  for(int retry = 0; !p && may_reclaim && retry < MAX_RECLAIM_RETRIES; retry++) {
+    if(try_to_free_pages(gfp, batch) == 0)
+      break;
+    p = take_pages(order);
+  }
+  if(nr_free_pages() < wmark.low)
+    wakeup_kswapd();
   if(!p) {
     if(!(gfp & __GFP_NOWARN))
       pr_warn("mm: order-%u allocation failed (gfp %#x), %lu pages free\n", order, gfp,
