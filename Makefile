@@ -99,7 +99,7 @@ gdb: $(BUILD)/kernel.elf
 HOSTCFLAGS := -std=gnu11 -iquote include -D__KERNEL_HOST_TEST -fsanitize=address,undefined \
   -fno-sanitize-recover=all -g -O1 -Wall -Wextra -Werror
 HOST_TESTS := test_cmdline test_vsprintf test_ksyms test_stats test_acpi test_radix test_bench \
-  test_spinlock
+  test_spinlock test_pagecache test_path
 $(BUILD)/host/test_cmdline: tests/host/test_cmdline.c kernel/cmdline.c
 $(BUILD)/host/test_vsprintf: tests/host/test_vsprintf.c kernel/vsprintf.c
 $(BUILD)/host/test_ksyms: tests/host/test_ksyms.c kernel/ksyms.c
@@ -112,6 +112,13 @@ $(BUILD)/host/test_spinlock: tests/host/test_spinlock.c kernel/locking/ticket.c 
   kernel/locking/qspinlock.c kernel/locking/tas.c kernel/locking/rwlock.c
 HOSTCFLAGS_spinlock := -iquote tests/host/spinlock/shim
 HOSTLIBS_spinlock := -lpthread
+# The page cache's four variants, on the radix tree and liburcu, with a small mm shim.
+$(BUILD)/host/test_pagecache: tests/host/test_pagecache.c tests/host/pagecache/shim.c \
+  tests/host/radix/shim/shim.c mm/filemap.c mm/pagecache_hash.c mm/pagecache_radix.c \
+  mm/radix-tree.c
+HOSTCFLAGS_pagecache := -iquote tests/host/radix/shim -iquote tests/host -iquote arch/x86_64
+HOSTLIBS_pagecache := -lurcu -lpthread
+$(BUILD)/host/test_path: tests/host/test_path.c fs/path.c
 $(BUILD)/host/test_bench: tests/host/test_bench.c kernel/bench_table.c kernel/vsprintf.c kernel/stats.c
 HOSTCFLAGS_bench := -fno-builtin
 HOSTLIBS_radix := -lurcu -lpthread

@@ -6,6 +6,7 @@
 #include "cmdline.h"
 #include "cpu.h"
 #include "fault_inject.h"
+#include "fs.h"
 #include "mm.h"
 #include "paging.h"
 #include "power.h"
@@ -42,6 +43,7 @@ rest_init(void)
   smp_init();                          // ACPI, APICs, and every other CPU
   local_irq_enable();                  // the tick and IPIs from here on
   rcu_init();                          // the grace-period thread
+  vfs_init();                          // the root ramfs at /: inodes, dentries, mounts
   reclaim_init();                      // watermarks and kswapd: memory pressure is handled
   fault_inject_init();                 // failslab=, failpage=: armed once boot is done
   int failed = selftest_run();         // selftest=: the SELFTEST lines and summary

@@ -1,0 +1,199 @@
+// Open files: a referenced dentry and a position. File data goes through the page cache of
+// the inode's mapping, whichever variant its mount chose; ramfs has nothing behind it.
+#include "errno.h"
+#include "fs.h"
+#include "sched.h"
+#include "slab.h"
+#include "string.h"
+
+int
+vfs_open(const char *path, unsigned oflags, unsigned flags, struct file **fp)
+{
+  if(!fp || (oflags & ~(O_CREAT | O_EXCL | O_TRUNC)))
+    return -EINVAL;
+  struct dentry *d;
+  int err = open_path(path, oflags, flags, &d);
+  if(err)
+    return err;
+  struct file *f = kmalloc(sizeof(*f), GFP_KERNEL);
+  if(!f) {
+    dput(d);
+    return -ENOMEM;
+  }
+  f->f_dentry = d;
+  f->f_inode = d->d_inode;
+  f->f_pos = 0;
+  if(S_ISREG(f->f_inode->i_mode)) {
+    __atomic_add_fetch(&f->f_inode->i_data.users, 1, __ATOMIC_RELAXED);
+    if(oflags & O_TRUNC)
+      vfs_ftruncate(f, 0);
+  }
+  *fp = f;
+  return 0;
+}
+
+void
+vfs_close(struct file *f)
+{
+  if(!f)
+    return;
+  if(S_ISREG(f->f_inode->i_mode))
+    __atomic_sub_fetch(&f->f_inode->i_data.users, 1, __ATOMIC_RELAXED);
+  dput(f->f_dentry);   // an unlinked file's last close frees its inode and pages
+  kfree(f);
+}
+
+// Lockless: a concurrent write or truncate may be seen in part. Pages the file never had
+// (holes) read as zeros.
+ssize_t
+vfs_pread(struct file *f, void *buf, size_t len, u64 pos)
+{
+  struct inode *inode = f->f_inode;
+  if(S_ISDIR(inode->i_mode))
+    return -EISDIR;
+  if(!buf && len)
+    return -EINVAL;
+  u64 size = READ_ONCE(inode->i_size);
+  if(pos >= size)
+    return 0;
+  len = MIN(len, size - pos);
+  for(size_t done = 0; done < len;) {
+    u64 at = pos + done;
+    size_t off = at & (PAGE_SIZE - 1), n = MIN(PAGE_SIZE - off, len - done);
+    struct page *page = find_get_page(&inode->i_data, at >> PAGE_SHIFT);
+    if(page) {
+      memcpy((char *)buf + done, (char *)page_address(page) + off, n);
+      put_page(page);
+    } else
+      memset((char *)buf + done, 0, n);
+    done += n;
+    cond_resched();
+  }
+  return len;
+}
+
+// Writers of one file take turns on i_mutex. The size grows page by page, after the data,
+// so a write cut short by a failed allocation leaves a consistent file of what it wrote.
+// New pages must come zeroed (__GFP_ZERO): ramfs has no other copy of a hole.
+ssize_t
+vfs_pwrite(struct file *f, const void *buf, size_t len, u64 pos)
+{
+  struct inode *inode = f->f_inode;
+  if(S_ISDIR(inode->i_mode))
+    return -EISDIR;
+  if((!buf && len) || pos > MAX_FILE_SIZE || len > MAX_FILE_SIZE - pos)
+    return -EINVAL;
+  size_t done = 0;
+  mutex_lock(&inode->i_mutex);
+  while(done < len) {
+    u64 at = pos + done;
+    size_t off = at & (PAGE_SIZE - 1), n = MIN(PAGE_SIZE - off, len - done);
+    struct page *page = find_or_create_page(&inode->i_data, at >> PAGE_SHIFT,
+                                            GFP_KERNEL | __GFP_ZERO);
+    if(!page)
+      break;
+    memcpy((char *)page_address(page) + off, (const char *)buf + done, n);
+    unlock_page(page);
+    put_page(page);
+    done += n;
+    if(at + n > inode->i_size)
+      WRITE_ONCE(inode->i_size, at + n);
+    cond_resched();
+  }
+  mutex_unlock(&inode->i_mutex);
+  return done || !len ? (ssize_t)done : -ENOMEM;
+}
+
+ssize_t
+vfs_read(struct file *f, void *buf, size_t len)
+{
+  ssize_t n = vfs_pread(f, buf, len, f->f_pos);
+  if(n > 0)
+    f->f_pos += n;
+  return n;
+}
+
+ssize_t
+vfs_write(struct file *f, const void *buf, size_t len)
+{
+  ssize_t n = vfs_pwrite(f, buf, len, f->f_pos);
+  if(n > 0)
+    f->f_pos += n;
+  return n;
+}
+
+// Shrinking drops whole pages past the end and zeroes the tail of the last one, so the
+// bytes past the size are always zero and growing again needs no page at all.
+int
+vfs_ftruncate(struct file *f, u64 size)
+{
+  struct inode *inode = f->f_inode;
+  struct address_space *m = &inode->i_data;
+  if(S_ISDIR(inode->i_mode))
+    return -EISDIR;
+  if(size > MAX_FILE_SIZE)
+    return -EINVAL;
+  mutex_lock(&inode->i_mutex);
+  u64 old = inode->i_size;
+  WRITE_ONCE(inode->i_size, size);
+  if(size < old) {
+    truncate_inode_pages(m, ALIGN_UP(size, PAGE_SIZE) >> PAGE_SHIFT);
+    size_t off = size & (PAGE_SIZE - 1);
+    struct page *page = off ? find_lock_page(m, size >> PAGE_SHIFT) : NULL;
+    if(page) {
+      memset((char *)page_address(page) + off, 0, PAGE_SIZE - off);
+      unlock_page(page);
+      put_page(page);
+    }
+  }
+  mutex_unlock(&inode->i_mutex);
+  return 0;
+}
+
+int
+vfs_truncate(const char *path, u64 size)
+{
+  struct file *f;
+  int err = vfs_open(path, 0, 0, &f);
+  if(err)
+    return err;
+  err = vfs_ftruncate(f, size);
+  vfs_close(f);
+  return err;
+}
+
+int
+vfs_fstat(struct file *f, struct kstat *st)
+{
+  if(!st)
+    return -EINVAL;
+  inode_stat(f->f_inode, st);
+  return 0;
+}
+
+// f_pos counts entries given so far. fill runs under the directory's i_mutex: it must not
+// change this directory.
+int
+vfs_readdir(struct file *f, filldir_t fill, void *arg)
+{
+  struct inode *dir = f->f_inode;
+  if(!S_ISDIR(dir->i_mode))
+    return -ENOTDIR;
+  if(!fill)
+    return -EINVAL;
+  int more = 0;
+  u64 i = 0;
+  struct dentry *d;
+  mutex_lock(&dir->i_mutex);
+  list_for_each_entry(d, &f->f_dentry->d_subdirs, d_child) {
+    if(i++ < f->f_pos)
+      continue;
+    if(!fill(arg, d->d_iname, d->d_len, d->d_inode->i_ino, d->d_inode->i_mode)) {
+      more = 1;
+      break;
+    }
+    f->f_pos++;
+  }
+  mutex_unlock(&dir->i_mutex);
+  return more;
+}

@@ -1,0 +1,136 @@
+// Inodes: the inode cache and hash, reference counts, and freeing, either after an RCU grace
+// period or at once, per superblock (Nick Piggin, "fs: icache RCU free inodes", LKML 2010).
+#include "errno.h"
+#include "fs.h"
+#include "panic.h"
+#include "slab.h"
+#include "string.h"
+
+#define IHASH_BITS 10
+
+// One lock for the whole hash, as Linux's inode_hash_lock: iget is rare here (path walks
+// reach inodes through dentries), so it is not worth per-bucket locks.
+static struct hlist_head inode_hash[1 << IHASH_BITS];
+static DEFINE_SPINLOCK(inode_hash_lock);
+// No constructor and not SLAB_TYPESAFE_BY_RCU, so with slab debugging on a freed inode is
+// poisoned at once: a reader that reaches one sees the poison instead of INODE_MAGIC.
+static struct kmem_cache *inode_cache;
+
+static struct hlist_head *
+hash_bucket(struct super_block *sb, unsigned long ino)
+{
+  unsigned long h = ((unsigned long)sb >> 6) ^ ino * 0x9e3779b97f4a7c15UL;
+  return &inode_hash[h >> (64 - IHASH_BITS)];
+}
+
+struct inode *
+new_inode(struct super_block *sb, u32 mode)
+{
+  struct inode *inode = kmem_cache_alloc(inode_cache, GFP_KERNEL);
+  if(!inode)
+    return NULL;
+  memset(inode, 0, sizeof(*inode));
+  inode->i_mode = mode;
+  inode->i_ino = __atomic_add_fetch(&sb->s_next_ino, 1, __ATOMIC_RELAXED);
+  inode->i_count = 1;
+  inode->i_nlink = 1;
+  inode->i_sb = sb;
+  mutex_init(&inode->i_mutex);
+  if(S_ISREG(mode) &&
+     address_space_init(&inode->i_data, sb->s_variant, sb->s_fanout, inode, false) < 0) {
+    kmem_cache_free(inode_cache, inode);
+    return NULL;
+  }
+  inode->i_magic = INODE_MAGIC;
+  __atomic_add_fetch(&sb->s_inodes, 1, __ATOMIC_RELAXED);
+  spin_lock(&inode_hash_lock);
+  hlist_add_head_rcu(&inode->i_hash, hash_bucket(sb, inode->i_ino));
+  spin_unlock(&inode_hash_lock);
+  return inode;
+}
+
+struct inode *
+iget(struct super_block *sb, unsigned long ino)
+{
+  struct inode *inode, *found = NULL;
+  spin_lock(&inode_hash_lock);
+  hlist_for_each_entry_rcu(inode, hash_bucket(sb, ino), i_hash) {
+    if(inode->i_sb == sb && inode->i_ino == ino) {
+      __atomic_add_fetch(&inode->i_count, 1, __ATOMIC_RELAXED);
+      found = inode;
+      break;
+    }
+  }
+  spin_unlock(&inode_hash_lock);
+  return found;
+}
+
+void
+ihold(struct inode *inode)
+{
+  __atomic_add_fetch(&inode->i_count, 1, __ATOMIC_RELAXED);
+}
+
+static void
+free_inode_rcu(struct rcu_head *head)
+{
+  kmem_cache_free(inode_cache, container_of(head, struct inode, i_rcu));
+}
+
+// The last reference and the last link are gone and the inode is out of the hash.
+static void
+evict(struct inode *inode)
+{
+  struct super_block *sb = inode->i_sb;
+  if(S_ISREG(inode->i_mode))
+    address_space_destroy(&inode->i_data);
+  __atomic_sub_fetch(&sb->s_inodes, 1, __ATOMIC_RELAXED);
+  // FREE_NOW is safe only because namei.c never RCU-walks such a superblock: every walker
+  // there holds a dentry reference, and the dentry holds the inode.
+  if(sb->s_free == FREE_RCU)
+    call_rcu(&inode->i_rcu, free_inode_rcu);
+  else
+    kmem_cache_free(inode_cache, inode);
+}
+
+// Drops a reference without the lock unless it may be the last: then iget must not find
+// the inode between the count reaching zero and its removal from the hash.
+void
+iput(struct inode *inode)
+{
+  if(!inode)
+    return;
+  int c = __atomic_load_n(&inode->i_count, __ATOMIC_RELAXED);
+  while(c > 1)
+    if(__atomic_compare_exchange_n(&inode->i_count, &c, c - 1, false, __ATOMIC_RELEASE,
+                                   __ATOMIC_RELAXED))
+      return;
+  spin_lock(&inode_hash_lock);
+  c = __atomic_sub_fetch(&inode->i_count, 1, __ATOMIC_ACQ_REL);
+  if(c < 0)
+    panic("iput: inode %lu has no references left", inode->i_ino);
+  if(c > 0 || READ_ONCE(inode->i_nlink) > 0) {   // ramfs: kept while it has a name
+    spin_unlock(&inode_hash_lock);
+    return;
+  }
+  hlist_del_rcu(&inode->i_hash);
+  spin_unlock(&inode_hash_lock);
+  evict(inode);
+}
+
+// Lockless copies: under RCU-walk the caller checks d_seq afterwards.
+void
+inode_stat(struct inode *inode, struct kstat *st)
+{
+  st->ino = inode->i_ino;
+  st->mode = READ_ONCE(inode->i_mode);
+  st->nlink = READ_ONCE(inode->i_nlink);
+  st->size = READ_ONCE(inode->i_size);
+  st->nrpages = S_ISREG(st->mode) ? READ_ONCE(inode->i_data.nrpages) : 0;
+}
+
+void
+inode_init(void)
+{
+  inode_cache = kmem_cache_create("inode", sizeof(struct inode), 0, 0, NULL);
+}

@@ -1,0 +1,391 @@
+// Path walk: RCU-walk first, with no locks or references and per-dentry sequence counts to
+// notice renames and unlinks; ref-walk when it cannot finish (Linux 2.6.38, Nick Piggin's
+// "fs: rcu-walk for path lookup"). Then the calls that change directories.
+#include "errno.h"
+#include "fs.h"
+#include "sched.h"
+
+struct nameidata {
+  const char *path;       // what is left to walk
+  struct dentry *dentry;  // where the walk is
+  struct inode *inode;    // RCU-walk: dentry's inode, as read under seq
+  u32 seq;                // RCU-walk: dentry->d_seq when the walk reached it
+  u32 rename_seq;         // RCU-walk: rename_lock when the walk began
+  struct qstr last;       // a parent walk: the final name, not looked up
+  bool must_dir;          // the path ends in a slash
+};
+
+// RCU-walk saw err (-ENOENT, -ENOTDIR): final only if nothing it read has changed since.
+static int
+rcu_result(struct nameidata *nd, int err)
+{
+  if(read_seqcount_retry(&nd->dentry->d_seq, nd->seq) ||
+     read_seqretry(&rename_lock, nd->rename_seq))
+    return -EAGAIN;
+  return err;
+}
+
+// Steps into whatever is mounted on the dentry just reached.
+static bool
+follow_mount_rcu(struct nameidata *nd)
+{
+  struct vfsmount *mnt;
+  while((mnt = rcu_dereference(nd->dentry->d_mounted))) {
+    struct dentry *root = mnt->mnt_root;
+    if(!READ_ONCE(root->d_sb->s_rcu_walk))
+      return false;
+    nd->dentry = root;
+    nd->seq = raw_seqcount_begin(&root->d_seq);
+    nd->inode = READ_ONCE(root->d_inode);
+  }
+  return true;
+}
+
+// Caller holds rcu_read_lock. 0 with nd->dentry, inode and seq (valid while seq holds);
+// a final error; or -EAGAIN: something moved under the walk, or a filesystem on the way
+// frees inodes at once. parent: stop before the last name and leave it in nd->last.
+static int
+walk_rcu(struct nameidata *nd, const char *path, bool parent)
+{
+  nd->path = path;
+  nd->rename_seq = read_seqbegin(&rename_lock);
+  nd->dentry = root_mnt->mnt_root;
+  if(!READ_ONCE(nd->dentry->d_sb->s_rcu_walk))
+    return -EAGAIN;
+  nd->seq = raw_seqcount_begin(&nd->dentry->d_seq);
+  nd->inode = READ_ONCE(nd->dentry->d_inode);
+  if(!follow_mount_rcu(nd))
+    return -EAGAIN;
+  for(;;) {
+    struct qstr name;
+    int r = path_next(&nd->path, &name);
+    if(r < 0)
+      return r;
+    if(r == 0)
+      break;
+    if(!S_ISDIR(READ_ONCE(nd->inode->i_mode)))
+      return rcu_result(nd, -ENOTDIR);
+    if(parent && path_last(nd->path)) {
+      nd->last = name;
+      return 0;
+    }
+    u32 seq;
+    struct dentry *child = d_lookup_rcu(nd->dentry, &name, &seq);
+    if(!child)
+      return rcu_result(nd, -ENOENT);
+    struct inode *inode = READ_ONCE(child->d_inode);
+    // The parent still had this child, and the child still this inode, after the reads.
+    if(read_seqcount_retry(&nd->dentry->d_seq, nd->seq) || read_seqcount_retry(&child->d_seq, seq))
+      return -EAGAIN;
+    nd->dentry = child;
+    nd->seq = seq;
+    nd->inode = inode;
+    if(!follow_mount_rcu(nd))
+      return -EAGAIN;
+  }
+  if(parent)
+    return -EINVAL;   // only slashes: "/" has no final name
+  if(nd->must_dir && !S_ISDIR(READ_ONCE(nd->inode->i_mode)))
+    return rcu_result(nd, -ENOTDIR);
+  return 0;
+}
+
+// Ref-walk: a reference on every dentry it stands on, so nothing it reaches can be freed;
+// d_lookup takes the next one under its d_lock. 0 with nd->dentry referenced.
+static int
+walk_ref(struct nameidata *nd, const char *path, bool parent)
+{
+  int err = 0;
+  nd->path = path;
+  nd->dentry = follow_mount(dget(root_mnt->mnt_root));
+  for(;;) {
+    struct qstr name;
+    int r = path_next(&nd->path, &name);
+    if(r <= 0) {
+      err = r;
+      break;
+    }
+    if(!S_ISDIR(nd->dentry->d_inode->i_mode)) {
+      err = -ENOTDIR;
+      break;
+    }
+    if(parent && path_last(nd->path)) {
+      nd->last = name;
+      return 0;
+    }
+    struct dentry *child = d_lookup(nd->dentry, &name);
+    if(!child) {
+      err = -ENOENT;
+      break;
+    }
+    dput(nd->dentry);
+    nd->dentry = follow_mount(child);
+    cond_resched();
+  }
+  if(!err && parent)
+    err = -EINVAL;
+  if(!err && nd->must_dir && !S_ISDIR(nd->dentry->d_inode->i_mode))
+    err = -ENOTDIR;
+  if(err) {
+    dput(nd->dentry);
+    nd->dentry = NULL;
+  }
+  return err;
+}
+
+// Either walk by flags; 0 with nd->dentry referenced.
+static int
+walk(const char *path, unsigned flags, bool parent, struct nameidata *nd)
+{
+  int err = path_check(path);
+  if(err)
+    return err;
+  nd->must_dir = path_trailing_slash(path);
+  if(!(flags & LOOKUP_REF_ONLY)) {
+    rcu_read_lock();
+    err = walk_rcu(nd, path, parent);
+    if(!err && !d_legitimize(nd->dentry, nd->seq))
+      err = -EAGAIN;
+    rcu_read_unlock();
+    if(err != -EAGAIN || (flags & LOOKUP_RCU_ONLY))
+      return err;
+  }
+  return walk_ref(nd, path, parent);
+}
+
+int
+path_lookup(const char *path, unsigned flags, struct dentry **d)
+{
+  struct nameidata nd;
+  int err = walk(path, flags, false, &nd);
+  if(!err)
+    *d = nd.dentry;
+  return err;
+}
+
+int
+vfs_lookup_rcu(const char *path, struct inode **inode)
+{
+  struct nameidata nd;
+  int err = path_check(path);
+  if(err)
+    return err;
+  nd.must_dir = path_trailing_slash(path);
+  err = walk_rcu(&nd, path, false);
+  if(!err && read_seqcount_retry(&nd.dentry->d_seq, nd.seq))
+    err = -EAGAIN;
+  if(!err)
+    *inode = nd.inode;
+  return err;
+}
+
+// Under RCU-walk stat takes no reference at all: it copies and then checks the copy.
+int
+vfs_stat(const char *path, unsigned flags, struct kstat *st)
+{
+  struct nameidata nd;
+  int err = path_check(path);
+  if(err || !st)
+    return err ? err : -EINVAL;
+  nd.must_dir = path_trailing_slash(path);
+  if(!(flags & LOOKUP_REF_ONLY)) {
+    rcu_read_lock();
+    err = walk_rcu(&nd, path, false);
+    if(!err) {
+      inode_stat(nd.inode, st);
+      if(read_seqcount_retry(&nd.dentry->d_seq, nd.seq))
+        err = -EAGAIN;
+    }
+    rcu_read_unlock();
+    if(err != -EAGAIN || (flags & LOOKUP_RCU_ONLY))
+      return err;
+  }
+  err = walk_ref(&nd, path, false);
+  if(err)
+    return err;
+  inode_stat(nd.dentry->d_inode, st);
+  dput(nd.dentry);
+  return 0;
+}
+
+// Creates path's last name (a file or directory), or with existing set, finds the file that
+// is already there (open with O_CREAT and no O_EXCL). 0 with *d referenced.
+static int
+create(const char *path, u32 mode, bool existing, unsigned flags, struct dentry **d)
+{
+  struct nameidata nd;
+  int err = walk(path, flags, true, &nd);
+  if(err)
+    return err;
+  struct inode *dir = nd.dentry->d_inode;
+  struct dentry *child = NULL;
+  mutex_lock(&dir->i_mutex);
+  if(dir->i_flags & I_DEAD)
+    err = -ENOENT;
+  else if((child = d_lookup(nd.dentry, &nd.last))) {
+    if(!existing)
+      err = -EEXIST;
+    else if(S_ISDIR(child->d_inode->i_mode) || nd.must_dir)
+      err = -EISDIR;
+  } else if(S_ISREG(mode) && nd.must_dir)
+    err = -EISDIR;   // as Linux: "name/" can only be a directory
+  else if(!(child = d_alloc(nd.dentry, &nd.last)))
+    err = -ENOMEM;
+  else
+    err = dir->i_op->create(dir, child, mode);
+  mutex_unlock(&dir->i_mutex);
+  dput(nd.dentry);
+  if(!err && d)
+    *d = child;
+  else
+    dput(child);
+  return err;
+}
+
+int
+vfs_create(const char *path, u32 mode)
+{
+  return create(path, S_IFREG, false, 0, NULL);
+}
+
+int
+vfs_mkdir(const char *path)
+{
+  return create(path, S_IFDIR, false, 0, NULL);
+}
+
+int
+open_path(const char *path, unsigned oflags, unsigned flags, struct dentry **d)
+{
+  if(!(oflags & O_CREAT))
+    return path_lookup(path, flags, d);
+  return create(path, S_IFREG, !(oflags & O_EXCL), flags, d);
+}
+
+int
+vfs_unlink(const char *path)
+{
+  struct nameidata nd;
+  int err = walk(path, 0, true, &nd);
+  if(err)
+    return err;
+  struct inode *dir = nd.dentry->d_inode;
+  mutex_lock(&dir->i_mutex);
+  struct dentry *d = d_lookup(nd.dentry, &nd.last);
+  if(!d)
+    err = -ENOENT;
+  else if(S_ISDIR(d->d_inode->i_mode))
+    err = -EISDIR;
+  else if(nd.must_dir)
+    err = -ENOTDIR;
+  else
+    err = dir->i_op->unlink(dir, d);
+  mutex_unlock(&dir->i_mutex);
+  dput(d);
+  dput(nd.dentry);
+  return err;
+}
+
+int
+vfs_rmdir(const char *path)
+{
+  struct nameidata nd;
+  int err = walk(path, 0, true, &nd);
+  if(err)
+    return err;
+  struct super_block *sb = nd.dentry->d_sb;
+  struct inode *dir = nd.dentry->d_inode;
+  mutex_lock(&sb->s_rename_mutex);
+  mutex_lock(&dir->i_mutex);
+  struct dentry *d = d_lookup(nd.dentry, &nd.last);
+  if(!d)
+    err = -ENOENT;
+  else if(!S_ISDIR(d->d_inode->i_mode))
+    err = -ENOTDIR;
+  else if(READ_ONCE(d->d_mounted))
+    err = -EBUSY;
+  else {
+    mutex_lock(&d->d_inode->i_mutex);   // no create inside while it is checked and removed
+    err = dir->i_op->rmdir(dir, d);
+    mutex_unlock(&d->d_inode->i_mutex);
+  }
+  mutex_unlock(&dir->i_mutex);
+  mutex_unlock(&sb->s_rename_mutex);
+  dput(d);
+  dput(nd.dentry);
+  return err;
+}
+
+// s_rename_mutex holds the tree's shape, so walking up from d is safe.
+static bool
+is_ancestor(struct dentry *a, struct dentry *d)
+{
+  for(; d; d = d->d_parent)
+    if(d == a)
+      return true;
+  return false;
+}
+
+// The checks rename makes with everything locked; 0 to go ahead.
+static int
+rename_check(struct dentry *old, struct dentry *new_parent, struct dentry *target, bool must_dir)
+{
+  bool isdir = S_ISDIR(old->d_inode->i_mode);
+  if(!isdir && must_dir)
+    return -ENOTDIR;
+  if(old->d_mounted || (target && target->d_mounted))
+    return -EBUSY;
+  if(isdir && is_ancestor(old, new_parent))
+    return -EINVAL;   // a directory into itself
+  if(target && isdir != S_ISDIR(target->d_inode->i_mode))
+    return isdir ? -ENOTDIR : -EISDIR;
+  return 0;
+}
+
+int
+vfs_rename(const char *from, const char *to)
+{
+  struct nameidata a, b;
+  int err = walk(from, 0, true, &a);
+  if(err)
+    return err;
+  if((err = walk(to, 0, true, &b))) {
+    dput(a.dentry);
+    return err;
+  }
+  struct inode *adir = a.dentry->d_inode, *bdir = b.dentry->d_inode;
+  struct super_block *sb = a.dentry->d_sb;
+  struct dentry *old = NULL, *target = NULL;
+  if(sb != b.dentry->d_sb) {
+    err = -EXDEV;
+    goto out;
+  }
+  // Every call that holds two i_mutexes holds s_rename_mutex first, so the order of the
+  // two does not matter.
+  mutex_lock(&sb->s_rename_mutex);
+  mutex_lock(&adir->i_mutex);
+  if(bdir != adir)
+    mutex_lock(&bdir->i_mutex);
+  if((adir->i_flags | bdir->i_flags) & I_DEAD || !(old = d_lookup(a.dentry, &a.last)))
+    err = -ENOENT;
+  else if((target = d_lookup(b.dentry, &b.last)) == old)
+    err = 0;   // the same name: nothing to do
+  else if(!(err = rename_check(old, b.dentry, target, a.must_dir || b.must_dir))) {
+    struct inode *tdir = target && S_ISDIR(target->d_inode->i_mode) ? target->d_inode : NULL;
+    if(tdir)
+      mutex_lock(&tdir->i_mutex);
+    err = adir->i_op->rename(old, b.dentry, target, &b.last);
+    if(tdir)
+      mutex_unlock(&tdir->i_mutex);
+  }
+  if(bdir != adir)
+    mutex_unlock(&bdir->i_mutex);
+  mutex_unlock(&adir->i_mutex);
+  mutex_unlock(&sb->s_rename_mutex);
+out:
+  dput(target);
+  dput(old);
+  dput(a.dentry);
+  dput(b.dentry);
+  return err;
+}

@@ -1,0 +1,118 @@
+// ramfs: a filesystem that is nothing but the VFS's caches: directories are their dentries'
+// lists, file data are page-cache pages that nothing may reclaim (reclaimable=false).
+#include "errno.h"
+#include "fs.h"
+#include "slab.h"
+#include "string.h"
+
+static const struct inode_operations ramfs_dir_ops;
+
+struct inode *
+ramfs_get_inode(struct super_block *sb, u32 mode)
+{
+  struct inode *inode = new_inode(sb, mode);
+  if(inode && S_ISDIR(mode)) {
+    inode->i_op = &ramfs_dir_ops;
+    inode->i_nlink = 2;   // its name and its own "."
+  }
+  return inode;
+}
+
+// The name's reference pins the dentry for as long as the name exists (as Linux's ramfs,
+// whose directories live only in the dcache).
+static int
+ramfs_create(struct inode *dir, struct dentry *d, u32 mode)
+{
+  struct inode *inode = ramfs_get_inode(dir->i_sb, mode);
+  if(!inode)
+    return -ENOMEM;
+  if(S_ISDIR(mode))
+    WRITE_ONCE(dir->i_nlink, dir->i_nlink + 1);   // the child's ".."
+  d_instantiate_add(d, inode);
+  return 0;
+}
+
+static int
+ramfs_unlink(struct inode *dir, struct dentry *d)
+{
+  struct inode *inode = d->d_inode;
+  WRITE_ONCE(inode->i_nlink, inode->i_nlink - 1);
+  d_delete(d);
+  return 0;
+}
+
+static int
+ramfs_rmdir(struct inode *dir, struct dentry *d)
+{
+  if(!list_empty(&d->d_subdirs))
+    return -ENOTEMPTY;
+  struct inode *inode = d->d_inode;
+  inode->i_flags |= I_DEAD;
+  WRITE_ONCE(inode->i_nlink, 0);
+  WRITE_ONCE(dir->i_nlink, dir->i_nlink - 1);
+  d_delete(d);
+  return 0;
+}
+
+static int
+ramfs_rename(struct dentry *old, struct dentry *new_parent, struct dentry *target,
+             const struct qstr *new_name)
+{
+  struct inode *old_dir = old->d_parent->d_inode, *new_dir = new_parent->d_inode;
+  bool isdir = S_ISDIR(old->d_inode->i_mode);
+  if(target) {
+    int err = isdir ? ramfs_rmdir(new_dir, target) : ramfs_unlink(new_dir, target);
+    if(err)
+      return err;
+  }
+  if(isdir && old_dir != new_dir) {
+    WRITE_ONCE(old_dir->i_nlink, old_dir->i_nlink - 1);
+    WRITE_ONCE(new_dir->i_nlink, new_dir->i_nlink + 1);
+  }
+  d_move(old, new_parent, new_name);
+  return 0;
+}
+
+static const struct inode_operations ramfs_dir_ops = {
+  .create = ramfs_create,
+  .unlink = ramfs_unlink,
+  .rmdir = ramfs_rmdir,
+  .rename = ramfs_rename,
+};
+
+struct super_block *
+ramfs_mount(const struct ramfs_opts *opts)
+{
+  struct super_block *sb = kzalloc(sizeof(*sb), GFP_KERNEL);
+  if(!sb)
+    return NULL;
+  sb->s_variant = opts->variant;
+  sb->s_fanout = opts->fanout;
+  sb->s_free = opts->free;
+  // The point of the 2010 patch: RCU-walk may look at an inode after its last iput, so
+  // it is safe only where inodes outlive a grace period. A FREE_NOW mount walks with
+  // references instead, unless a planted test asks for the unsafe mix.
+  sb->s_rcu_walk = opts->free == FREE_RCU || opts->unsafe_rcu_walk;
+  mutex_init(&sb->s_rename_mutex);
+  struct inode *root = ramfs_get_inode(sb, S_IFDIR);
+  if(root)
+    sb->s_root = d_alloc_root(sb, root);
+  if(!sb->s_root) {
+    if(root) {
+      root->i_nlink = 0;
+      iput(root);
+    }
+    kfree(sb);
+    return NULL;
+  }
+  return sb;
+}
+
+// The caller made sure nothing is left but the root, and that no walker is inside.
+void
+ramfs_kill_sb(struct super_block *sb)
+{
+  WRITE_ONCE(sb->s_root->d_inode->i_nlink, 0);
+  dput(sb->s_root);
+  kfree(sb);
+}

@@ -1,0 +1,142 @@
+// Superblocks and mounts: the root ramfs at "/" and more ramfs instances mounted on
+// directories, each with its own page-cache variant and inode-free mode.
+#include "errno.h"
+#include "fs.h"
+#include "panic.h"
+#include "printk.h"
+#include "slab.h"
+
+struct vfsmount *root_mnt;
+DEFINE_SPINLOCK(mount_lock);
+static LIST_HEAD(mounts);   // every mount but the root one, which never goes
+
+// Ref-walk into whatever is mounted on d; d's reference moves to the mounted root.
+struct dentry *
+follow_mount(struct dentry *d)
+{
+  while(READ_ONCE(d->d_mounted)) {
+    spin_lock(&mount_lock);
+    struct vfsmount *mnt = d->d_mounted;
+    struct dentry *root = mnt ? dget(mnt->mnt_root) : NULL;
+    spin_unlock(&mount_lock);
+    if(!root)
+      break;
+    dput(d);
+    d = root;
+  }
+  return d;
+}
+
+static bool
+opts_valid(const struct ramfs_opts *o)
+{
+  if(!o || o->variant >= NR_PC_VARIANTS || (o->free != FREE_RCU && o->free != FREE_NOW))
+    return false;
+  bool radix = o->variant == PC_RADIX_LOCK || o->variant == PC_RADIX_RCU;
+  return !radix || o->fanout == 16 || o->fanout == 64 || o->fanout == 128;
+}
+
+int
+vfs_mount(const char *path, const struct ramfs_opts *opts)
+{
+  if(!opts_valid(opts))
+    return -EINVAL;
+  struct dentry *d;
+  int err = path_lookup(path, 0, &d);
+  if(err)
+    return err;
+  struct inode *dir = d->d_inode;
+  struct super_block *sb = NULL;
+  struct vfsmount *mnt = NULL;
+  if(!S_ISDIR(dir->i_mode))
+    err = -ENOTDIR;
+  else if(!(sb = ramfs_mount(opts)) || !(mnt = kzalloc(sizeof(*mnt), GFP_KERNEL)))
+    err = -ENOMEM;
+  if(err)
+    goto fail;
+  // s_rename_mutex and the directory's i_mutex keep rmdir and rename off d meanwhile.
+  mutex_lock(&d->d_sb->s_rename_mutex);
+  mutex_lock(&dir->i_mutex);
+  spin_lock(&mount_lock);
+  if(dir->i_flags & I_DEAD)
+    err = -ENOENT;
+  else if(d->d_mounted)
+    err = -EBUSY;
+  else {
+    mnt->mnt_root = sb->s_root;
+    mnt->mnt_mountpoint = d;   // the mount keeps the lookup's reference
+    mnt->mnt_sb = sb;
+    list_add_tail(&mnt->mnt_list, &mounts);
+    rcu_assign_pointer(d->d_mounted, mnt);
+  }
+  spin_unlock(&mount_lock);
+  mutex_unlock(&dir->i_mutex);
+  mutex_unlock(&d->d_sb->s_rename_mutex);
+  if(!err)
+    return 0;
+fail:
+  if(sb)
+    ramfs_kill_sb(sb);
+  kfree(mnt);
+  dput(d);
+  return err;
+}
+
+// Only an empty filesystem nobody is in: its root has no entries and no mount on it, its
+// only inode is the root's, and no one but the mount and this call holds the root.
+int
+vfs_umount(const char *path)
+{
+  struct dentry *root;
+  int err = path_lookup(path, LOOKUP_REF_ONLY, &root);
+  if(err)
+    return err;
+  struct vfsmount *mnt = NULL, *m;
+  mutex_lock(&root->d_inode->i_mutex);   // no entry appears meanwhile
+  spin_lock(&mount_lock);
+  list_for_each_entry(m, &mounts, mnt_list)
+    if(m->mnt_root == root)
+      mnt = m;
+  if(!mnt)
+    err = -EINVAL;   // not the root of a mount, or "/"
+  else {
+    spin_lock(&root->d_lock);
+    // An RCU-walker that reached the root before this cannot take a reference after it.
+    write_seqcount_begin(&root->d_seq);
+    write_seqcount_end(&root->d_seq);
+    if(root->d_count != 2 || root->d_mounted || !list_empty(&root->d_subdirs) ||
+       READ_ONCE(mnt->mnt_sb->s_inodes) != 1)
+      err = -EBUSY;
+    spin_unlock(&root->d_lock);
+  }
+  if(!err) {
+    rcu_assign_pointer(mnt->mnt_mountpoint->d_mounted, NULL);
+    list_del(&mnt->mnt_list);
+  }
+  spin_unlock(&mount_lock);
+  mutex_unlock(&root->d_inode->i_mutex);
+  dput(root);
+  if(err)
+    return err;
+  synchronize_rcu();   // RCU-walkers that were inside have left
+  ramfs_kill_sb(mnt->mnt_sb);
+  dput(mnt->mnt_mountpoint);
+  kfree(mnt);
+  return 0;
+}
+
+void
+vfs_init(void)
+{
+  static const struct ramfs_opts root_opts = { PC_RADIX_RCU, 64, FREE_RCU, false };
+  inode_init();
+  dcache_init();
+  struct super_block *sb = ramfs_mount(&root_opts);
+  root_mnt = kzalloc(sizeof(*root_mnt), GFP_KERNEL);
+  if(!sb || !root_mnt)
+    panic("vfs_init: no memory for the root filesystem");
+  root_mnt->mnt_root = sb->s_root;
+  root_mnt->mnt_sb = sb;
+  pr_info("vfs: ramfs at / (%s, fanout %u, inodes %s)\n", pagecache_variant_names[sb->s_variant],
+          sb->s_fanout, sb->s_free == FREE_RCU ? "free-rcu" : "free-now");
+}

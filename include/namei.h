@@ -1,0 +1,29 @@
+// Path names: the limits, a name with its hash (qstr), and splitting a path into names.
+// Pure functions of the string (fs/path.c), so the host test checks them with sanitizers.
+#pragma once
+#include "types.h"
+
+#define NAME_MAX 255    // bytes in one name, as Linux (include/uapi/linux/limits.h)
+#define PATH_MAX 4096   // bytes in a path with its terminating NUL
+
+// Path walk modes (fs/namei.c): RCU-walk first, ref-walk when it cannot finish, or one alone.
+#define LOOKUP_RCU_ONLY 0x1   // RCU-walk only: -EAGAIN when it cannot finish
+#define LOOKUP_REF_ONLY 0x2   // ref-walk only: references and locks all the way
+
+struct qstr {
+  const char *name;   // not NUL-terminated inside a path
+  u32 len;
+  u32 hash;
+};
+
+u32 name_hash(const char *name, u32 len);
+// Checks a whole path before a walk: 0, or -EINVAL (NULL or not absolute), -ENOENT (empty),
+// -ENAMETOOLONG (PATH_MAX bytes or more).
+int path_check(const char *path);
+// Takes the next name off *pathp, skipping slashes: 1 with *name filled, 0 at the end of the
+// path, -ENAMETOOLONG (over NAME_MAX) or -EINVAL ("." and "..": paths here are canonical).
+int path_next(const char **pathp, struct qstr *name);
+// True if only slashes are left: the name just taken was the last one.
+bool path_last(const char *path);
+// True if the path ends in a slash: its last name must be a directory.
+bool path_trailing_slash(const char *path);

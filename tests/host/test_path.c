@@ -1,0 +1,61 @@
+// Host test of fs/path.c: path checks, splitting into names, the limits and the hash,
+// built from the kernel's own source with the host compiler and sanitizers.
+#include <string.h>
+#include "errno.h"
+#include "check.h"
+#include "namei.h"
+
+static char buf[PATH_MAX + 16];
+
+static const char *
+repeat(char first, char c, size_t n)
+{
+  buf[0] = first;
+  memset(buf + 1, c, n);
+  buf[n + 1] = 0;
+  return buf;
+}
+
+// Splits path; returns the number of names, or the error; names joined by '|' into out.
+static int
+split(const char *path, char *out)
+{
+  struct qstr q;
+  int n = 0, r;
+  out[0] = 0;
+  while((r = path_next(&path, &q)) == 1) {
+    if(n++)
+      strcat(out, "|");
+    strncat(out, q.name, q.len);
+    CHECK(q.hash == name_hash(q.name, q.len));
+  }
+  return r < 0 ? r : n;
+}
+
+int
+main(void)
+{
+  char out[PATH_MAX];
+  CHECK(path_check(NULL) == -EINVAL);
+  CHECK(path_check("") == -ENOENT);
+  CHECK(path_check("a/b") == -EINVAL);
+  CHECK(path_check("/") == 0);
+  CHECK(path_check(repeat('/', 'a', PATH_MAX - 2)) == 0);   // 4095 bytes and the NUL
+  CHECK(path_check(repeat('/', 'a', PATH_MAX - 1)) == -ENAMETOOLONG);
+
+  CHECK(split("/", out) == 0);
+  CHECK(split("//", out) == 0);
+  CHECK(split("/a", out) == 1 && strcmp(out, "a") == 0);
+  CHECK(split("//a///bc/", out) == 2 && strcmp(out, "a|bc") == 0);
+  CHECK(split("/a/./b", out) == -EINVAL);
+  CHECK(split("/a/..", out) == -EINVAL);
+  CHECK(split("/..a/.b/...", out) == 3 && strcmp(out, "..a|.b|...") == 0);
+  CHECK(split(repeat('/', 'n', NAME_MAX), out) == 1 && strlen(out) == NAME_MAX);
+  CHECK(split(repeat('/', 'n', NAME_MAX + 1), out) == -ENAMETOOLONG);
+
+  CHECK(path_last("") && path_last("///") && !path_last("/a"));
+  CHECK(path_trailing_slash("/a/") && !path_trailing_slash("/a") && !path_trailing_slash(""));
+  CHECK(name_hash("ab", 2) != name_hash("ba", 2));
+  CHECK(name_hash("a", 1) != name_hash("a", 0));
+  return check_summary("test_path");
+}
