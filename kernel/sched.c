@@ -15,6 +15,7 @@
 #include "tick.h"
 #include "time.h"
 #include "traps.h"
+#include "vm.h"
 #include "vsprintf.h"
 #include "wait.h"
 #include "x86.h"
@@ -123,6 +124,7 @@ schedule(void)
   next->on_cpu = true;
   rq->prev = prev;
   this_cpu_info()->curr = next;
+  switch_mm(prev, next);
   switch_to(prev, next);
   finish_switch(this_rq());   // back on prev, switched in by some later schedule()
   local_irq_restore(flags);

@@ -2,9 +2,13 @@
 // Gates are interrupt gates (IF cleared on entry); #DF, NMI and #MC switch to their IST stacks.
 #include "cpu.h"
 #include "panic.h"
+#include "preempt.h"
 #include "printk.h"
+#include "sched.h"
 #include "tick.h"
 #include "traps.h"
+#include "uaccess.h"
+#include "vm.h"
 #include "x86.h"
 
 struct gate {
@@ -68,6 +72,30 @@ set_irq_handler(int vector, irq_handler_t fn)
 
 void nmi_handler(struct trapframe *tf);
 
+#define PF_WRITE (1UL << 1)   // page-fault error code bits (SDM vol. 3A, 4.7)
+#define PF_INSTR (1UL << 4)
+
+// A lower-half fault of a thread that adopted an mm is demand paging (mm/memory.c); one
+// that paging cannot resolve, at an instruction listed in __ex_table, resumes at its
+// fixup with -EFAULT. Paging may sleep, so only code that could (interrupts were on,
+// not atomic) gets it; anything else goes straight to the fixup (Linux's
+// faulthandler_disabled).
+static bool
+page_fault(struct trapframe *tf)
+{
+  u64 addr = read_cr2();
+  struct thread *t = this_cpu_info()->curr;
+  bool may_sleep = (tf->rflags & X86_EFLAGS_IF) && !in_interrupt() && this_cpu(preempt_count) == 0;
+  if(addr < USER_END && t && t->mm && may_sleep && !(tf->error & PF_INSTR)) {
+    local_irq_enable();
+    int err = handle_mm_fault(t->mm, addr, tf->error & PF_WRITE);
+    local_irq_disable();
+    if(err == 0)
+      return true;
+  }
+  return fixup_exception(tf);
+}
+
 void
 trap(struct trapframe *tf)
 {
@@ -83,6 +111,8 @@ trap(struct trapframe *tf)
     irq_exit();
     return;
   }
+  if(v == T_PGFLT && page_fault(tf))
+    return;
   if(v == T_PGFLT)
     panic_trap(tf, "page fault at %#lx (%s, %s%s)", read_cr2(),
                tf->error & 1 ? "protection violation" : "not present",

@@ -1,0 +1,112 @@
+// Which address space each CPU runs on, and TLB shootdowns: a flush request goes by IPI only
+// to the CPUs in the mm's mask, one round per range (Linux's flush_tlb_mm_range).
+#include "cpu.h"
+#include "memlayout.h"
+#include "paging.h"
+#include "sched.h"
+#include "smp.h"
+#include "vm.h"
+#include "x86.h"
+
+// The mm whose tables this CPU's CR3 holds; NULL: kernel_cr3. A CPU that switches to a
+// thread without an mm loads kernel_cr3 and leaves the mm's mask, so later shootdowns of
+// that mm skip it (its CR3 load already dropped every entry: no PTE_G on user pages).
+DEFINE_PER_CPU(struct mm *, loaded_mm);
+u64 tlb_shootdown_ipis;
+
+struct flush_request {
+  struct mm *mm;
+  unsigned long start, end;
+};
+
+// invlpg per page for small ranges, a CR3 reload above the ceiling, where one reload
+// costs less than many invlpg (Linux's tlb_single_page_flush_ceiling).
+static void
+flush_local(struct flush_request *f)
+{
+  if((f->end - f->start) / PAGE_SIZE > TLB_FLUSH_CEILING) {
+    write_cr3(read_cr3());
+    return;
+  }
+  for(unsigned long a = f->start; a < f->end; a += PAGE_SIZE)
+    invlpg(a);
+}
+
+// In the IPI, interrupts off. The CPU may have left the mm since the sender read the mask.
+static void
+flush_ipi(void *arg)
+{
+  struct flush_request *f = arg;
+  if(this_cpu(loaded_mm) == f->mm)
+    flush_local(f);
+}
+
+// The caller has changed the PTEs of [start, end). The fence orders those stores before
+// the mask is read (x86 lets a load pass an earlier store, SDM vol. 3A, 9.2.3.4); a CPU
+// joining the mm sets its bit before it loads CR3, so one of the two sees the other.
+void
+flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
+{
+  struct flush_request f = { mm, start, end };
+  __atomic_fetch_add(&mm->tlb_flushes, 1, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  struct cpumask targets = mm->cpu_mask;
+  cpumask_clear_cpu(smp_processor_id(), &targets);
+  int n = cpumask_weight(&targets);
+  if(n) {
+    __atomic_fetch_add(&tlb_shootdown_ipis, n, __ATOMIC_RELAXED);
+    smp_call_function_many(&targets, flush_ipi, &f, true);
+  }
+  if(this_cpu(loaded_mm) == mm)
+    flush_local(&f);
+}
+
+// Interrupts off: a flush IPI must see loaded_mm and CR3 agree.
+static void
+load_mm(struct mm *next)
+{
+  int me = smp_processor_id();
+  struct mm *prev = this_cpu(loaded_mm);
+  if(prev == next)
+    return;
+  if(next) {
+    cpumask_set_cpu_atomic(me, &next->cpu_mask);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    write_cr3(next->cr3);
+  } else {
+    write_cr3(kernel_cr3);
+  }
+  this_cpu(loaded_mm) = next;
+  if(prev)
+    cpumask_clear_cpu_atomic(me, &prev->cpu_mask);
+}
+
+// From schedule(), just before switch_to: the next thread's tables, or the kernel's.
+void
+switch_mm(struct thread *prev, struct thread *next)
+{
+  next->active_mm = next->mm;
+  load_mm(next->mm);
+}
+
+void
+use_mm(struct mm *mm)
+{
+  mmget(mm);
+  u64 flags = local_irq_save();
+  current->mm = mm;
+  current->active_mm = mm;
+  load_mm(mm);
+  local_irq_restore(flags);
+}
+
+void
+unuse_mm(struct mm *mm)
+{
+  u64 flags = local_irq_save();
+  current->mm = NULL;
+  current->active_mm = NULL;
+  load_mm(NULL);
+  local_irq_restore(flags);
+  mmput(mm);
+}

@@ -1,0 +1,44 @@
+// The copies between kernel memory and an mm's lower half, and the search of __ex_table
+// that turns a fault at a listed instruction into a jump to its fixup.
+#include "traps.h"
+#include "uaccess.h"
+
+extern const struct exception_table_entry __ex_table_start[], __ex_table_end[];
+
+// rep movsb is restartable: at a fault %rcx still counts the bytes left (SDM vol. 2B, REP),
+// which is what the copies return.
+static size_t
+copy_bytes(void *dst, const void *src, size_t n)
+{
+  __asm__ volatile("1: rep movsb\n"
+                   "2:\n" EX_ENTRY(1b, 2b)
+                   : "+D"(dst), "+S"(src), "+c"(n)
+                   :
+                   : "memory");
+  return n;
+}
+
+size_t
+copy_from_user(void *dst, const void *src, size_t n)
+{
+  return access_ok(src, n) ? copy_bytes(dst, src, n) : n;
+}
+
+size_t
+copy_to_user(void *dst, const void *src, size_t n)
+{
+  return access_ok(dst, n) ? copy_bytes(dst, src, n) : n;
+}
+
+// A handful of entries: a linear search (Linux sorts its table and bisects).
+bool
+fixup_exception(struct trapframe *tf)
+{
+  for(const struct exception_table_entry *e = __ex_table_start; e < __ex_table_end; e++) {
+    if(e->insn == tf->rip) {
+      tf->rip = e->fixup;
+      return true;
+    }
+  }
+  return false;
+}

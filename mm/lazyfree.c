@@ -1,0 +1,97 @@
+// The owner of anonymous pages on the reclaim core's lists: MADV_FREE hands pages over, and
+// evict() drops those still clean when reclaim reaches them; redirtied ones stay as ordinary memory.
+#include "mm.h"
+#include "paging.h"
+#include "reclaim.h"
+#include "vm.h"
+
+// An anonymous page names its mm in page->private and its address in page->index. The mm
+// link is cleared under the page-table lock whenever the PTE goes (zap_page_range), and the
+// mm is freed a grace period after its teardown, so evict can follow the link under RCU.
+// page->mapping points at anon_owner from MADV_FREE on: the reclaim core reads it for
+// every page it holds, so it must never point into an mm that may be freed.
+
+bool lazyfree_ignore_dirty;
+u64 lazyfree_freed;
+
+static bool lazyfree_evict(struct page *page);
+
+static const struct lru_ops lazyfree_ops = {
+  .name = "anon",
+  .evict = lazyfree_evict,
+};
+const struct lru_ops *const anon_owner = &lazyfree_ops;
+
+void
+anon_page_init(struct page *page, struct mm *mm, unsigned long addr)
+{
+  page->private = (unsigned long)mm;
+  page->index = addr;
+  set_page_flag(page, PG_swapbacked);
+}
+
+// Drops the mapping's reference to an unmapped page, after the flush. A page handed to
+// reclaim leaves the LRU first. If reclaim holds it right now, it has already read its
+// owner: its evict finds the mm link cleared, and the reclaim core's put_page frees it.
+void
+anon_page_release(struct page *page)
+{
+  if(page->mapping) {
+    lru_cache_del(page);
+    page->mapping = NULL;
+  }
+  put_page(page);
+}
+
+// MADV_FREE, after its TLB flush and under the page-table lock, for a page still mapped
+// in mm: no CPU can hold a dirty TLB entry for it any more, so a store from here on sets
+// the PTE's dirty bit again and evict will see it. Handing the page over earlier would let
+// reclaim drop a page that a stale TLB entry is still writing to.
+void
+anon_page_lazyfree(struct page *page)
+{
+  clear_page_flag(page, PG_swapbacked);
+  page->mapping = (void *)&anon_owner;
+  lru_add_lazyfree(page);
+}
+
+// Called by the reclaim core with its own reference held. Under the page-table lock the
+// PTE is taken away atomically, so a store racing with us either set the dirty bit first
+// or faults on the cleared PTE and waits for the lock (Minchan Kim's MADV_FREE, Linux 4.5:
+// "If memory pressure happens, VM checks dirty bit ... if ... still clean, it's a lazyfree
+// page so VM could discard").
+static bool
+lazyfree_evict(struct page *page)
+{
+  bool dropped = true;
+  rcu_read_lock();
+  struct mm *mm = (struct mm *)READ_ONCE(page->private);
+  if(mm) {
+    spin_lock(&mm->page_table_lock);
+    if(page->private != (unsigned long)mm) {
+      // unmapped since we looked: the zap dropped the mapping's reference
+    } else if(!page_flag(page, PG_lazyfree)) {
+      dropped = false;   // ordinary anonymous memory: there is no swap to write it to
+    } else {
+      u64 *pte = pte_lookup(mm, page->index);
+      u64 old = __atomic_exchange_n(pte, 0, __ATOMIC_RELAXED);
+      if((old & PTE_D) && !READ_ONCE(lazyfree_ignore_dirty)) {
+        // Written after MADV_FREE: the data stays, as ordinary anonymous memory. The
+        // reclaim core clears PG_lazyfree and drops its reference.
+        WRITE_ONCE(*pte, old);
+        set_page_flag(page, PG_swapbacked);
+        dropped = false;
+      } else {
+        flush_tlb_range(mm, page->index, page->index + PAGE_SIZE);
+        page->private = 0;
+        mm->rss--;
+        __atomic_fetch_add(&lazyfree_freed, 1, __ATOMIC_RELAXED);
+        put_page(page);   // the mapping's reference; the reclaim core holds its own
+      }
+    }
+    spin_unlock(&mm->page_table_lock);
+  }
+  rcu_read_unlock();
+  page->mapping = NULL;   // kept or dropped, the page has left the reclaim core's lists
+  return dropped;
+}

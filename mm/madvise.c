@@ -1,0 +1,103 @@
+// madvise: MADV_DONTNEED unmaps and frees at once, MADV_FREE only marks pages clean and lets
+// reclaim drop them later (Rik van Riel's 2007 lazy-free patch; merged in Linux 4.5).
+#include "errno.h"
+#include "mm.h"
+#include "paging.h"
+#include "vm.h"
+
+// Nick Piggin's "mm: madvise avoid exclusive mmap_sem" (2007): madvise needs only the read
+// side, since it changes PTEs under the page-table lock and never the VMA tree. The switch
+// brings back the exclusive lock to measure the difference in one boot.
+bool madvise_exclusive;
+
+// A page unmapped since it was batched (its mm link cleared) is left to the unmapper.
+static void
+lazyfree_batch(struct mmu_gather *tlb)
+{
+  struct mm *mm = tlb->mm;
+  tlb_gather_flush(tlb);
+  spin_lock(&mm->page_table_lock);
+  for(unsigned i = 0; i < tlb->n; i++)
+    if(tlb->pages[i]->private == (unsigned long)mm)
+      anon_page_lazyfree(tlb->pages[i]);
+  spin_unlock(&mm->page_table_lock);
+  for(unsigned i = 0; i < tlb->n; i++)
+    put_page(tlb->pages[i]);
+  tlb->n = 0;
+}
+
+// Clears the dirty and accessed bits of every resident page (atomically: the hardware may set
+// them meanwhile), flushes them out of every TLB once, then hands the pages to reclaim.
+// Each page is held by a reference while it is in the batch: a concurrent MADV_DONTNEED
+// under the shared mmap_sem may unmap it.
+static void
+madvise_free(struct mm *mm, unsigned long start, unsigned long end)
+{
+  struct mmu_gather tlb;
+  tlb_gather_init(&tlb, mm);
+  spin_lock(&mm->page_table_lock);
+  for(unsigned long a = start; a < end; a += PAGE_SIZE) {
+    u64 *pte = pte_lookup(mm, a);
+    if(!pte) {
+      a = ALIGN_DOWN(a, 2UL << 20) + (2UL << 20) - PAGE_SIZE;   // no page table here
+      continue;
+    }
+    if(!(*pte & PTE_P))
+      continue;
+    u64 old = __atomic_fetch_and(pte, ~(PTE_A | PTE_D), __ATOMIC_RELAXED);
+    struct page *page = pfn_to_page((old & PTE_ADDR) >> PAGE_SHIFT);
+    get_page(page);
+    if(tlb_gather_page(&tlb, page, a)) {
+      spin_unlock(&mm->page_table_lock);
+      lazyfree_batch(&tlb);
+      spin_lock(&mm->page_table_lock);
+    }
+  }
+  spin_unlock(&mm->page_table_lock);
+  lazyfree_batch(&tlb);
+  tlb_gather_done(&tlb);
+}
+
+// The checks and errnos of Linux's madvise(2): EINVAL for an unknown advice, a misaligned
+// start or a wrapping range; ENOMEM if part of the range is unmapped (the mapped parts
+// are still advised).
+int
+madvise(struct mm *mm, unsigned long start, size_t len_in, int advice)
+{
+  if(advice != MADV_DONTNEED && advice != MADV_FREE)
+    return -EINVAL;
+  if(start % PAGE_SIZE)
+    return -EINVAL;
+  size_t len = ALIGN_UP(len_in, PAGE_SIZE);
+  if(len_in && !len)
+    return -EINVAL;
+  unsigned long end = start + len;
+  if(end < start)
+    return -EINVAL;
+  if(end == start)
+    return 0;
+  bool exclusive = READ_ONCE(madvise_exclusive);
+  if(exclusive)
+    down_write(&mm->mmap_sem);
+  else
+    down_read(&mm->mmap_sem);
+  int err = 0;
+  unsigned long a = start;
+  for(struct vma *v = find_vma(mm, start); v && v->start < end; v = vma_next(mm, v)) {
+    if(v->start > a)
+      err = -ENOMEM;
+    unsigned long s = MAX(a, v->start), e = MIN(end, v->end);
+    if(advice == MADV_DONTNEED)
+      zap_page_range(mm, s, e);
+    else
+      madvise_free(mm, s, e);
+    a = e;
+  }
+  if(a < end)
+    err = -ENOMEM;
+  if(exclusive)
+    up_write(&mm->mmap_sem);
+  else
+    up_read(&mm->mmap_sem);
+  return err;
+}

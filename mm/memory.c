@@ -1,0 +1,216 @@
+// Demand paging of the lower half: page-table walks, the fault handler that maps a zeroed page
+// on first touch, and zapping a range with its TLB flush batched in an mmu_gather.
+#include "errno.h"
+#include "mm.h"
+#include "paging.h"
+#include "string.h"
+#include "vm.h"
+
+#define PMD_SIZE (2UL << 20)   // the span of one page table
+
+// Upper-level entries are present and writable; the PTE alone decides. No PTE_U: nothing
+// runs in ring 3 here, the lower half is reached by kernel code through uaccess.h.
+#define PT_FLAGS (PTE_P | PTE_W)
+
+static int
+pt_index(unsigned long va, int level)
+{
+  return (va >> (12 + 9 * level)) & 511;
+}
+
+static struct page *
+pte_page(u64 pte)
+{
+  return pfn_to_page((pte & PTE_ADDR) >> PAGE_SHIFT);
+}
+
+// The kernel half is shared: its PML4 entries point at the kernel's own lower-level tables,
+// which every kernel mapping made after boot extends in place.
+int
+pgd_alloc(struct mm *mm)
+{
+  struct page *p = alloc_page(GFP_KERNEL | __GFP_ZERO);
+  if(!p)
+    return -ENOMEM;
+  mm->pml4 = page_address(p);
+  mm->cr3 = page_to_phys(p);
+  memcpy(mm->pml4 + 256, kernel_pml4 + 256, 256 * sizeof(u64));
+  return 0;
+}
+
+// level 2: a page-directory-pointer table, 1: a page directory, 0: a page table.
+static void
+free_table(u64 pa, int level)
+{
+  u64 *t = __va(pa);
+  for(int i = 0; level > 0 && i < 512; i++)
+    if(t[i] & PTE_P)
+      free_table(t[i] & PTE_ADDR, level - 1);
+  __free_page(pfn_to_page(pa >> PAGE_SHIFT));
+}
+
+// Page tables stay until the mm goes (Linux frees them at munmap; an mm here is short-lived),
+// so a PTE pointer found under mmap_sem stays valid while it is held.
+void
+free_pgtables(struct mm *mm)
+{
+  for(int i = 0; i < 256; i++)
+    if(mm->pml4[i] & PTE_P)
+      free_table(mm->pml4[i] & PTE_ADDR, 2);
+  __free_page(virt_to_page(mm->pml4));
+}
+
+u64 *
+pte_lookup(struct mm *mm, unsigned long addr)
+{
+  u64 *t = mm->pml4;
+  for(int level = 3; level > 0; level--) {
+    u64 e = READ_ONCE(t[pt_index(addr, level)]);
+    if(!(e & PTE_P))
+      return NULL;
+    t = __va(e & PTE_ADDR);
+  }
+  return &t[pt_index(addr, 0)];
+}
+
+// Allocates the missing tables on the way to addr's PTE. The allocation may reclaim, and
+// reclaim takes page-table locks, so it happens before this mm's lock is taken.
+static u64 *
+pte_alloc(struct mm *mm, unsigned long addr)
+{
+  u64 *t = mm->pml4;
+  for(int level = 3; level > 0; level--) {
+    u64 *e = &t[pt_index(addr, level)];
+    if(!(READ_ONCE(*e) & PTE_P)) {
+      struct page *p = alloc_page(GFP_KERNEL | __GFP_ZERO);
+      if(!p)
+        return NULL;
+      spin_lock(&mm->page_table_lock);
+      if(!(*e & PTE_P)) {
+        WRITE_ONCE(*e, page_to_phys(p) | PT_FLAGS);
+        p = NULL;
+      }
+      spin_unlock(&mm->page_table_lock);
+      if(p)   // another CPU installed the table first
+        __free_page(p);
+    }
+    t = __va(READ_ONCE(*e) & PTE_ADDR);
+  }
+  return &t[pt_index(addr, 0)];
+}
+
+// Demand-zero: the first touch of an anonymous page maps a zeroed frame. A fault on a PTE
+// that is already present (another CPU won the race) just returns: the CPU walks again.
+// The accessed and dirty bits are left to the hardware (SDM vol. 3A, 4.8).
+int
+handle_mm_fault(struct mm *mm, unsigned long addr, bool write)
+{
+  addr = ALIGN_DOWN(addr, PAGE_SIZE);
+  int err = -EFAULT;
+  down_read(&mm->mmap_sem);
+  struct vma *v = find_vma(mm, addr);
+  if(!v || v->start > addr || !(v->flags & VM_READ) || (write && !(v->flags & VM_WRITE)))
+    goto out;
+  err = -ENOMEM;
+  u64 *pte = pte_alloc(mm, addr);
+  if(!pte)
+    goto out;
+  struct page *page = NULL;
+  if(!(READ_ONCE(*pte) & PTE_P) && !(page = alloc_page(GFP_KERNEL | __GFP_ZERO)))
+    goto out;
+  spin_lock(&mm->page_table_lock);
+  if(page && !(*pte & PTE_P)) {
+    anon_page_init(page, mm, addr);
+    WRITE_ONCE(*pte, page_to_phys(page) | PTE_P | pte_nx | (v->flags & VM_WRITE ? PTE_W : 0));
+    mm->rss++;
+    page = NULL;
+  }
+  spin_unlock(&mm->page_table_lock);
+  if(page)
+    __free_page(page);
+  err = 0;
+out:
+  up_read(&mm->mmap_sem);
+  return err;
+}
+
+void
+tlb_gather_init(struct mmu_gather *tlb, struct mm *mm)
+{
+  tlb->mm = mm;
+  tlb->start = ~0UL;
+  tlb->end = 0;
+  tlb->n = 0;
+  tlb->pages = (struct page **)__get_free_page(GFP_KERNEL);
+  tlb->max = PAGE_SIZE / sizeof(struct page *);
+  if(!tlb->pages) {
+    tlb->pages = tlb->local;
+    tlb->max = GATHER_LOCAL;
+  }
+}
+
+bool
+tlb_gather_page(struct mmu_gather *tlb, struct page *page, unsigned long addr)
+{
+  tlb->pages[tlb->n++] = page;
+  tlb->start = MIN(tlb->start, addr);
+  tlb->end = MAX(tlb->end, addr + PAGE_SIZE);
+  return tlb->n == tlb->max;
+}
+
+void
+tlb_gather_flush(struct mmu_gather *tlb)
+{
+  if(tlb->start < tlb->end)
+    flush_tlb_range(tlb->mm, tlb->start, tlb->end);
+  tlb->start = ~0UL;
+  tlb->end = 0;
+}
+
+// The frames go back only after the flush: until then another CPU may still reach them
+// through a stale TLB entry.
+void
+tlb_gather_release(struct mmu_gather *tlb)
+{
+  tlb_gather_flush(tlb);
+  for(unsigned i = 0; i < tlb->n; i++)
+    anon_page_release(tlb->pages[i]);
+  tlb->n = 0;
+}
+
+void
+tlb_gather_done(struct mmu_gather *tlb)
+{
+  tlb_gather_release(tlb);
+  if(tlb->pages != tlb->local)
+    free_page((unsigned long)tlb->pages);
+}
+
+// Unmaps every page in [start, end): PTEs cleared under the lock, one flush per batch, then
+// the frames freed. Clearing page->private tells lazyfree_evict the page has left this mm.
+void
+zap_page_range(struct mm *mm, unsigned long start, unsigned long end)
+{
+  struct mmu_gather tlb;
+  tlb_gather_init(&tlb, mm);
+  spin_lock(&mm->page_table_lock);
+  for(unsigned long a = start; a < end; a += PAGE_SIZE) {
+    u64 *pte = pte_lookup(mm, a);
+    if(!pte) {
+      a = ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE - PAGE_SIZE;   // no page table: skip its span
+      continue;
+    }
+    if(!(*pte & PTE_P))
+      continue;
+    struct page *page = pte_page(__atomic_exchange_n(pte, 0, __ATOMIC_RELAXED));
+    page->private = 0;
+    mm->rss--;
+    if(tlb_gather_page(&tlb, page, a)) {
+      spin_unlock(&mm->page_table_lock);
+      tlb_gather_release(&tlb);
+      spin_lock(&mm->page_table_lock);
+    }
+  }
+  spin_unlock(&mm->page_table_lock);
+  tlb_gather_done(&tlb);
+}

@@ -1,0 +1,389 @@
+// Self-tests of address spaces: demand paging through get_user/put_user on every CPU, madvise
+// (LTP madvise09's lazy-free pattern), TLB shootdowns, errnos, -EFAULT and teardown leaks.
+#include "errno.h"
+#include "mm.h"
+#include "printk.h"
+#include "rcupdate.h"
+#include "reclaim.h"
+#include "sched.h"
+#include "selftest.h"
+#include "slab.h"
+#include "smp.h"
+#include "string.h"
+#include "time.h"
+#include "uaccess.h"
+#include "vm.h"
+
+#define MAX_WORKERS 8
+#define FREE_PAGES 128     // madvise09's mapping
+#define WAIT_MS 3000       // a worker that does not finish by then is a failure, not a hang
+
+static int
+ncpus(void)
+{
+  return num_online_cpus();
+}
+
+static long
+map_anon(struct mm *mm, size_t len)
+{
+  return vm_mmap(mm, 0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
+}
+
+// Waits (sleeping: workers may share this CPU) until *counter reaches n or WAIT_MS pass.
+static bool
+wait_for(int *counter, int n)
+{
+  u64 end = ktime_ns() + WAIT_MS * 1000000ULL;
+  while(__atomic_load_n(counter, __ATOMIC_ACQUIRE) < n) {
+    if(ktime_ns() > end)
+      return false;
+    msleep(1);
+  }
+  return true;
+}
+
+// madvise09: 128 pages of 'a', MADV_FREE, pages 0 and 10 written again, then reclaim.
+// At least one page must go, pages 0 and 10 must keep 'b' then 'a's, and every other page
+// must read all 'a' or all zero. planted: evict ignores the dirty bit, so 0 and 10 go too.
+static bool
+lazyfree_run(bool planted)
+{
+  static char buf[PAGE_SIZE];
+  struct mm *mm = mm_create();
+  if(!mm)
+    return false;
+  use_mm(mm);
+  bool ok = true;
+  long base = map_anon(mm, FREE_PAGES * PAGE_SIZE);
+  char *p = (char *)base;
+  memset(buf, 'a', PAGE_SIZE);
+  for(int i = 0; i < FREE_PAGES && base > 0; i++)
+    ok &= copy_to_user(p + i * PAGE_SIZE, buf, PAGE_SIZE) == 0;
+  u64 ipis = tlb_shootdown_ipis, freed0 = lazyfree_freed;
+  ok &= base > 0 && madvise(mm, base, FREE_PAGES * PAGE_SIZE, MADV_FREE) == 0;
+  char c = 0;
+  ok &= get_user(c, p + PAGE_SIZE) == 0 && c == 'a';   // not freed immediately
+  ok &= put_user('b', p) == 0 && put_user('b', p + 10 * PAGE_SIZE) == 0;
+  WRITE_ONCE(lazyfree_ignore_dirty, planted);
+  for(int tries = 0; tries < 10 && lazyfree_freed == freed0; tries++)
+    try_to_free_pages(GFP_KERNEL, 2 * FREE_PAGES);
+  WRITE_ONCE(lazyfree_ignore_dirty, false);
+  unsigned zeroed = 0, corrupt = 0;
+  for(int i = 0; i < FREE_PAGES && base > 0; i++) {
+    ok &= copy_from_user(buf, p + i * PAGE_SIZE, PAGE_SIZE) == 0;
+    bool redirtied = i == 0 || i == 10;
+    int first = redirtied ? 'b' : buf[0];
+    bool same = buf[0] == first && (first == 'a' || first == 'b' || first == 0);
+    for(unsigned j = 1; same && j < PAGE_SIZE; j++)
+      same = buf[j] == (first == 'b' ? 'a' : first);
+    if(!same)
+      corrupt++;
+    else if(first == 0)
+      zeroed++;
+  }
+  u64 freed = lazyfree_freed - freed0;
+  selftest_extra("lazy_freed=%lu zeroed=%u corrupt=%u shootdown_ipis=%lu", freed, zeroed,
+                 corrupt, tlb_shootdown_ipis - ipis);
+  unuse_mm(mm);
+  mmput(mm);
+  return ok && freed >= 1 && zeroed >= 1 && corrupt == 0;
+}
+
+static bool
+test_madvise_free(void)
+{
+  return lazyfree_run(false);
+}
+SELFTEST("madvise-free", test_madvise_free);
+
+static bool
+test_planted_lazyfree_dirty(void)
+{
+  return lazyfree_run(true);
+}
+SELFTEST("planted-lazyfree-dirty", test_planted_lazyfree_dirty);
+
+// Workers on every CPU, each owning WORKER_PAGES pages of one mapping: they fill them,
+// keep the mm loaded (so its CPUs are in the mask) while the main thread zaps the whole
+// range with one MADV_DONTNEED, then read zeros back.
+#define WORKER_PAGES 4
+static struct {
+  struct mm *mm;
+  unsigned long base;
+  int filled, go, errors;
+} dn;
+
+static int
+dontneed_worker(void *arg)
+{
+  long id = (long)arg;
+  u64 *p = (u64 *)(dn.base + id * WORKER_PAGES * PAGE_SIZE);
+  use_mm(dn.mm);
+  for(int i = 0; i < WORKER_PAGES * 512; i++)
+    if(put_user(0x1234567800000000ULL + i, p + i) != 0)
+      __atomic_fetch_add(&dn.errors, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&dn.filled, 1, __ATOMIC_RELEASE);
+  u64 end = ktime_ns() + WAIT_MS * 1000000ULL;
+  while(!__atomic_load_n(&dn.go, __ATOMIC_ACQUIRE) && ktime_ns() < end)
+    cond_resched();
+  for(int i = 0; i < WORKER_PAGES * 512; i++) {
+    u64 v = 1;
+    if(get_user(v, p + i) != 0 || v != 0)
+      __atomic_fetch_add(&dn.errors, 1, __ATOMIC_RELAXED);
+  }
+  unuse_mm(dn.mm);
+  return 0;
+}
+
+static bool
+test_madvise_dontneed(void)
+{
+  int n = MIN(ncpus(), MAX_WORKERS);
+  struct thread *t[MAX_WORKERS];
+  dn.mm = mm_create();
+  if(!dn.mm)
+    return false;
+  long base = map_anon(dn.mm, n * WORKER_PAGES * PAGE_SIZE);
+  dn.base = base;
+  dn.filled = dn.go = dn.errors = 0;
+  for(long i = 0; i < n; i++)
+    t[i] = kthread_create(dontneed_worker, (void *)i, i, "dontneed/%ld", i);
+  bool ok = base > 0 && wait_for(&dn.filled, n);
+  u64 ipis = tlb_shootdown_ipis;
+  ok &= madvise(dn.mm, base, n * WORKER_PAGES * PAGE_SIZE, MADV_DONTNEED) == 0;
+  ipis = tlb_shootdown_ipis - ipis;
+  unsigned long rss = dn.mm->rss;
+  __atomic_store_n(&dn.go, 1, __ATOMIC_RELEASE);
+  for(int i = 0; i < n; i++)
+    kthread_join(t[i]);
+  // Workers on other CPUs had the mm loaded: the zap must have interrupted at least one.
+  ok &= dn.errors == 0 && rss == 0 && (n == 1 || ipis >= 1);
+  selftest_extra("cpus=%d errors=%d shootdown_ipis=%lu", n, dn.errors, ipis);
+  mmput(dn.mm);
+  return ok;
+}
+SELFTEST("madvise-dontneed", test_madvise_dontneed);
+
+// Readers on other CPUs hammer one page while it is unmapped. A read that succeeds must
+// return the pattern, never the recycled frame's poison, and once munmap has returned (the
+// shootdown is done) every read must fault.
+#define PATTERN 0x5a5a5a5a12345678ULL
+static struct {
+  struct mm *mm;
+  u64 *page;
+  int running, unmapped, stale, faulted, stuck;
+} sd;
+
+static int
+shootdown_reader(void *arg)
+{
+  use_mm(sd.mm);
+  int reads = 0;
+  u64 end = ktime_ns() + WAIT_MS * 1000000ULL;
+  for(;;) {
+    int after = __atomic_load_n(&sd.unmapped, __ATOMIC_ACQUIRE);
+    u64 v = 0;
+    int err = get_user(v, sd.page);
+    if(err == -EFAULT) {
+      __atomic_fetch_add(&sd.faulted, 1, __ATOMIC_RELAXED);
+      break;
+    }
+    if(v != PATTERN || after)
+      __atomic_fetch_add(&sd.stale, 1, __ATOMIC_RELAXED);
+    if(++reads == 100)
+      __atomic_fetch_add(&sd.running, 1, __ATOMIC_RELEASE);
+    if(ktime_ns() > end) {
+      __atomic_fetch_add(&sd.stuck, 1, __ATOMIC_RELAXED);
+      break;
+    }
+    cond_resched();
+  }
+  unuse_mm(sd.mm);
+  return 0;
+}
+
+static bool
+test_tlb_shootdown(void)
+{
+  int n = ncpus() > 1 ? MIN(ncpus() - 1, MAX_WORKERS - 1) : 1;
+  struct thread *t[MAX_WORKERS];
+  memset(&sd, 0, sizeof(sd));
+  sd.mm = mm_create();
+  if(!sd.mm)
+    return false;
+  use_mm(sd.mm);
+  long base = map_anon(sd.mm, PAGE_SIZE);
+  sd.page = (u64 *)base;
+  bool ok = base > 0 && put_user(PATTERN, sd.page) == 0;
+  unuse_mm(sd.mm);   // the main thread leaves: only the readers' CPUs stay in the mask
+  for(long i = 0; i < n; i++)
+    t[i] = kthread_create(shootdown_reader, NULL, ncpus() > 1 ? i + 1 : 0, "sdread/%ld", i);
+  ok &= wait_for(&sd.running, n);
+  u64 ipis = tlb_shootdown_ipis;
+  ok &= vm_munmap(sd.mm, base, PAGE_SIZE) == 0;
+  __atomic_store_n(&sd.unmapped, 1, __ATOMIC_RELEASE);
+  ipis = tlb_shootdown_ipis - ipis;
+  // The freed frame is most likely this CPU's next page: poison it while readers run.
+  struct page *poison[8];
+  for(int i = 0; i < 8; i++) {
+    poison[i] = alloc_page(GFP_KERNEL);
+    if(poison[i])
+      memset(page_address(poison[i]), 0xee, PAGE_SIZE);
+  }
+  for(int i = 0; i < n; i++)
+    kthread_join(t[i]);
+  for(int i = 0; i < 8; i++)
+    if(poison[i])
+      __free_page(poison[i]);
+  ok &= sd.stale == 0 && sd.stuck == 0 && sd.faulted == n && (ncpus() == 1 || ipis >= 1);
+  selftest_extra("readers=%d stale=%d faulted=%d shootdown_ipis=%lu", n, sd.stale, sd.faulted,
+                 ipis);
+  mmput(sd.mm);
+  return ok;
+}
+SELFTEST("tlb-shootdown", test_tlb_shootdown);
+
+// Linux's errnos for bad arguments (madvise(2), vm_mmap(2), vm_munmap(2)).
+static bool
+test_madvise_errors(void)
+{
+  struct mm *mm = mm_create();
+  if(!mm)
+    return false;
+  unsigned long a = MMAP_BASE + 0x100000;
+  bool ok = vm_mmap(mm, a, 4 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED) == (long)a;
+  ok &= madvise(mm, a + 1, PAGE_SIZE, MADV_FREE) == -EINVAL;
+  ok &= madvise(mm, a, PAGE_SIZE, 12345) == -EINVAL;
+  ok &= madvise(mm, a, 0, MADV_FREE) == 0;
+  ok &= madvise(mm, ~0UL & ~(PAGE_SIZE - 1), 2 * PAGE_SIZE, MADV_FREE) == -EINVAL;
+  ok &= madvise(mm, a, ~0UL, MADV_DONTNEED) == -EINVAL;
+  ok &= madvise(mm, a + 8 * PAGE_SIZE, PAGE_SIZE, MADV_DONTNEED) == -ENOMEM;
+  ok &= madvise(mm, a, 6 * PAGE_SIZE, MADV_FREE) == -ENOMEM;   // runs past the mapping
+  ok &= madvise(mm, a - PAGE_SIZE, 2 * PAGE_SIZE, MADV_FREE) == -ENOMEM;
+  ok &= madvise(mm, a, 4 * PAGE_SIZE, MADV_DONTNEED) == 0;
+  ok &= madvise(mm, a, 4 * PAGE_SIZE - 100, MADV_FREE) == 0;   // the length is rounded up
+  ok &= vm_munmap(mm, a + 1, PAGE_SIZE) == -EINVAL;
+  ok &= vm_munmap(mm, a, 0) == -EINVAL;
+  ok &= vm_mmap(mm, 0, 0, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS) == -EINVAL;
+  ok &= vm_mmap(mm, 0, PAGE_SIZE, PROT_READ, MAP_ANONYMOUS) == -EINVAL;
+  ok &= vm_mmap(mm, 0, PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED) == -EPERM;
+  ok &= vm_munmap(mm, a + PAGE_SIZE, PAGE_SIZE) == 0;   // a hole: two VMAs now
+  ok &= mm->nr_vmas == 2;
+  ok &= madvise(mm, a, 4 * PAGE_SIZE, MADV_FREE) == -ENOMEM;
+  mmput(mm);
+  return ok;
+}
+SELFTEST("madvise-errors", test_madvise_errors);
+
+// Touches outside any VMA, through a read-only VMA, across a VMA's end, at a kernel address
+// and from a thread with no mm: each gets -EFAULT (or the uncopied byte count), no panic.
+static bool
+test_vm_efault(void)
+{
+  static char buf[2 * PAGE_SIZE];
+  u64 v = 1;
+  bool ok = get_user(v, (u64 *)(MMAP_BASE + 0x1000)) == -EFAULT && v == 0;   // no mm yet
+  struct mm *mm = mm_create();
+  if(!mm)
+    return false;
+  use_mm(mm);
+  long rw = map_anon(mm, PAGE_SIZE);
+  long ro = vm_mmap(mm, 0, PAGE_SIZE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS);
+  ok &= rw > 0 && ro > 0;
+  u64 *hole = (u64 *)(rw + 16 * PAGE_SIZE);
+  ok &= get_user(v, hole) == -EFAULT;
+  ok &= put_user(7, hole) == -EFAULT;
+  ok &= get_user(v, (u64 *)ro) == 0 && v == 0;       // demand-zero on a read
+  ok &= put_user(7, (u64 *)ro) == -EFAULT;           // no write permission
+  ok &= get_user(v, (u64 *)&buf[0]) == -EFAULT;      // a kernel address is not "user"
+  memset(buf, 'x', sizeof(buf));
+  ok &= copy_to_user((void *)rw, buf, PAGE_SIZE) == 0;
+  // rw and ro are adjacent or not; a copy across the end of the last VMA stops there.
+  unsigned long top = MAX(rw, ro) + PAGE_SIZE;
+  ok &= copy_from_user(buf, (void *)(top - 100), 300) == 200;
+  ok &= vm_munmap(mm, rw, PAGE_SIZE) == 0;
+  ok &= get_user(v, (u64 *)rw) == -EFAULT;           // gone after munmap
+  unuse_mm(mm);
+  mmput(mm);
+  return ok;
+}
+SELFTEST("vm-efault", test_vm_efault);
+
+// An mm used on every CPU, with pages resident, lazily freed (on the reclaim core's list)
+// and zapped, is torn down: the free-page count must come back (memory others free
+// meanwhile may only raise it).
+static struct {
+  struct mm *mm;
+  unsigned long base;
+  int errors;
+} td;
+
+static int
+teardown_worker(void *arg)
+{
+  long id = (long)arg;
+  char *p = (char *)(td.base + id * 64 * PAGE_SIZE);
+  use_mm(td.mm);
+  for(int i = 0; i < 64; i++)
+    if(put_user('t', p + i * PAGE_SIZE) != 0)
+      __atomic_fetch_add(&td.errors, 1, __ATOMIC_RELAXED);
+  if(madvise(td.mm, (unsigned long)p, 16 * PAGE_SIZE, MADV_FREE) != 0 ||
+     madvise(td.mm, (unsigned long)p + 16 * PAGE_SIZE, 16 * PAGE_SIZE, MADV_DONTNEED) != 0)
+    __atomic_fetch_add(&td.errors, 1, __ATOMIC_RELAXED);
+  unuse_mm(td.mm);
+  return 0;
+}
+
+static void
+teardown_round(int n)
+{
+  struct thread *t[MAX_WORKERS];
+  for(long i = 0; i < n; i++)
+    t[i] = kthread_create(teardown_worker, (void *)i, i % ncpus(), "teardown/%ld", i);
+  for(int i = 0; i < n; i++)
+    kthread_join(t[i]);
+}
+
+static unsigned long
+free_count(void)
+{
+  rcu_barrier();
+  drain_all_pages();
+  kmem_cache_shrink_all();
+  return nr_free_pages();
+}
+
+// One round: a fresh mm, used and torn down; returns the free-page change (negative: lost).
+static long
+teardown_once(int n, unsigned long *rss)
+{
+  unsigned long before = free_count();
+  td.mm = mm_create();
+  if(!td.mm)
+    return -1;
+  td.base = vm_mmap(td.mm, 0, n * 64 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS);
+  teardown_round(n);
+  *rss = td.mm->rss;
+  mmput(td.mm);
+  return (long)free_count() - (long)before;
+}
+
+// Other subsystems allocate once on first use (thread stacks, caches) or free late, so a
+// round may be retried; a leak loses pages in every round and fails all three.
+static bool
+test_mm_teardown(void)
+{
+  int n = MIN(ncpus(), MAX_WORKERS);
+  unsigned long rss = 0;
+  long change = 0;
+  int round = 0;
+  td.errors = 0;
+  while(round < 3 && (change = teardown_once(n, &rss)) < 0)
+    round++;
+  selftest_extra("rss=%lu free_change=%ld rounds=%d", rss, change, round + 1);
+  return td.errors == 0 && rss >= n * 32UL && rss <= n * 48UL && change >= 0;
+}
+SELFTEST("mm-teardown", test_mm_teardown);
