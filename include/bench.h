@@ -43,7 +43,7 @@ struct bench_ctx {
   bool stop;         // set when the run's time is up: workers return (bench_stopped)
   u64 start_ns;      // ktime_ns when the last worker woke: the timed interval begins
   u64 deadline;      // ktime_ns at which the run's time is up
-  u64 stop_ns;       // ktime_ns at which stop was set: the timed interval ends
+  u64 stop_ns;       // ktime_ns at which the last worker returned: the timed interval ends
   void *priv;        // the suite's own state, from setup
 };
 

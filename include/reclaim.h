@@ -15,6 +15,10 @@
 struct lru_ops {
   const char *name;
   bool (*evict)(struct page *page);
+  // Optional: called after each batch of evictions, before the core drops its references
+  // to the pages evict() let go of. An owner that deferred work, such as a TLB flush,
+  // finishes it here: until then no page it dropped can be freed and reused.
+  void (*finish)(void);
 };
 
 // Taking a page back: the owner clears page->mapping, then calls lru_cache_del. Reclaim may

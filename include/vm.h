@@ -105,5 +105,7 @@ extern u64 lazyfree_freed;           // pages dropped by evict since boot
 // arch/x86_64/tlb.c: which mm a CPU runs on, and shootdowns.
 void switch_mm(struct thread *prev, struct thread *next);   // schedule(), interrupts off
 void flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end);
+void flush_tlb_mask(const struct cpumask *mask);
+extern u64 nr_page_faults;   // handle_mm_fault calls since boot (Linux's PGFAULT event)
 extern u64 tlb_shootdown_ipis;       // IPIs sent for shootdowns since boot
 #define TLB_FLUSH_CEILING 33         // pages above which a CPU reloads CR3 (Linux's default)

@@ -66,6 +66,19 @@ start_together(struct worker *w)
     yield();
 }
 
+// The interval ends when the last worker returns, not when the first sees the deadline:
+// every operation counted then lies inside it, also one that was still running at the
+// deadline (a madvise transaction under TCG can take longer than a whole run).
+static void
+finish_together(void)
+{
+  u64 now = ktime_ns();
+  u64 end = __atomic_load_n(&ctx.stop_ns, __ATOMIC_RELAXED);
+  while(now > end && !__atomic_compare_exchange_n(&ctx.stop_ns, &end, now, false,
+                                                  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    ;
+}
+
 static int
 worker_main(void *arg)
 {
@@ -81,6 +94,7 @@ worker_main(void *arg)
       return 0;
     start_together(w);
     w->ops = ctx.suite->worker(&ctx, w->index);
+    finish_together();
   }
 }
 
@@ -101,24 +115,19 @@ release(void)
 }
 
 // The workers end a run themselves: the runner may share CPU 0 with one of them, which
-// lets it in only at its next cond_resched. The first to see the deadline pass stamps
-// the end of the interval.
+// lets it in only at its next cond_resched. The first to see the deadline pass stops
+// everyone.
 void
 bench_yield(struct bench_ctx *c)
 {
-  u64 now, none = 0;
-
-  if(!READ_ONCE(c->stop) && (now = ktime_ns()) >= c->deadline){
-    __atomic_compare_exchange_n(&c->stop_ns, &none, now, false, __ATOMIC_RELAXED,
-                                __ATOMIC_RELAXED);
+  if(!READ_ONCE(c->stop) && ktime_ns() >= c->deadline)
     __atomic_store_n(&c->stop, true, __ATOMIC_RELEASE);
-  }
   cond_resched();
 }
 
-// One run of us microseconds, timed from the moment every worker is awake to the stop;
-// returns the operations done, every worker parked again. A worker that sees stop late
-// adds the operation it was in after the interval closes: one in hundreds of thousands.
+// One run of us microseconds, timed from the moment every worker is awake to the moment
+// the last one is done (finish_together); returns the operations done, every worker
+// parked again.
 static u64
 run_once(u32 us, u64 *ns)
 {

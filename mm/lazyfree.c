@@ -15,11 +15,22 @@ bool lazyfree_ignore_dirty;
 u64 lazyfree_freed;
 
 static bool lazyfree_evict(struct page *page);
+static void lazyfree_finish(void);
 
 static const struct lru_ops lazyfree_ops = {
   .name = "anon",
   .evict = lazyfree_evict,
+  .finish = lazyfree_finish,
 };
+
+// The TLB flush evict owes, deferred to the end of reclaim's batch: the CPUs of every mm
+// whose PTEs it cleared. Reclaim runs in a thread, which never migrates and does not sleep
+// between evict and finish, so the batch can be this CPU's.
+struct flush_batch {
+  struct cpumask cpus;
+  bool pending;
+};
+DEFINE_PER_CPU(struct flush_batch, lazyfree_batch);
 const struct lru_ops *const anon_owner = &lazyfree_ops;
 
 void
@@ -82,7 +93,11 @@ lazyfree_evict(struct page *page)
         set_page_flag(page, PG_swapbacked);
         dropped = false;
       } else {
-        flush_tlb_range(mm, page->index, page->index + PAGE_SIZE);
+        // The PTE is gone, so no CPU can start using the page again; the ones that may
+        // still hold it in their TLBs are flushed before the page is freed (finish).
+        struct flush_batch *b = this_cpu_ptr(&lazyfree_batch);
+        cpumask_or(&b->cpus, &mm->cpu_mask);
+        b->pending = true;
         page->private = 0;
         mm->rss--;
         __atomic_fetch_add(&lazyfree_freed, 1, __ATOMIC_RELAXED);
@@ -94,4 +109,17 @@ lazyfree_evict(struct page *page)
   rcu_read_unlock();
   page->mapping = NULL;   // kept or dropped, the page has left the reclaim core's lists
   return dropped;
+}
+
+// One shootdown for the batch, before the reclaim core frees its pages: a stale TLB entry
+// must never reach a page that has been handed to someone else.
+static void
+lazyfree_finish(void)
+{
+  struct flush_batch *b = this_cpu_ptr(&lazyfree_batch);
+  if(!b->pending)
+    return;
+  flush_tlb_mask(&b->cpus);
+  cpumask_clear(&b->cpus);
+  b->pending = false;
 }

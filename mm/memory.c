@@ -8,6 +8,8 @@
 
 #define PMD_SIZE (2UL << 20)   // the span of one page table
 
+u64 nr_page_faults;            // calls of handle_mm_fault since boot (Linux's PGFAULT event)
+
 // Upper-level entries are present and writable; the PTE alone decides. No PTE_U: nothing
 // runs in ring 3 here, the lower half is reached by kernel code through uaccess.h.
 #define PT_FLAGS (PTE_P | PTE_W)
@@ -106,6 +108,7 @@ int
 handle_mm_fault(struct mm *mm, unsigned long addr, bool write)
 {
   addr = ALIGN_DOWN(addr, PAGE_SIZE);
+  __atomic_fetch_add(&nr_page_faults, 1, __ATOMIC_RELAXED);
   int err = -EFAULT;
   down_read(&mm->mmap_sem);
   struct vma *v = find_vma(mm, addr);

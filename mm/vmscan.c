@@ -241,11 +241,38 @@ shrink_page(struct page *page, const struct lru_ops *ops)
     count_add(&count.lazyfree_kept, 1);
     return 0;
   }
-  put_page(page);   // the owner's reference is gone: this frees the page
   count_add(&count.reclaimed, 1);
   if(lazy)
     count_add(&count.lazyfree_freed, 1);
-  return 1;
+  return 1;   // the caller's put_page frees it, after the owners' finish hooks
+}
+
+// One batch: evict what can go, let each owner finish deferred work once (one TLB
+// shootdown for the whole batch instead of one per page, like Linux's
+// try_to_unmap_flush), and only then free the pages.
+static unsigned long
+shrink_batch(struct isolated *batch, int n)
+{
+  struct page *freed[SWAP_CLUSTER_MAX];
+  const struct lru_ops *owners[SWAP_CLUSTER_MAX];
+  int nfreed = 0, nowners = 0;
+  for(int i = 0; i < n; i++) {
+    const struct lru_ops *ops = batch[i].ops;
+    if(!shrink_page(batch[i].page, ops))
+      continue;
+    freed[nfreed++] = batch[i].page;
+    int k = 0;
+    while(k < nowners && owners[k] != ops)
+      k++;
+    if(k == nowners)
+      owners[nowners++] = ops;
+  }
+  for(int k = 0; k < nowners; k++)
+    if(owners[k]->finish)
+      owners[k]->finish();
+  for(int i = 0; i < nfreed; i++)
+    put_page(freed[i]);   // the owner's reference is gone: this frees the page
+  return nfreed;
 }
 
 unsigned long
@@ -260,8 +287,7 @@ shrink_lru(unsigned long nr_to_scan)
       break;
     count_add(&count.scanned, n);
     nr_to_scan -= n;
-    for(int i = 0; i < n; i++)
-      reclaimed += shrink_page(batch[i].page, batch[i].ops);
+    reclaimed += shrink_batch(batch, n);
   }
   return reclaimed;
 }

@@ -61,6 +61,30 @@ flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
     flush_local(&f);
 }
 
+static void
+flush_all_ipi(void *arg)
+{
+  write_cr3(read_cr3());   // every non-global entry: user pages are never global
+}
+
+// Every CPU in mask drops all its user TLB entries: reclaim's one flush for a batch of
+// pages from several address spaces.
+void
+flush_tlb_mask(const struct cpumask *mask)
+{
+  struct cpumask targets = *mask;
+  int me = smp_processor_id();
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  cpumask_clear_cpu(me, &targets);
+  int n = cpumask_weight(&targets);
+  if(n) {
+    __atomic_fetch_add(&tlb_shootdown_ipis, n, __ATOMIC_RELAXED);
+    smp_call_function_many(&targets, flush_all_ipi, NULL, true);
+  }
+  if(cpumask_test_cpu(me, mask))
+    write_cr3(read_cr3());
+}
+
 // Interrupts off: a flush IPI must see loaded_mm and CR3 agree.
 static void
 load_mm(struct mm *next)

@@ -64,7 +64,7 @@ test_evict(struct page *page)
   return true;
 }
 
-static const struct lru_ops test_lru_ops = { "reclaim-test", test_evict };
+static const struct lru_ops test_lru_ops = { .name = "reclaim-test", .evict = test_evict };
 
 // The shrinker's cache: whole pages, so that every object freed is a page back.
 static struct {

@@ -1,0 +1,340 @@
+// The madvise suite: threads of one address space run malloc/free transactions whose frees give
+// pages back with MADV_DONTNEED or MADV_FREE (Rik van Riel's MADV_FREE thread, LKML, April 2007).
+#include "bench.h"
+#include "errno.h"
+#include "list.h"
+#include "mm.h"
+#include "printk.h"
+#include "rcupdate.h"
+#include "reclaim.h"
+#include "slab.h"
+#include "uaccess.h"
+#include "vm.h"
+
+// In 2007 glibc's free() gave whole free pages of a chunk back with MADV_DONTNEED (Ulrich
+// Drepper's patched glibc did so for every free); each reuse then faulted in a zeroed page,
+// and the exclusive mmap_sem of madvise stalled every other thread's faults. A transaction
+// here is one such malloc/use/free round of a database thread.
+#define NR_CLASSES 6      // chunk sizes PAGE_SIZE << 0..5: 4 KiB to 128 KiB
+#define NR_CHUNKS 8       // per class and thread
+#define MIN_BUFS 3        // buffers per transaction, MIN_BUFS..MAX_BUFS
+#define MAX_BUFS 6
+#define MAX_THREADS 16    // the fixed sweep's largest point
+#define TOUCH_STRIDE 256  // bytes from one written (and summed) word to the next
+#define YIELD_PAGES 4     // pages touched between two bench_yield calls
+
+// Each class has NR_CHUNKS chunks, so the classes below k take NR_CHUNKS * (2^k - 1) pages.
+#define ARENA_PAGES (NR_CHUNKS * ((1UL << NR_CLASSES) - 1))
+#define CHUNK_PAGES_MAX (1UL << (NR_CLASSES - 1))
+
+_Static_assert(NR_CHUNKS >= MAX_BUFS, "a transaction may take MAX_BUFS chunks of one class");
+_Static_assert(NR_CHUNKS <= 256, "free lists hold chunk numbers in a u8");
+
+// Pinned memory leaves free, above the high watermark, the most that the workers can have in
+// use at once (every buffer of a transaction at the largest size, a TLB-gather page and a
+// stack each) and some for the rest of the kernel. The lazily freed pages of the MADV_FREE
+// variants (ARENA_PAGES a thread at most) outgrow that at the sweep's largest point (16
+// threads; 8 under bench=quick), so reclaim must drop them while the run goes on, as the
+// issue asks; MADV_DONTNEED never needs reclaim.
+#define THREAD_PAGES (MAX_BUFS * CHUNK_PAGES_MAX + 8)
+#define SLACK_PAGES 1024
+#define PIN_ORDER 9       // pinned in 2 MiB blocks, then smaller ones down to a page
+#define LEAK_PAGES 64     // a teardown may leave this many fewer free pages (slab, stacks)
+
+enum { DONTNEED_WLOCK, DONTNEED_RLOCK, FREE_WLOCK, FREE_RLOCK };
+
+
+// One thread's heap: a mapping of the shared mm cut into chunks, and per class a free list
+// that hands out the chunk freed longest ago, so freed memory ages before it is reused (in
+// a heap shared by many sizes a chunk is rarely reused at once) and reclaim finds some.
+struct arena {
+  unsigned long base;
+  u8 ring[NR_CLASSES][NR_CHUNKS];   // free chunk numbers, oldest first from head
+  u8 head[NR_CLASSES];
+  u8 count[NR_CLASSES];
+  u64 rng;
+  u64 bad;                          // transactions that failed their check
+} __aligned(64);
+
+struct buf {
+  unsigned long addr;
+  int class, chunk;
+};
+
+// Counters of the whole kernel, read between runs while the workers are parked.
+struct counters {
+  u64 faults, ipis, lazy;
+};
+
+static struct mm *mm;
+static struct arena arenas[MAX_THREADS];
+static int advice;
+static bool old_exclusive;
+static LIST_HEAD(pinned);
+static unsigned long free_before;
+static struct counters run_start, run_end;
+
+static u64
+next_rand(struct arena *a)
+{
+  a->rng ^= a->rng << 13;   // xorshift64 (Marsaglia 2003)
+  a->rng ^= a->rng >> 7;
+  a->rng ^= a->rng << 17;
+  return a->rng;
+}
+
+static unsigned long
+chunk_addr(struct arena *a, int class, int chunk)
+{
+  unsigned long below = NR_CHUNKS * ((1UL << class) - 1);
+  return a->base + (below + ((unsigned long)chunk << class)) * PAGE_SIZE;
+}
+
+static void
+arena_init(struct arena *a, unsigned long base, int index)
+{
+  a->base = base;
+  for(int k = 0; k < NR_CLASSES; k++){
+    for(int c = 0; c < NR_CHUNKS; c++)
+      a->ring[k][c] = c;
+    a->head[k] = 0;
+    a->count[k] = NR_CHUNKS;
+  }
+  a->rng = 0x9e3779b97f4a7c15ULL * (index + 1);
+  a->bad = 0;
+}
+
+static struct buf
+chunk_alloc(struct arena *a, int class)
+{
+  int c = a->ring[class][a->head[class]];
+  a->head[class] = (a->head[class] + 1) % NR_CHUNKS;
+  a->count[class]--;
+  return (struct buf){ chunk_addr(a, class, c), class, c };
+}
+
+// Gives the chunk's pages back to the kernel, then puts it at the tail of its free list.
+static bool
+chunk_free(struct arena *a, struct buf *b)
+{
+  int err = madvise(mm, b->addr, PAGE_SIZE << b->class, advice);
+  a->ring[b->class][(a->head[b->class] + a->count[b->class]) % NR_CHUNKS] = b->chunk;
+  a->count[b->class]++;
+  return err == 0;
+}
+
+// Writes a word every TOUCH_STRIDE bytes, each its own value (seed ^ address), and adds
+// them to *total. The first store to a page faults it in unless MADV_FREE left it mapped.
+static bool
+fill(struct bench_ctx *ctx, struct buf *b, u64 seed, u64 *total)
+{
+  unsigned long end = b->addr + (PAGE_SIZE << b->class);
+  bool ok = true;
+  for(unsigned long p = b->addr; p < end; p += PAGE_SIZE){
+    for(unsigned long w = p; w < p + PAGE_SIZE; w += TOUCH_STRIDE){
+      ok &= put_user(seed ^ w, (u64 *)w) == 0;
+      *total += seed ^ w;
+    }
+    if((p - b->addr) / PAGE_SIZE % YIELD_PAGES == YIELD_PAGES - 1)
+      bench_yield(ctx);
+  }
+  return ok;
+}
+
+// The transaction's "work": reads back and sums what fill wrote.
+static bool
+sum(struct bench_ctx *ctx, struct buf *b, u64 *total)
+{
+  unsigned long end = b->addr + (PAGE_SIZE << b->class);
+  bool ok = true;
+  for(unsigned long p = b->addr; p < end; p += PAGE_SIZE){
+    for(unsigned long w = p; w < p + PAGE_SIZE; w += TOUCH_STRIDE){
+      u64 v;
+      ok &= get_user(v, (u64 *)w) == 0;
+      *total += v;
+    }
+    if((p - b->addr) / PAGE_SIZE % YIELD_PAGES == YIELD_PAGES - 1)
+      bench_yield(ctx);
+  }
+  return ok;
+}
+
+// One operation: 3 to 6 buffers of 4 KiB to 128 KiB allocated, written, summed and freed.
+// A page that reclaim dropped after it was written again, or that another thread could
+// still reach through a stale TLB entry, makes the sums differ.
+static bool
+transaction(struct bench_ctx *ctx, struct arena *a)
+{
+  struct buf b[MAX_BUFS];
+  int n = MIN_BUFS + next_rand(a) % (MAX_BUFS - MIN_BUFS + 1);
+  u64 seed = next_rand(a), want = 0, got = 0;
+  bool ok = true;
+  for(int i = 0; i < n; i++)
+    b[i] = chunk_alloc(a, next_rand(a) % NR_CLASSES);
+  for(int i = 0; i < n; i++)
+    ok &= fill(ctx, &b[i], seed, &want);
+  for(int i = 0; i < n; i++)
+    ok &= sum(ctx, &b[i], &got);
+  for(int i = 0; i < n; i++){
+    ok &= chunk_free(a, &b[i]);
+    bench_yield(ctx);
+  }
+  return ok && got == want;
+}
+
+static u64
+madv_worker(struct bench_ctx *ctx, int thread_index)
+{
+  struct arena *a = &arenas[thread_index];
+  u64 ops = 0;
+  use_mm(mm);
+  while(!bench_stopped(ctx)){
+    if(!transaction(ctx, a))
+      a->bad++;
+    ops++;
+  }
+  unuse_mm(mm);
+  return ops;
+}
+
+// Takes free memory away until only keep pages are left (GFP_ATOMIC: pinning must not
+// reclaim); each block remembers its order in page->private.
+static void
+pin_memory(unsigned long keep)
+{
+  for(int order = PIN_ORDER; order >= 0; order--){
+    while(nr_free_pages() >= keep + (1UL << order)){
+      struct page *p = alloc_pages(GFP_ATOMIC | __GFP_NOWARN, order);
+      if(!p)
+        break;
+      p->private = order;
+      list_add(&p->lru, &pinned);
+    }
+  }
+}
+
+static void
+unpin_memory(void)
+{
+  while(!list_empty(&pinned)){
+    struct page *p = list_first_entry(&pinned, struct page, lru);
+    unsigned order = p->private;
+    list_del(&p->lru);
+    p->private = 0;
+    __free_pages(p, order);
+  }
+}
+
+// Free pages with nothing cached: RCU callbacks run, per-CPU lists and slabs drained.
+static unsigned long
+free_pages_settled(void)
+{
+  rcu_barrier();
+  drain_all_pages();
+  kmem_cache_shrink_all();
+  return nr_free_pages();
+}
+
+static void
+read_counters(struct counters *c)
+{
+  c->faults = READ_ONCE(nr_page_faults);
+  c->ipis = READ_ONCE(tlb_shootdown_ipis);
+  c->lazy = READ_ONCE(lazyfree_freed);
+}
+
+static int
+madv_setup(struct bench_ctx *ctx)
+{
+  if(ctx->max_threads > MAX_THREADS)
+    return -EINVAL;
+  free_before = free_pages_settled();
+  mm = mm_create();
+  if(!mm)
+    return -ENOMEM;
+  for(int i = 0; i < ctx->max_threads; i++){
+    long base = vm_mmap(mm, 0, ARENA_PAGES * PAGE_SIZE, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS);
+    if(base < 0){
+      mmput(mm);
+      return base;
+    }
+    arena_init(&arenas[i], base, i);
+  }
+  advice = ctx->vi == FREE_WLOCK || ctx->vi == FREE_RLOCK ? MADV_FREE : MADV_DONTNEED;
+  old_exclusive = madvise_exclusive;
+  WRITE_ONCE(madvise_exclusive, ctx->vi == DONTNEED_WLOCK || ctx->vi == FREE_WLOCK);
+  pin_memory(wmark.high + ctx->max_threads * THREAD_PAGES + SLACK_PAGES);
+  pr_info("bench: madvise: %s: %d arenas of %lu KiB, %lu pages left free (high watermark %lu)\n",
+          ctx->variant->name, ctx->max_threads, ARENA_PAGES * PAGE_SIZE / 1024, nr_free_pages(),
+          wmark.high);
+  read_counters(&run_end);
+  return 0;
+}
+
+static void
+madv_teardown(struct bench_ctx *ctx)
+{
+  unpin_memory();
+  mmput(mm);
+  mm = NULL;
+  WRITE_ONCE(madvise_exclusive, old_exclusive);
+  unsigned long after = free_pages_settled();
+  if(after + LEAK_PAGES < free_before)
+    pr_err("bench: madvise: %s leaked %lu pages (%lu free before, %lu after)\n",
+           ctx->variant->name, free_before - after, free_before, after);
+}
+
+// Runs after every run, the warm-up included, while extra follows measured runs only: so
+// verify closes the counters' interval and extra reports it. Every transaction's sums must
+// have matched, and with MADV_DONTNEED, which unmaps at once, nothing may stay mapped.
+static bool
+madv_verify(struct bench_ctx *ctx, u64 ops)
+{
+  run_start = run_end;
+  read_counters(&run_end);
+  u64 bad = 0;
+  for(int i = 0; i < ctx->threads; i++){
+    bad += arenas[i].bad;
+    arenas[i].bad = 0;
+  }
+  unsigned long rss = READ_ONCE(mm->rss);
+  bool leak = advice == MADV_DONTNEED ? rss != 0 : rss > ctx->max_threads * ARENA_PAGES;
+  if(bad || leak)
+    pr_err("bench: madvise: %s at %d threads: %lu of %lu transactions failed, %lu pages"
+           " mapped\n", ctx->variant->name, ctx->threads, bad, ops, rss);
+  return bad == 0 && !leak;
+}
+
+static void
+madv_extra(struct bench_ctx *ctx, u64 ops, u64 ns, u64 *value_m)
+{
+  u64 n = ops ? ops : 1;
+  value_m[0] = (run_end.faults - run_start.faults) * 1000 / n;
+  value_m[1] = (run_end.ipis - run_start.ipis) * 1000 / n;
+  value_m[2] = (run_end.lazy - run_start.lazy) * 1000;
+}
+
+BENCH_SUITE(madvise_suite) = {
+  .name = "madvise",
+  .seed = "2007 MADV_FREE and madvise under a shared mmap_sem (Rik van Riel, Nick Piggin)",
+  .op = "one malloc/free transaction (3-6 buffers of 4-128 KiB written, summed, freed)",
+  .sweep = SWEEP_FIXED,
+  .variants = {
+    [DONTNEED_WLOCK] = { "dontneed-wlock", 0 },
+    [DONTNEED_RLOCK] = { "dontneed-rlock", 0 },
+    [FREE_WLOCK] = { "free-wlock", 0 },
+    [FREE_RLOCK] = { "free-rlock", 0 },
+  },
+  .pairs = {
+    { "free-rlock", 0, "dontneed-wlock", 0 },
+    { "free-wlock", 0, "dontneed-wlock", 0 },
+    { "free-rlock", 0, "free-wlock", 0 },
+  },
+  .extras = { "faults_per_op", "ipis_per_op", "lazy_freed", NULL },
+  .setup = madv_setup,
+  .teardown = madv_teardown,
+  .worker = madv_worker,
+  .verify = madv_verify,
+  .extra = madv_extra,
+};
