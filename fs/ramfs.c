@@ -92,7 +92,8 @@ ramfs_mount(const struct ramfs_opts *opts)
   // The point of the 2010 patch: RCU-walk may look at an inode after its last iput, so
   // it is safe only where inodes outlive a grace period. A FREE_NOW mount walks with
   // references instead, unless a planted test asks for the unsafe mix.
-  sb->s_rcu_walk = opts->free == FREE_RCU || opts->unsafe_rcu_walk;
+  sb->s_rcu_walk = (opts->free == FREE_RCU && opts->walk == WALK_AUTO) ||
+                   opts->walk == WALK_UNSAFE_RCU;
   mutex_init(&sb->s_rename_mutex);
   struct inode *root = ramfs_get_inode(sb, S_IFDIR);
   if(root)

@@ -128,7 +128,7 @@ vfs_umount(const char *path)
 void
 vfs_init(void)
 {
-  static const struct ramfs_opts root_opts = { PC_RADIX_RCU, 64, FREE_RCU, false };
+  static const struct ramfs_opts root_opts = { PC_RADIX_RCU, 64, FREE_RCU, WALK_AUTO };
   inode_init();
   dcache_init();
   struct super_block *sb = ramfs_mount(&root_opts);

@@ -107,12 +107,19 @@ struct kstat {
   unsigned long nrpages;
 };
 
-// A mount's choices: the page cache under its files and how it frees inodes.
+// How path walks cross a mount.
+enum walk_mode {
+  WALK_AUTO,         // RCU-walk where inodes are RCU-freed (FREE_RCU), ref-walk elsewhere
+  WALK_UNSAFE_RCU,   // planted tests only: RCU-walk even on a FREE_NOW mount
+  WALK_REF_ONLY,     // ref-walk always: the 2010 experiment, where only inode freeing differs
+};
+
+// A mount's choices: the page cache under its files, how it frees inodes, how it is walked.
 struct ramfs_opts {
   enum pagecache_variant variant;
   unsigned fanout;            // radix variants: 16, 64 or 128
   enum inode_free free;
-  bool unsafe_rcu_walk;       // planted tests only: RCU-walk even on a FREE_NOW mount
+  enum walk_mode walk;
 };
 
 #define O_CREAT 0x1

@@ -51,8 +51,8 @@ static struct bench_results results;
 // The release wakes the workers, but a wake-up IPI to a halted vCPU can take longer than
 // a whole run when vCPUs outnumber host cores (TCG). So the clock starts only when the last
 // worker is awake: it stamps the start and sets the deadline, and the earlier ones wait
-// for it yielding, never holding a CPU that a sleeping peer needs, and never halting, which
-// would cost them a second slow wake-up.
+// for it without holding a CPU that a sleeping peer needs (cond_resched), and without
+// halting, which would cost them a second slow wake-up.
 static void
 start_together(struct worker *w)
 {
@@ -62,8 +62,13 @@ start_together(struct worker *w)
     __atomic_store_n(&going, w->gen, __ATOMIC_RELEASE);
     return;
   }
-  while(__atomic_load_n(&going, __ATOMIC_ACQUIRE) != w->gen)
-    yield();
+  // cond_resched, not yield: a peer that still has to wake on this CPU was enqueued
+  // there, which sets need_resched; yielding on every turn would take the run-queue
+  // lock in a tight loop and starve the CPU that wants to enqueue that peer.
+  while(__atomic_load_n(&going, __ATOMIC_ACQUIRE) != w->gen) {
+    cpu_relax();
+    cond_resched();
+  }
 }
 
 // The interval ends when the last worker returns, not when the first sees the deadline:

@@ -116,11 +116,14 @@ for t in $planted; do
 done
 
 echo "== benchmarks: bench=quick, every point of each suite checked by tests/bench/check_bench.py"
-boot bench-quick-locks 2 "bench=quick,locks"
-rc=$?
-tests/bench/check_bench.py "$logs/bench-quick-locks.log" 2 --quick > "$logs/bench-quick-locks.check" 2>&1
-ok=$?
-result "bench/quick-locks@smp2" $((rc | ok)) "(exit $rc; $(tail -n 1 "$logs/bench-quick-locks.check"))"
+for smp in 2 8; do
+  name=bench-quick-smp$smp
+  boot "$name" "$smp" "bench=quick"
+  rc=$?
+  tests/bench/check_bench.py "$logs/$name.log" "$smp" --quick > "$logs/$name.check" 2>&1
+  ok=$?
+  result "bench/quick@smp$smp" $((rc | ok)) "(exit $rc; $(tail -n 1 "$logs/$name.check"))"
+done
 
 echo "== gdb"
 tests/gdb/smoke.sh 8 > "$logs/gdb-smoke.out" 2>&1

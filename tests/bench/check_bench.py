@@ -6,10 +6,10 @@
 For every suite with at least one BENCH line in LOG, the expected points of a
 CPUS-CPU run (the quick set with --quick, else the full sweeps) must each
 appear exactly once, and no other point may. Every number must be a plain
-decimal, ops_per_sec positive, runs= what the command line asked for, and at
-one thread, where nothing contends, ci95 below the mean (contended points on a
-host with fewer cores than vCPUs are legitimately noisy and only need to be
-finite). BENCH-CMP lines must name measured points; BENCH-DONE must appear
+decimal, ops_per_sec positive, the suite's extras present (dbench: mb_per_sec),
+runs= what the command line asked for, and at one thread, where nothing
+contends, ci95 below the mean (contended points on a host with fewer cores than
+vCPUs are legitimately noisy and only need to be finite). BENCH-CMP lines must name measured points; BENCH-DONE must appear
 once and count the suites; END result=pass must be the last machine line.
 """
 
@@ -31,6 +31,7 @@ SUITES = {
                           ("free-wlock", None), ("free-rlock", None)]),
 }
 QUICK_KEEPS_ALL = {"dbench"}   # "dbench keeps its four columns"
+EXTRAS = {"dbench": ["mb_per_sec"]}   # extras the contract's suite table names
 QUICK_RUNS = 3
 DEFAULT_RUNS = 5               # kernel/bench.c's default when bench.runs= is not given
 
@@ -91,7 +92,10 @@ class Checker:
 
     def number(self, n, d, key, positive):
         v = d.get(key)
-        if v is None or not DECIMAL.match(v):
+        if v is None:
+            self.bad(n, "%s= missing" % key)
+            return None
+        if not DECIMAL.match(v):
             self.bad(n, "%s=%s is not a plain decimal" % (key, v))
             return None
         x = float(v)
@@ -119,6 +123,8 @@ class Checker:
         if int(d["runs"]) != self.runs:
             self.bad(n, "runs=%s, expected %d" % (d["runs"], self.runs))
         mean = self.number(n, d, "ops_per_sec", True)
+        for extra in EXTRAS.get(suite, []):
+            self.number(n, d, extra, False)
         self.number(n, d, "stddev", False)
         ci = self.number(n, d, "ci95", False)
         if mean is not None and ci is not None and key[2] == 1 and ci >= mean:

@@ -412,7 +412,7 @@ setup(void)
   for(int m = 0; m < NR_MOUNTS; m++) {
     const char *v = pagecache_variant_names[vfs_test_variants[m].variant];
     struct ramfs_opts o = { vfs_test_variants[m].variant, vfs_test_variants[m].fanout,
-                            m % 2 ? FREE_NOW : FREE_RCU, false };
+                            m % 2 ? FREE_NOW : FREE_RCU, WALK_AUTO };
     snprintf(path, sizeof(path), "/stress-%s", v);
     if(vfs_mkdir(path) || vfs_mount(path, &o))
       return false;

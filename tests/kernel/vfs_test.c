@@ -139,8 +139,8 @@ errors_on_names(void)
 static void
 errors_on_mounts(void)
 {
-  struct ramfs_opts o = { PC_RADIX_RCU, 64, FREE_RCU, false };
-  struct ramfs_opts bad = { PC_RADIX_LOCK, 32, FREE_RCU, false };
+  struct ramfs_opts o = { PC_RADIX_RCU, 64, FREE_RCU, WALK_AUTO };
+  struct ramfs_opts bad = { PC_RADIX_LOCK, 32, FREE_RCU, WALK_AUTO };
   EXPECT(vfs_mount("/errs/d", &bad), -EINVAL);
   EXPECT(vfs_mount("/errs/d", NULL), -EINVAL);
   EXPECT(vfs_mount("/errs/f", &o), -ENOTDIR);
@@ -197,13 +197,13 @@ struct rwu_mount {
 };
 
 static const struct rwu_mount rwu_free_rcu[] = {
-  { "/rwu-free-rcu", { PC_RADIX_RCU, 64, FREE_RCU, false } },
+  { "/rwu-free-rcu", { PC_RADIX_RCU, 64, FREE_RCU, WALK_AUTO } },
 };
 static const struct rwu_mount rwu_free_now[] = {
-  { "/rwu-free-now", { PC_HASH_BUCKET, 0, FREE_NOW, false } },   // walks fall back to ref-walk
+  { "/rwu-free-now", { PC_HASH_BUCKET, 0, FREE_NOW, WALK_AUTO } },   // walks fall back to ref-walk
 };
 static const struct rwu_mount rwu_planted[] = {
-  { "/rwu-unsafe", { PC_RADIX_RCU, 64, FREE_NOW, true } },
+  { "/rwu-unsafe", { PC_RADIX_RCU, 64, FREE_NOW, WALK_UNSAFE_RCU } },
 };
 
 static struct {
@@ -471,7 +471,7 @@ ramfs_nomem_test(void)
   nomem_failed = nomem_ops = nomem_bad = 0;
   for(int v = 0; v < NR_PC_VARIANTS; v++) {
     struct ramfs_opts o = { vfs_test_variants[v].variant, vfs_test_variants[v].fanout,
-                            v % 2 ? FREE_NOW : FREE_RCU, false };
+                            v % 2 ? FREE_NOW : FREE_RCU, WALK_AUTO };
     snprintf(dir, sizeof(dir), "/nomem-%s", pagecache_variant_names[o.variant]);
     if(vfs_mkdir(dir) || vfs_mount(dir, &o))
       return false;

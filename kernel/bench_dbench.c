@@ -1,0 +1,325 @@
+// The dbench suite: clients loop a small script of file operations on a ramfs over each page
+// cache of the 2002 radix-tree thread's table (global hash, 128- and 16-way radix, radix+RCU).
+#include "bench.h"
+#include "errno.h"
+#include "fs.h"
+#include "panic.h"
+#include "printk.h"
+#include "slab.h"
+#include "string.h"
+#include "vsprintf.h"
+
+#define MNT "/dbench"
+#define SHARED MNT "/shared"
+#define MAX_WRITE 65536
+#define NSLOTS 2   // files each client keeps in the shared directory
+
+// dbench's netbench load writes and reads files of a few KiB up to 64 KiB; one size is not a
+// multiple of the page, so that partial pages are copied too.
+static const u32 sizes[] = { 4096, 8192, 12000, 16384, 32768, 65536 };
+
+// One per client (worker), on its own cache lines. A client keeps its state from one point
+// to the next, so the files it left are checked whatever the thread count.
+struct client {
+  char dir[32];               // MNT/cN: its own directory
+  char tmp[40];               // MNT/cN/new: where each script's file is made
+  char slot[NSLOTS][40];      // SHARED/cN-S: where it goes at the end of the script
+  u32 seq;                    // scripts begun, from 1: which size, and the file's stamps
+  u32 slot_seq[NSLOTS];       // the script whose file each slot holds; 0: none
+  u64 *buf;                   // MAX_WRITE bytes: what it writes, then what it reads back
+  u64 bytes;                  // read and written in this run
+  u64 errors;                 // calls that failed or gave wrong data
+} __aligned(64);
+
+static struct client *clients;
+static int nclients;
+static bool mounted;
+static u64 want[MAX_WRITE / 8], got[MAX_WRITE / 8];   // verify's buffers
+
+// The first word of each page of a file says whose, which script and which page, so that a
+// page from another file or offset shows; the other words are the client's fixed pattern.
+static u64
+stamp(int client, u32 seq, u64 page)
+{
+  return 0xdbULL << 56 | (u64)client << 40 | (u64)seq << 8 | page;
+}
+
+static void
+stamp_pages(u64 *buf, int client, u32 seq)
+{
+  u64 page;
+
+  for(page = 0; page < MAX_WRITE / PAGE_SIZE; page++)
+    buf[page * PAGE_SIZE / 8] = stamp(client, seq, page);
+}
+
+static bool
+stamps_ok(const u64 *buf, int client, u32 seq, u32 size)
+{
+  u64 page;
+
+  for(page = 0; page < (size + PAGE_SIZE - 1) / PAGE_SIZE; page++)
+    if(buf[page * PAGE_SIZE / 8] != stamp(client, seq, page))
+      return false;
+  return true;
+}
+
+// The whole content of the file a client writes in script seq.
+static void
+fill(u64 *buf, int client, u32 seq)
+{
+  u64 w;
+
+  for(w = 0; w < MAX_WRITE / 8; w++)
+    buf[w] = (u64)client << 48 ^ w * 0x9e3779b97f4a7c15ULL;
+  stamp_pages(buf, client, seq);
+}
+
+static u32
+size_of(u32 seq)
+{
+  return sizes[seq % ARRAY_SIZE(sizes)];
+}
+
+// An error that is not "already gone", kept if it is the first.
+static void
+note(int *err, int e)
+{
+  if(e && e != -ENOENT && !*err)
+    *err = e;
+}
+
+// Removes whatever setup and the clients built, also after a setup cut short; returns the
+// first error that is not "already gone".
+static int
+dbench_cleanup(void)
+{
+  int err = 0, e, i, s;
+
+  for(i = 0; i < nclients; i++){
+    for(s = 0; s < NSLOTS; s++)
+      note(&err, vfs_unlink(clients[i].slot[s]));
+    note(&err, vfs_unlink(clients[i].tmp));
+    note(&err, vfs_rmdir(clients[i].dir));
+    kfree(clients[i].buf);
+  }
+  kfree(clients);
+  clients = NULL;
+  nclients = 0;
+  note(&err, vfs_rmdir(SHARED));
+  if(mounted && (e = vfs_umount(MNT)) && !err)
+    err = e;
+  mounted = false;
+  note(&err, vfs_rmdir(MNT));
+  rcu_barrier();   // the freed inodes and radix nodes go before the next variant
+  return err;
+}
+
+static enum pagecache_variant
+variant_of(const char *name)
+{
+  enum pagecache_variant v = 0;
+
+  while(v < NR_PC_VARIANTS && strcmp(pagecache_variant_names[v], name) != 0)
+    v++;
+  return v;   // NR_PC_VARIANTS, which vfs_mount refuses, if none is called name
+}
+
+// A directory per client and the shared one, on a ramfs whose files' pages are indexed by
+// the variant being measured.
+static int
+dbench_setup(struct bench_ctx *ctx)
+{
+  struct ramfs_opts o = { variant_of(ctx->variant->name), ctx->variant->fanout, FREE_RCU,
+                          WALK_AUTO };
+  struct client *c;
+  int err, s;
+
+  if((err = vfs_mkdir(MNT)) < 0)
+    return err;
+  if((err = vfs_mount(MNT, &o)) < 0)
+    goto fail;
+  mounted = true;
+  if((err = vfs_mkdir(SHARED)) < 0)
+    goto fail;
+  err = -ENOMEM;
+  if(!(clients = kzalloc(ctx->max_threads * sizeof(*clients), GFP_KERNEL)))
+    goto fail;
+  for(; nclients < ctx->max_threads; nclients++){
+    c = &clients[nclients];
+    snprintf(c->dir, sizeof(c->dir), MNT "/c%d", nclients);
+    snprintf(c->tmp, sizeof(c->tmp), "%s/new", c->dir);
+    for(s = 0; s < NSLOTS; s++)
+      snprintf(c->slot[s], sizeof(c->slot[s]), SHARED "/c%d-%d", nclients, s);
+    if(!(c->buf = kmalloc(MAX_WRITE, GFP_KERNEL))){
+      err = -ENOMEM;
+      goto fail;
+    }
+    fill(c->buf, nclients, 0);
+    if((err = vfs_mkdir(c->dir)) < 0){
+      nclients++;   // its buffer is freed with the others
+      goto fail;
+    }
+  }
+  return 0;
+fail:
+  pr_err("bench: dbench: setup: %d\n", err);
+  dbench_cleanup();
+  return err;
+}
+
+// A filesystem that cannot be emptied is a VFS bug that would also break every later
+// suite; the harness's teardown has no way to report it, so it stops the run.
+static void
+dbench_teardown(struct bench_ctx *ctx)
+{
+  int err = dbench_cleanup();
+
+  if(err)
+    panic("bench: dbench: %s: teardown failed: %d", ctx->variant->name, err);
+}
+
+// One pass of the client's script; returns the file operations it made. It always runs to
+// the end, so that between runs every client's files are in a known state.
+static u64
+script(struct bench_ctx *ctx, struct client *c, int client)
+{
+  u32 seq = ++c->seq, size = size_of(seq), s = seq % NSLOTS;
+  struct kstat st;
+  struct file *f;
+  u64 ops = 0;
+  ssize_t n;
+
+  stamp_pages(c->buf, client, seq);
+  if(vfs_open(c->tmp, O_CREAT | O_EXCL, 0, &f) < 0)    // create
+    goto fail;
+  ops++;
+  bench_yield(ctx);
+  n = vfs_write(f, c->buf, size);                      // write
+  vfs_close(f);
+  ops++;
+  if(n != size)
+    goto fail;
+  c->bytes += size;
+  bench_yield(ctx);
+  if(vfs_open(c->tmp, 0, 0, &f) < 0)                   // read it back
+    goto fail;
+  n = vfs_read(f, c->buf, MAX_WRITE);
+  vfs_close(f);
+  ops++;
+  if(n != size || !stamps_ok(c->buf, client, seq, size))
+    goto fail;
+  c->bytes += size;
+  bench_yield(ctx);
+  if(vfs_stat(c->tmp, 0, &st) < 0 || st.size != size)   // stat
+    goto fail;
+  ops++;
+  bench_yield(ctx);
+  if(c->slot_seq[s]){                                   // unlink the slot's older file
+    if(vfs_unlink(c->slot[s]) < 0)
+      goto fail;
+    c->slot_seq[s] = 0;
+    ops++;
+    bench_yield(ctx);
+  }
+  if(vfs_rename(c->tmp, c->slot[s]) < 0)                // rename into the shared directory
+    goto fail;
+  c->slot_seq[s] = seq;
+  ops++;
+  bench_yield(ctx);
+  return ops;
+fail:
+  c->errors++;
+  return ops;
+}
+
+static u64
+dbench_worker(struct bench_ctx *ctx, int thread_index)
+{
+  struct client *c = &clients[thread_index];
+  u64 ops = 0;
+
+  c->bytes = 0;
+  while(!bench_stopped(ctx))
+    ops += script(ctx, c, thread_index);
+  return ops;
+}
+
+// The file at path holds exactly what client wrote in script seq.
+static bool
+file_ok(const char *path, int client, u32 seq)
+{
+  struct file *f;
+  ssize_t n;
+
+  if(vfs_open(path, 0, 0, &f) < 0)
+    return false;
+  n = vfs_read(f, got, MAX_WRITE);
+  vfs_close(f);
+  fill(want, client, seq);
+  return n == size_of(seq) && memcmp(want, got, n) == 0;
+}
+
+// Every call succeeded, and every client left exactly its script's files: none in its own
+// directory, and in each shared slot the file of the script that put it there, byte for byte.
+static bool
+dbench_verify(struct bench_ctx *ctx, u64 ops)
+{
+  struct client *c;
+  struct kstat st;
+  u64 errors = 0;
+  int i, s, wrong = 0;
+
+  for(i = 0; i < nclients; i++){
+    c = &clients[i];
+    errors += c->errors;
+    c->errors = 0;
+    wrong += vfs_stat(c->tmp, 0, &st) != -ENOENT;
+    for(s = 0; s < NSLOTS; s++){
+      if(c->slot_seq[s])
+        wrong += !file_ok(c->slot[s], i, c->slot_seq[s]);
+      else
+        wrong += vfs_stat(c->slot[s], 0, &st) != -ENOENT;
+    }
+  }
+  if(errors || wrong)
+    pr_err("bench: dbench: %s fanout %d at %d threads: %lu failed calls, %d files wrong\n",
+           ctx->variant->name, ctx->variant->fanout, ctx->threads, errors, wrong);
+  return errors == 0 && wrong == 0;
+}
+
+// mb_per_sec: bytes written and read back in the run, per second, over 10^6.
+static void
+dbench_extra(struct bench_ctx *ctx, u64 ops, u64 ns, u64 *value_m)
+{
+  u64 bytes = 0;
+  int i;
+
+  for(i = 0; i < ctx->threads; i++)
+    bytes += clients[i].bytes;
+  value_m[0] = ns ? bytes * 1000000 / ns : 0;
+}
+
+BENCH_SUITE(dbench_suite) = {
+  .name = "dbench",
+  .seed = "2002 radix-tree pagecache: dbench clients, 2.4.17 vs rat-7 (128-way) vs rat-4 (16-way)",
+  .op = "one client file operation (create, write, read, stat, unlink, rename)",
+  .sweep = SWEEP_OVER,
+  .variants = {
+    { "hash-global", 0 },
+    { "radix-lock", 128, true },
+    { "radix-lock", 16, true },
+    { "radix-rcu", 64 },
+  },
+  .pairs = {
+    { "radix-lock", 128, "hash-global", 0 },
+    { "radix-lock", 16, "hash-global", 0 },
+    { "radix-rcu", 64, "hash-global", 0 },
+  },
+  .extras = { "mb_per_sec" },
+  .setup = dbench_setup,
+  .teardown = dbench_teardown,
+  .worker = dbench_worker,
+  .verify = dbench_verify,
+  .extra = dbench_extra,
+};

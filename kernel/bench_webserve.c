@@ -1,0 +1,208 @@
+// The webserve suite: threads serve small cached files (open, read whole, close) from a ramfs
+// over the global-lock or the per-bucket-lock page-cache hash (kumon's 2001 WebBench table).
+#include "bench.h"
+#include "errno.h"
+#include "fs.h"
+#include "panic.h"
+#include "printk.h"
+#include "slab.h"
+#include "vsprintf.h"
+
+#define MNT "/www"
+#define NR_FILES 256
+#define MAX_SIZE 16384   // files are 4 to 16 KiB, a static web site's pages and images
+
+enum { HASH_GLOBAL_V, HASH_BUCKET_V };
+
+// One per worker, on its own cache line: the buffer it serves into, and what went wrong.
+struct tstate {
+  u64 *buf;
+  u64 bad;   // files that could not be opened or came back wrong
+} __aligned(64);
+
+static struct tstate *ts;
+static int nts;
+static char paths[NR_FILES][32];
+static int nfiles;
+static bool mounted;
+
+// A multiple of 8 bytes from 4 KiB to 16 KiB, spread over the files.
+static u64
+file_size(int n)
+{
+  return 4096 + (u64)(n * 2749 % 1537) * 8;
+}
+
+// Word w of file n: every word says which file and where, so a page served from the wrong
+// file or the wrong offset shows.
+static u64
+file_word(int n, u64 w)
+{
+  return (u64)n << 32 | w;
+}
+
+static int
+write_file(int n, u64 *buf)
+{
+  u64 size = file_size(n), w;
+  struct file *f;
+  ssize_t done;
+  int err;
+
+  for(w = 0; w < size / 8; w++)
+    buf[w] = file_word(n, w);
+  if((err = vfs_open(paths[n], O_CREAT | O_EXCL, 0, &f)) < 0)
+    return err;
+  done = vfs_write(f, buf, size);
+  vfs_close(f);
+  return done == (ssize_t)size ? 0 : -ENOMEM;
+}
+
+// Removes whatever setup built, in reverse, also after a setup cut short; returns the first
+// error that is not "already gone".
+static int
+webserve_cleanup(void)
+{
+  int err = 0, e, i;
+
+  for(i = nfiles - 1; i >= 0; i--){
+    e = vfs_unlink(paths[i]);
+    if(e && e != -ENOENT && !err)
+      err = e;
+  }
+  nfiles = 0;
+  if(mounted && (e = vfs_umount(MNT)) && !err)
+    err = e;
+  mounted = false;
+  e = vfs_rmdir(MNT);
+  if(e && e != -ENOENT && !err)
+    err = e;
+  for(i = 0; i < nts; i++)
+    kfree(ts[i].buf);
+  kfree(ts);
+  ts = NULL;
+  nts = 0;
+  rcu_barrier();
+  return err;
+}
+
+// The files are written once, here: the runs only read, as a static web server does.
+static int
+webserve_setup(struct bench_ctx *ctx)
+{
+  struct ramfs_opts o = { ctx->vi == HASH_GLOBAL_V ? PC_HASH_GLOBAL : PC_HASH_BUCKET, 0,
+                          FREE_RCU, WALK_AUTO };
+  int err;
+
+  if((err = vfs_mkdir(MNT)) < 0)
+    return err;
+  if((err = vfs_mount(MNT, &o)) < 0)
+    goto fail;
+  mounted = true;
+  err = -ENOMEM;
+  if(!(ts = kzalloc(ctx->max_threads * sizeof(*ts), GFP_KERNEL)))
+    goto fail;
+  for(; nts < ctx->max_threads; nts++)
+    if(!(ts[nts].buf = kmalloc(MAX_SIZE, GFP_KERNEL)))
+      goto fail;
+  for(; nfiles < NR_FILES; nfiles++){
+    snprintf(paths[nfiles], sizeof(paths[nfiles]), MNT "/page-%d", nfiles);
+    if((err = write_file(nfiles, ts[0].buf)) < 0){
+      nfiles++;   // it may exist, half written
+      goto fail;
+    }
+  }
+  return 0;
+fail:
+  pr_err("bench: webserve: setup: %d\n", err);
+  webserve_cleanup();
+  return err;
+}
+
+// A filesystem that cannot be emptied is a VFS bug that would also break every later
+// suite; the harness's teardown has no way to report it, so it stops the run.
+static void
+webserve_teardown(struct bench_ctx *ctx)
+{
+  int err = webserve_cleanup();
+
+  if(err)
+    panic("bench: webserve: %s: teardown failed: %d", ctx->variant->name, err);
+}
+
+// A served file has its whole length, and the first word of each page is the one written
+// there: a cheap check of the page the cache handed out, made on every request.
+static bool
+served_ok(const u64 *buf, int n, ssize_t len)
+{
+  u64 w;
+
+  if(len != (ssize_t)file_size(n))
+    return false;
+  for(w = 0; w < (u64)len / 8; w += PAGE_SIZE / 8)
+    if(buf[w] != file_word(n, w))
+      return false;
+  return buf[len / 8 - 1] == file_word(n, len / 8 - 1);
+}
+
+static u64
+webserve_worker(struct bench_ctx *ctx, int thread_index)
+{
+  struct tstate *t = &ts[thread_index];
+  u64 x = 0x9e3779b97f4a7c15ULL * (thread_index + 1), ops = 0;
+  struct file *f;
+  ssize_t len;
+  int n;
+
+  while(!bench_stopped(ctx)){
+    x ^= x << 13;   // xorshift: a random file each time
+    x ^= x >> 7;
+    x ^= x << 17;
+    n = x % NR_FILES;
+    if(vfs_open(paths[n], 0, 0, &f) < 0){
+      t->bad++;
+    } else {
+      len = vfs_read(f, t->buf, MAX_SIZE);
+      vfs_close(f);
+      t->bad += !served_ok(t->buf, n, len);
+    }
+    ops++;
+    bench_yield(ctx);
+  }
+  return ops;
+}
+
+// Every request of the run was served whole and right.
+static bool
+webserve_verify(struct bench_ctx *ctx, u64 ops)
+{
+  u64 bad = 0;
+  int i;
+
+  for(i = 0; i < ctx->threads; i++){
+    bad += ts[i].bad;
+    ts[i].bad = 0;
+  }
+  if(bad)
+    pr_err("bench: webserve: %s at %d threads: %lu of %lu files served wrong\n",
+           ctx->variant->name, ctx->threads, bad, ops);
+  return bad == 0;
+}
+
+BENCH_SUITE(webserve_suite) = {
+  .name = "webserve",
+  .seed = "2001 pagecache_lock vs hashed bucket locks, static web serving (kumon's WebBench)",
+  .op = "one small cached file served (open, read whole, close)",
+  .sweep = SWEEP_UP,
+  .variants = {
+    [HASH_GLOBAL_V] = { "hash-global" },
+    [HASH_BUCKET_V] = { "hash-bucket" },
+  },
+  .pairs = {
+    { "hash-bucket", 0, "hash-global", 0 },
+  },
+  .setup = webserve_setup,
+  .teardown = webserve_teardown,
+  .worker = webserve_worker,
+  .verify = webserve_verify,
+};
