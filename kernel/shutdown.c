@@ -10,21 +10,24 @@
 void
 kernel_end(bool pass)
 {
+  // END is the last line of every run (the contract), so whatever else there is to say
+  // comes first.
+  bool halt = !pass && kcmdline.panic == PANIC_HALT;
+  if(halt)
+    printk(KERN_EMERG "panic=halt: the run failed and stays stopped; attach gdb to look around\n");
+  else if(!kcmdline.poweroff)
+    printk("poweroff=no: the run is over; every CPU stays up and idle\n");
   printk(KERN_EMERG "END result=%s\n", pass ? "pass" : "fail");
   // panic=halt holds every failed run for gdb, a failed self-test as well as a panic.
   // After a panic the other CPUs are stopped by NMI; otherwise they are idle already.
-  if(!pass && kcmdline.panic == PANIC_HALT) {
-    printk(KERN_EMERG "panic=halt: the run failed and stays stopped; attach gdb to look around\n");
+  if(halt)
     machine_halt();
-  }
   if(panic_in_progress()) {
     machine_exit(false);
     machine_halt();
   }
-  if(kcmdline.poweroff) {
-    machine_exit(pass);
-    printk("no isa-debug-exit device: the run is over, halting\n");
-  }
+  if(kcmdline.poweroff)
+    machine_exit(pass);   // returns only without the isa-debug-exit device
   // poweroff=no (or no exit device): stay up with interrupts on and every
   // CPU halted, so gdb can attach and look around.
   for(;;)
