@@ -61,7 +61,7 @@ elif [ -n "$gdb" ]; then
 fi
 
 echo "qemu: $smp vCPUs, $mem, accel $accel, command line '$cmdline', log $log"
-timeout --foreground -k 5 "$timeout" qemu-system-x86_64 "${args[@]}" < /dev/stdin | tee "$raw"
+timeout --foreground -k 5 "$timeout" qemu-system-x86_64 "${args[@]}" | tee "$raw"
 rc=${PIPESTATUS[0]}
 tr -d '\r' < "$raw" > "$log" && rm -f "$raw"
 ln -sf "$(basename "$log")" "$build/logs/last.log"
