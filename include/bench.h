@@ -82,6 +82,11 @@ bench_stopped(const struct bench_ctx *ctx)
 // A worker's cond_resched, which also ends the run once its time is up.
 void bench_yield(struct bench_ctx *ctx);
 
+// The ramfs of a file-system suite (kernel/bench_fs.c).
+struct ramfs_opts;
+int bench_mount(const char *dir, const struct ramfs_opts *o);
+int bench_umount(const char *dir, bool mounted);
+
 // Runs every suite bench= selects, then prints BENCH-DONE (always, also with bench=none).
 // Returns the number of failures: setups that failed, workers that could not start, verify.
 int bench_run(void);

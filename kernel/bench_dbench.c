@@ -94,7 +94,7 @@ note(int *err, int e)
 static int
 dbench_cleanup(void)
 {
-  int err = 0, e, i, s;
+  int err = 0, i, s;
 
   for(i = 0; i < nclients; i++){
     for(s = 0; s < NSLOTS; s++)
@@ -107,10 +107,8 @@ dbench_cleanup(void)
   clients = NULL;
   nclients = 0;
   note(&err, vfs_rmdir(SHARED));
-  if(mounted && (e = vfs_umount(MNT)) && !err)
-    err = e;
+  note(&err, bench_umount(MNT, mounted));
   mounted = false;
-  note(&err, vfs_rmdir(MNT));
   rcu_barrier();   // the freed inodes and radix nodes go before the next variant
   return err;
 }
@@ -135,10 +133,8 @@ dbench_setup(struct bench_ctx *ctx)
   struct client *c;
   int err, s;
 
-  if((err = vfs_mkdir(MNT)) < 0)
+  if((err = bench_mount(MNT, &o)) < 0)
     return err;
-  if((err = vfs_mount(MNT, &o)) < 0)
-    goto fail;
   mounted = true;
   if((err = vfs_mkdir(SHARED)) < 0)
     goto fail;

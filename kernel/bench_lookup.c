@@ -48,12 +48,9 @@ lookup_cleanup(void)
     if(e && e != -ENOENT && !err)
       err = e;
   }
-  if(mounted && (e = vfs_umount(MNT)) && !err)
+  if((e = bench_umount(MNT, mounted)) && !err)
     err = e;
   mounted = false;
-  e = vfs_rmdir(MNT);
-  if(e && e != -ENOENT && !err)
-    err = e;
   kfree(ts);
   ts = NULL;
   rcu_barrier();
@@ -70,10 +67,8 @@ lookup_setup(struct bench_ctx *ctx)
   u32 i;
 
   point_threads = 0;
-  if((err = vfs_mkdir(MNT)) < 0)
+  if((err = bench_mount(MNT, &o)) < 0)
     return err;
-  if((err = vfs_mount(MNT, &o)) < 0)
-    goto fail;
   mounted = true;
   ts = kzalloc(ctx->max_threads * sizeof(*ts), GFP_KERNEL);
   if(!ts){

@@ -71,12 +71,9 @@ webserve_cleanup(void)
       err = e;
   }
   nfiles = 0;
-  if(mounted && (e = vfs_umount(MNT)) && !err)
+  if((e = bench_umount(MNT, mounted)) && !err)
     err = e;
   mounted = false;
-  e = vfs_rmdir(MNT);
-  if(e && e != -ENOENT && !err)
-    err = e;
   for(i = 0; i < nts; i++)
     kfree(ts[i].buf);
   kfree(ts);
@@ -94,10 +91,8 @@ webserve_setup(struct bench_ctx *ctx)
                           FREE_RCU, WALK_AUTO };
   int err;
 
-  if((err = vfs_mkdir(MNT)) < 0)
+  if((err = bench_mount(MNT, &o)) < 0)
     return err;
-  if((err = vfs_mount(MNT, &o)) < 0)
-    goto fail;
   mounted = true;
   err = -ENOMEM;
   if(!(ts = kzalloc(ctx->max_threads * sizeof(*ts), GFP_KERNEL)))
