@@ -76,6 +76,7 @@ int pgd_alloc(struct mm *mm);
 void free_pgtables(struct mm *mm);
 int handle_mm_fault(struct mm *mm, unsigned long addr, bool write);   // 0 or -EFAULT, -ENOMEM
 u64 *pte_lookup(struct mm *mm, unsigned long addr);   // NULL if no page table; under the lock
+u64 *next_present_pte(struct mm *mm, unsigned long *addr, unsigned long end);
 void zap_page_range(struct mm *mm, unsigned long start, unsigned long end);
 
 // A batch of pages whose PTEs were changed: one TLB flush covers them all before they are

@@ -36,14 +36,8 @@ madvise_free(struct mm *mm, unsigned long start, unsigned long end)
   struct mmu_gather tlb;
   tlb_gather_init(&tlb, mm);
   spin_lock(&mm->page_table_lock);
-  for(unsigned long a = start; a < end; a += PAGE_SIZE) {
-    u64 *pte = pte_lookup(mm, a);
-    if(!pte) {
-      a = ALIGN_DOWN(a, 2UL << 20) + (2UL << 20) - PAGE_SIZE;   // no page table here
-      continue;
-    }
-    if(!(*pte & PTE_P))
-      continue;
+  u64 *pte;
+  for(unsigned long a = start; (pte = next_present_pte(mm, &a, end)); a += PAGE_SIZE) {
     u64 old = __atomic_fetch_and(pte, ~(PTE_A | PTE_D), __ATOMIC_RELAXED);
     struct page *page = pfn_to_page((old & PTE_ADDR) >> PAGE_SHIFT);
     get_page(page);

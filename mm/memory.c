@@ -75,6 +75,25 @@ pte_lookup(struct mm *mm, unsigned long addr)
   return &t[pt_index(addr, 0)];
 }
 
+// The next present PTE at or after *addr and below end, with *addr moved to its address;
+// NULL when there is none. A missing page table skips its whole span. Under the lock.
+u64 *
+next_present_pte(struct mm *mm, unsigned long *addr, unsigned long end)
+{
+  for(unsigned long a = *addr; a < end; a += PAGE_SIZE) {
+    u64 *pte = pte_lookup(mm, a);
+    if(!pte) {
+      a = ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE - PAGE_SIZE;   // no page table: skip its span
+      continue;
+    }
+    if(*pte & PTE_P) {
+      *addr = a;
+      return pte;
+    }
+  }
+  return NULL;
+}
+
 // Allocates the missing tables on the way to addr's PTE. The allocation may reclaim, and
 // reclaim takes page-table locks, so it happens before this mm's lock is taken.
 static u64 *
@@ -197,14 +216,8 @@ zap_page_range(struct mm *mm, unsigned long start, unsigned long end)
   struct mmu_gather tlb;
   tlb_gather_init(&tlb, mm);
   spin_lock(&mm->page_table_lock);
-  for(unsigned long a = start; a < end; a += PAGE_SIZE) {
-    u64 *pte = pte_lookup(mm, a);
-    if(!pte) {
-      a = ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE - PAGE_SIZE;   // no page table: skip its span
-      continue;
-    }
-    if(!(*pte & PTE_P))
-      continue;
+  u64 *pte;
+  for(unsigned long a = start; (pte = next_present_pte(mm, &a, end)); a += PAGE_SIZE) {
     struct page *page = pte_page(__atomic_exchange_n(pte, 0, __ATOMIC_RELAXED));
     page->private = 0;
     mm->rss--;
