@@ -18,6 +18,8 @@ sed -e "s|^menuentry \"kernel @CMDLINE@\"|menuentry \"kernel $title\"|" \
     -e "s|@CMDLINE@|$(printf '%s' "$args" | sed 's/[|&\\]/\\&/g')|" \
     boot/grub.cfg.in > "$root/boot/grub/grub.cfg"
 mkdir -p "$(dirname "$out")"
-grub-mkrescue -o "$out.tmp" "$root" >/dev/null 2>"$root.log" || { cat "$root.log" >&2; rm -f "$root.log"; exit 1; }
+# A temporary name of this run's own, so two runs making the same image at once don't collide.
+tmp=$out.$$.tmp
+grub-mkrescue -o "$tmp" "$root" >/dev/null 2>"$root.log" || { cat "$root.log" >&2; rm -f "$root.log"; exit 1; }
 rm -f "$root.log"
-mv "$out.tmp" "$out"
+mv "$tmp" "$out"
