@@ -32,6 +32,8 @@ struct thread {
   struct list_head run_list;  // run queue or timer list linkage
   u64 wake_at;                // sleep deadline (ktime ns), 0 if none
   const char *wait_on;        // what it waits for, for gdb's kthreads
+  u64 sleep_since;            // when it last went to sleep (ktime ns): the hung-task check
+  bool idle_wait;             // sleeping until there is work, maybe for ever (wait_event_idle)
   int (*fn)(void *);
   void *arg;
   int exit_code;
@@ -67,4 +69,6 @@ bool need_resched(void);
 void sched_tick(void);                   // from the timer interrupt: slices and timeouts
 void sched_idle_loop(void) __attribute__((noreturn));
 int nr_running(int cpu);
+void sched_show_task(struct thread *t);   // state, wait and backtrace of one thread
+void show_state(void);                   // every thread: for dumps of a hung kernel
 extern struct thread threads[MAX_THREADS];

@@ -38,6 +38,15 @@ void wake_up_all(struct wait_queue_head *wq);
     finish_wait(&(wq), &__we);                                                \
   } while(0)
 
+// wait_event for a thread that waits until there is work, for as long as it takes (a daemon,
+// or a runner waiting out a benchmark run): the hung-task check leaves such a wait alone.
+#define wait_event_idle(wq, cond)                                             \
+  do {                                                                        \
+    current->idle_wait = true;                                                \
+    wait_event(wq, cond);                                                     \
+    current->idle_wait = false;                                               \
+  } while(0)
+
 // Like wait_event, for at most ns nanoseconds; evaluates to true if cond held.
 #define wait_event_timeout(wq, cond, ns)                                      \
   ({                                                                          \

@@ -106,7 +106,9 @@ worker_main(void *arg)
 static void
 wait_parked(void)
 {
-  wait_event(park_wq, __atomic_load_n(&parked, __ATOMIC_ACQUIRE) == ctx.threads);
+  // A run lasts bench.secs (up to 600 s): a worker stuck in it is what the hung-task and
+  // soft-lockup checks report, not this wait.
+  wait_event_idle(park_wq, __atomic_load_n(&parked, __ATOMIC_ACQUIRE) == ctx.threads);
 }
 
 // Lets the parked workers go, either into a run or, with quit set, out.

@@ -6,6 +6,7 @@
 #include "printk.h"
 #include "radix-tree.h"
 #include "rcupdate.h"
+#include "sched.h"
 #include "spinlock.h"
 
 #define NR_ITEMS (1UL << 18)   // the pages of a 1 GiB file
@@ -31,6 +32,7 @@ radix_setup(struct bench_ctx *ctx)
     radix_tree_preload_end();
     if(err < 0)
       return err;
+    cond_resched();   // seconds of inserts under TCG: let RCU and this CPU's others in
   }
   pr_info("bench: radix: fanout %d: %lu items, height %u, %lu nodes\n", ctx->variant->fanout,
           NR_ITEMS, radix_tree_height(&tree), radix_tree_nr_nodes(&tree));
@@ -44,6 +46,7 @@ radix_teardown(struct bench_ctx *ctx)
     spin_lock(&tree_lock);
     radix_tree_delete(&tree, i);
     spin_unlock(&tree_lock);
+    cond_resched();
   }
   rcu_barrier();   // the nodes' RCU frees, before the next variant builds its tree
 }

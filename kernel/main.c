@@ -20,6 +20,7 @@
 #include "spinlock.h"
 #include "time.h"
 #include "traps.h"
+#include "watchdog.h"
 #include "x86.h"
 
 struct cmdline kcmdline;
@@ -43,6 +44,7 @@ rest_init(void)
   smp_init();                          // ACPI, APICs, and every other CPU
   local_irq_enable();                  // the tick and IPIs from here on
   rcu_init();                          // the grace-period thread
+  hung_task_init();                    // khungtaskd: a thread asleep for ever panics
   vfs_init();                          // the root ramfs at /: inodes, dentries, mounts
   reclaim_init();                      // watermarks and kswapd: memory pressure is handled
   fault_inject_init();                 // failslab=, failpage=: armed once boot is done

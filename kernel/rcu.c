@@ -256,7 +256,7 @@ rcu_gp_thread(void *arg)
 {
   for(;;) {
     __atomic_store_n(&gp_thread_sleeping, true, __ATOMIC_SEQ_CST);
-    wait_event(rcu_gp_wq, callbacks_waiting());
+    wait_event_idle(rcu_gp_wq, callbacks_waiting());
     WRITE_ONCE(gp_thread_sleeping, false);
     run_grace_period();
     cond_resched();   // back-to-back grace periods must not keep this CPU from others

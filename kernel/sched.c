@@ -11,6 +11,7 @@
 #include "sched.h"
 #include "smp.h"
 #include "spinlock.h"
+#include "stacktrace.h"
 #include "string.h"
 #include "tick.h"
 #include "time.h"
@@ -18,6 +19,7 @@
 #include "vm.h"
 #include "vsprintf.h"
 #include "wait.h"
+#include "watchdog.h"
 #include "x86.h"
 #include <stdarg.h>
 
@@ -101,6 +103,7 @@ schedule(void)
     panic("scheduling while atomic: preempt_count %d in %s", this_cpu(preempt_count),
           current->name);
   rcu_note_context_switch();   // a context switch is a quiescent state
+  touch_softlockup_watchdog();
   u64 flags = local_irq_save();
   struct rq *rq = this_rq();
   struct thread *prev = current;
@@ -150,6 +153,8 @@ alloc_thread(const char *name, bool need_stack)
   for(int i = 0; i < MAX_THREADS; i++) {
     if(threads[i].state == T_FREE) {
       t = &threads[i];
+      t->sleep_since = 0;      // not asleep in the hung-task check's sense
+      t->idle_wait = false;
       t->state = T_SLEEPING;   // claimed; not runnable until set up
       t->tid = next_tid++;
       break;
@@ -251,7 +256,8 @@ kthread_exit(int code)
 int
 kthread_join(struct thread *t)
 {
-  wait_event(exit_wq, READ_ONCE(t->state) == T_DEAD);
+  // As long as t runs, which may be long: if t hangs, the check reports t itself.
+  wait_event_idle(exit_wq, READ_ONCE(t->state) == T_DEAD);
   // Its CPU may still be switching away on its stack: wait for the switch to finish.
   while(__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE))
     cpu_relax();
@@ -260,12 +266,44 @@ kthread_join(struct thread *t)
   return code;
 }
 
+// One line per thread, and where each one that is off its CPU stopped: its saved rbp and
+// return address sit on its stack above the registers switch.S pushed (Linux's sysrq-t).
+// For dumps of a hung kernel: reads the table without its lock.
+static const char *const state_names[] = { "free", "running", "runnable", "sleeping", "dead" };
+
+void
+sched_show_task(struct thread *t)
+{
+  int state = READ_ONCE(t->state);
+  const char *on = READ_ONCE(t->wait_on);
+
+  printk(KERN_EMERG "  %-24s tid %-4d cpu %-3d %-8s%s%s%s\n", t->name, t->tid, t->cpu,
+         state >= 0 && state <= T_DEAD ? state_names[state] : "?", on ? " on " : "",
+         on ? on : "", t->wake_at ? " (with a timeout)" : "");
+  if(state == T_RUNNING || state == T_DEAD || READ_ONCE(t->on_cpu) ||
+     !kernel_addr_mapped(t->rsp) || !kernel_addr_mapped(t->rsp + 55))
+    return;
+  u64 *saved = (u64 *)t->rsp;   // r15 r14 r13 r12 rbx rbp, then the return address
+  show_backtrace(saved[5], saved[6], 0);
+}
+
+void
+show_state(void)
+{
+  printk(KERN_EMERG "threads:\n");
+  for(int i = 0; i < MAX_THREADS; i++)
+    if(READ_ONCE(threads[i].state) != T_FREE && !threads[i].idle)
+      sched_show_task(&threads[i]);
+}
+
 // Full barrier: the state is visible before the caller tests its wait condition, so a
 // waker that changes the condition afterwards sees the thread asleep (Linux's
 // set_current_state).
 void
 set_current_state(int state)
 {
+  if(state == T_SLEEPING)   // stamped first: whoever sees the state sees this sleep's time
+    current->sleep_since = ktime_ns();
   __atomic_store_n(&current->state, state, __ATOMIC_SEQ_CST);
 }
 
@@ -336,6 +374,7 @@ need_resched(void)
 void
 cond_resched(void)
 {
+  touch_softlockup_watchdog();
   rcu_note_qs();
   if(need_resched())
     schedule();

@@ -4,6 +4,7 @@
 #include "panic.h"
 #include "power.h"
 #include "printk.h"
+#include "sched.h"
 #include "smp.h"
 #include "x86.h"
 
@@ -15,7 +16,7 @@ kernel_end(bool pass)
   bool halt = !pass && kcmdline.panic == PANIC_HALT;
   if(halt)
     printk(KERN_EMERG "panic=halt: the run failed and stays stopped; attach gdb to look around\n");
-  else if(!kcmdline.poweroff)
+  else if(!kcmdline.poweroff && !panic_in_progress())
     printk("poweroff=no: the run is over; every CPU stays up and idle\n");
   printk(KERN_EMERG "END result=%s\n", pass ? "pass" : "fail");
   // panic=halt holds every failed run for gdb, a failed self-test as well as a panic.
@@ -28,8 +29,12 @@ kernel_end(bool pass)
   }
   if(kcmdline.poweroff)
     machine_exit(pass);   // returns only without the isa-debug-exit device
-  // poweroff=no (or no exit device): stay up with interrupts on and every
-  // CPU halted, so gdb can attach and look around.
-  for(;;)
-    idle_halt();
+  // poweroff=no (or no exit device): init sleeps for good, so CPU 0 halts in its idle loop
+  // with its tick stopped like every other CPU, and gdb can attach and look around. An idle
+  // wait: the hung-task check leaves it alone.
+  current->idle_wait = true;
+  current->wait_on = "the end of the run";
+  set_current_state(T_SLEEPING);
+  schedule();
+  panic("kernel_end: init woke up after the end of the run");
 }

@@ -18,7 +18,7 @@ timer_interrupt(struct trapframe *tf)
 {
   lapic_eoi();
   this_cpu(tick_count)++;
-  watchdog_tick();
+  watchdog_tick(tf);
   sched_tick();
   rcu_tick();
   if(!this_cpu_info()->idle)
@@ -29,6 +29,9 @@ void
 tick_start(void)
 {
   set_irq_handler(VEC_TIMER, timer_interrupt);
+  // Both lockup checks count from here: a CPU stuck before its first tick is caught too.
+  watchdog_touch();
+  touch_softlockup_watchdog();
   lapic_timer_oneshot(TICK_NS);
 }
 

@@ -1,18 +1,77 @@
-// Hang detection by the other CPUs: every busy CPU stamps the time on each tick; once a second
-// one CPU looks at all the others and NMIs any busy one whose stamp is WATCHDOG_SECS old.
+// Hang detection, three ways (Linux's lockup detectors and khungtaskd): a busy CPU with no tick
+// for WATCHDOG_SECS (interrupts off) gets an NMI from another CPU; a thread that goes
+// softlockup_secs of ticks without schedule or cond_resched is caught by its own tick; a thread
+// asleep without a timeout for hung_task_secs is reported by khungtaskd. Each one panics.
 // (Linux drives its hard-lockup detector from a perf NMI; cross-CPU checks need no PMU.)
 #include "apic.h"
 #include "cpu.h"
 #include "cpumask.h"
 #include "panic.h"
 #include "printk.h"
+#include "sched.h"
 #include "smp.h"
+#include "tick.h"
 #include "time.h"
+#include "traps.h"
 #include "watchdog.h"
 
 DEFINE_PER_CPU(u64, wd_stamp);
 DEFINE_PER_CPU(bool, wd_fired);
+// Ticks this CPU has taken since its last schedule or cond_resched. Counted in ticks, not
+// read off the clock: a vCPU the host does not run takes no ticks (64 vCPUs on 2 host cores
+// run each one a 32nd of the time), so only time the CPU really spent looping counts.
+DEFINE_PER_CPU(u64, softlockup_ticks);
 static u64 last_check;
+int softlockup_secs = SOFTLOCKUP_SECS;
+int hung_task_secs = HUNG_TASK_SECS;
+
+#define NS 1000000000UL
+
+void
+touch_softlockup_watchdog(void)
+{
+  this_cpu(softlockup_ticks) = 0;
+}
+
+// A thread that keeps its CPU without passing through schedule or cond_resched breaks the
+// rule RCU and every other thread on this CPU depend on (include/sched.h). The tick that
+// notices interrupted it, so the trap frame shows where it loops.
+static void
+check_softlockup(struct trapframe *tf)
+{
+  struct thread *t = current;
+  u64 ticks;
+
+  if(this_cpu_info()->idle || t->idle)
+    return;
+  ticks = ++this_cpu(softlockup_ticks);
+  if(ticks < (u64)READ_ONCE(softlockup_secs) * HZ)
+    return;
+  panic_trap(tf, "soft lockup: CPU %d stuck for %lu s (%lu ticks) in thread %s without a schedule or cond_resched",
+             smp_processor_id(), ticks / HZ, ticks, t->name);
+}
+
+// A thread asleep without a timeout for hung_task_secs waits for a wake-up that is not coming:
+// a lost wake-up, or a lock or completion never released. Waits that may last for ever by
+// design are wait_event_idle and are left alone.
+static void
+check_hung_tasks(u64 now)
+{
+  for(int i = 0; i < MAX_THREADS; i++) {
+    struct thread *t = &threads[i];
+    if(__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != T_SLEEPING)
+      continue;
+    u64 since = READ_ONCE(t->sleep_since);
+    if(READ_ONCE(t->idle_wait) || READ_ONCE(t->wake_at) || since == 0 || now < since ||
+       now - since < (u64)READ_ONCE(hung_task_secs) * NS)
+      continue;
+    pr_err("hung task: %s (tid %d) blocked for %lu s; every thread:\n", t->name, t->tid,
+           (now - since) / NS);
+    show_state();
+    panic("hung task: %s blocked for more than %d s on %s", t->name, hung_task_secs,
+          t->wait_on ? t->wait_on : "?");
+  }
+}
 
 void
 watchdog_touch(void)
@@ -21,12 +80,13 @@ watchdog_touch(void)
 }
 
 void
-watchdog_tick(void)
+watchdog_tick(struct trapframe *tf)
 {
   u64 now = ktime_ns();
   this_cpu(wd_stamp) = now;
+  check_softlockup(tf);
   u64 last = __atomic_load_n(&last_check, __ATOMIC_RELAXED);
-  if(now - last < 1000000000UL ||
+  if(now - last < NS ||
      !__atomic_compare_exchange_n(&last_check, &last, now, false, __ATOMIC_RELAXED,
                                   __ATOMIC_RELAXED))
     return;
@@ -37,11 +97,11 @@ watchdog_tick(void)
     u64 stamp = __atomic_load_n(&per_cpu(wd_stamp, cpu), __ATOMIC_RELAXED);
     // A stamp taken after our `now` (the other CPU ticked meanwhile) is progress too.
     if(cpu == me || __atomic_load_n(&c->idle, __ATOMIC_RELAXED) || stamp == 0 || stamp >= now ||
-       now - stamp < WATCHDOG_SECS * 1000000000UL || per_cpu(wd_fired, cpu))
+       now - stamp < WATCHDOG_SECS * NS || per_cpu(wd_fired, cpu))
       continue;
     per_cpu(wd_fired, cpu) = true;
     pr_err("watchdog: CPU %d has made no progress for %lu s; sending it an NMI\n", cpu,
-           (now - stamp) / 1000000000UL);
+           (now - stamp) / NS);
     lapic_send_ipi(c->apic_id, ICR_NMI);
   }
 }
@@ -55,4 +115,25 @@ watchdog_nmi(struct trapframe *tf)
     return false;
   panic_trap(tf, "hard lockup: CPU %d made no progress with interrupts off for over %d s",
              smp_processor_id(), WATCHDOG_SECS);
+}
+
+// A thread of its own, as Linux's khungtaskd, not the tick: in the hang it looks for, every CPU
+// is idle with its tick stopped, and only a sleeper's timer still fires. It lives on the last
+// CPU, away from init and rcu_gp on CPU 0: the timer that wakes it each second also runs the
+// hard-lockup check above when CPU 0 is stuck with interrupts off and the others are idle.
+static int
+khungtaskd(void *arg)
+{
+  for(;;) {
+    msleep(1000);
+    check_hung_tasks(ktime_ns());
+  }
+  return 0;
+}
+
+void
+hung_task_init(void)
+{
+  if(!kthread_create(khungtaskd, NULL, num_online_cpus() - 1, "khungtaskd"))
+    pr_err("watchdog: cannot start khungtaskd; hung tasks go unreported\n");
 }

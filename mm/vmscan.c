@@ -382,7 +382,7 @@ kswapd(void *arg)
 {
   in_reclaim[current - threads] = true;
   for(;;) {
-    wait_event(kswapd_wait, READ_ONCE(kswapd_wanted));
+    wait_event_idle(kswapd_wait, READ_ONCE(kswapd_wanted));
     WRITE_ONCE(kswapd_wanted, false);
     count_add(&count.kswapd_runs, 1);
     unsigned long free;

@@ -9,19 +9,35 @@ passed=0
 failed=0
 start=$(date +%s)
 
-result() { # result NAME OK [DETAIL]
+result() { # result NAME OK [DETAIL [LOG]]: a failure shows the end of LOG (CI keeps only stdout)
   if [ "$2" = 0 ]; then
     passed=$((passed + 1))
     printf 'PASS  %s\n' "$1"
   else
     failed=$((failed + 1))
     printf 'FAIL  %s %s\n' "$1" "${3:-}"
+    if [ -n "${4:-}" ] && [ -f "$4" ]; then
+      show_failure "$4"
+    fi
   fi
+}
+
+# The lines that say why a run failed: from the first panic, watchdog or NMI report on (or the
+# last 40 lines when there is none), at most 120 lines, indented under the FAIL line.
+show_failure() {
+  local from
+  from=$(grep -nE 'kernel panic on cpu|watchdog:|nmi: CPU|hung task|soft lockup|FAILED|result=fail' "$1" \
+         | head -n 1 | cut -d: -f1)
+  if [ -n "$from" ]; then
+    tail -n +"$from" "$1" | head -n 120
+  else
+    tail -n 40 "$1"
+  fi | sed 's/^/      | /'
 }
 
 # boot NAME SMP CMDLINE: one QEMU run, serial log in $logs/NAME.log; returns qemu.sh's status.
 boot() {
-  tools/qemu.sh --smp "$2" --cmdline "$3" --timeout 600 --log "$logs/$1.log" \
+  tools/qemu.sh --smp "$2" --cmdline "$3" --timeout 300 --log "$logs/$1.log" \
     > "$logs/$1.out" 2>&1 < /dev/null
 }
 
@@ -45,7 +61,7 @@ for smp in 1 2 8; do
   name=selftest-all-smp$smp
   boot "$name" "$smp" "bench=none selftest=all"
   rc=$?
-  result "boot/$name" $rc "(exit $rc, log $logs/$name.log)"
+  result "boot/$name" $rc "(exit $rc, log $logs/$name.log)" "$logs/$name.log"
   while read -r line; do
     t=$(sed -E 's/.*SELFTEST name=([a-z0-9-]+).*/\1/' <<< "$line")
     grep -q "result=pass" <<< "$line"
@@ -61,12 +77,12 @@ for smp in 4 16 64; do
   boot "$name" "$smp" "bench=none"
   rc=$?
   has "$name" "BOOT cpus=$smp possible=$smp "
-  result "boot/$name" $((rc | $?)) "(exit $rc, log $logs/$name.log)"
+  result "boot/$name" $((rc | $?)) "(exit $rc, log $logs/$name.log)" "$logs/$name.log"
 done
 boot nr-cpus-3 8 "bench=none nr_cpus=3"
 rc=$?
 has nr-cpus-3 "BOOT cpus=3 possible=8 "
-result "boot/nr_cpus=3@smp8" $((rc | $?))
+result "boot/nr_cpus=3@smp8" $((rc | $?)) "(exit $rc)" "$logs/nr-cpus-3.log"
 
 bad="bench=none frobnicate=1 nr_cpus=0 bench.secs=0.25s selftest=Bad_Name poweroff=maybe noequals"
 boot bad-cmdline 2 "$bad"
@@ -76,7 +92,7 @@ for w in frobnicate=1 nr_cpus=0 bench.secs=0.25s selftest=Bad_Name poweroff=mayb
   grep -qF "ignoring '$w'" "$logs/bad-cmdline.log" || missing="$missing $w"
 done
 [ $rc = 0 ] && [ -z "$missing" ]
-result "boot/bad-cmdline" $? "(exit $rc; not named:$missing)"
+result "boot/bad-cmdline" $? "(exit $rc; not named:$missing)" "$logs/bad-cmdline.log"
 
 # A run that never ends must be killed at TIMEOUT and fail (poweroff=no keeps it up).
 tools/qemu.sh --smp 2 --cmdline "bench=none poweroff=no" --timeout 5 --log "$logs/timeout.log" \
@@ -90,7 +106,7 @@ name=torture-smp64
 boot "$name" 64 "bench=none selftest=rcutorture,locktorture-spinlock,locktorture-mutex,locktorture-rwsem"
 rc=$?
 [ $rc = 0 ] && [ "$(grep -c 'SELFTEST name=.* result=pass' "$logs/$name.log")" = 4 ]
-result "boot/torture@smp64" $? "(exit $rc, log $logs/$name.log)"
+result "boot/torture@smp64" $? "(exit $rc, log $logs/$name.log)" "$logs/$name.log"
 
 echo "== planted tests: each alone, and each must be caught (PANIC, or SELFTEST result=fail)"
 boot selftest-list 1 "bench=none selftest=list"
@@ -112,7 +128,7 @@ for t in $planted; do
       has "$t" '#[0-9]+ +0x[0-9a-f]+ [a-z_][a-z0-9_]*\+0x[0-9a-f]+' || ok=1
     fi
   fi
-  result "planted/$t caught" $ok "(exit $rc, log $logs/$t.log)"
+  result "planted/$t caught" $ok "(exit $rc, log $logs/$t.log)" "$logs/$t.log"
 done
 
 echo "== benchmarks: bench=quick, every point of each suite checked by tests/bench/check_bench.py"
@@ -122,7 +138,9 @@ for smp in 2 8; do
   rc=$?
   tests/bench/check_bench.py "$logs/$name.log" "$smp" --quick > "$logs/$name.check" 2>&1
   ok=$?
-  result "bench/quick@smp$smp" $((rc | ok)) "(exit $rc; $(tail -n 1 "$logs/$name.check"))"
+  result "bench/quick@smp$smp" $((rc | ok)) "(exit $rc; $(tail -n 1 "$logs/$name.check"))" \
+    "$logs/$name.log"
+  [ $ok = 0 ] || sed 's/^/      check: /' "$logs/$name.check" | head -n 20
 done
 
 echo "== gdb"

@@ -60,9 +60,20 @@ elif [ -n "$gdb" ]; then
   echo "qemu: halted at reset, gdb stub on 127.0.0.1:$gdb; run 'make gdb' in another terminal"
 fi
 
+# At TIMEOUT, an NMI through QEMU's QMP socket makes a hung kernel print every CPU and thread
+# and panic (arch/x86_64/nmi.c); a kernel past answering is killed GRACE seconds later.
+grace=15
+qmp=$(mktemp -u "${TMPDIR:-/tmp}/qemu-qmp.XXXXXX")
+args+=(-qmp "unix:$qmp,server=on,wait=off")
+"$top/tools/qmp.py" --after "$timeout" "$qmp" inject-nmi &
+reaper=$!
+
 echo "qemu: $smp vCPUs, $mem, accel $accel, command line '$cmdline', log $log"
-timeout --foreground -k 5 "$timeout" qemu-system-x86_64 "${args[@]}" | tee "$raw"
+timeout --foreground -k 5 $((timeout + grace)) qemu-system-x86_64 "${args[@]}" | tee "$raw"
 rc=${PIPESTATUS[0]}
+kill $reaper 2>/dev/null || rc=124   # the reaper is gone only if it sent the NMI
+wait $reaper 2>/dev/null
+rm -f "$qmp"
 tr -d '\r' < "$raw" > "$log" && rm -f "$raw"
 ln -sf "$(basename "$log")" "$build/logs/last.log"
 
@@ -73,7 +84,8 @@ case $rc in
     fi
     echo "qemu: the kernel exited without END result=pass" >&2; exit 1 ;;
   35) echo "qemu: the kernel reported failure (END result=fail)" >&2; exit 1 ;;
-  124|137) echo "qemu: TIMEOUT: no exit after ${timeout}s; killed" >&2; exit 1 ;;
+  124|137) echo "qemu: TIMEOUT: no exit after ${timeout}s; the log ends with the kernel's dump" >&2
+           exit 1 ;;
   0) echo "qemu: QEMU stopped without the kernel's exit (triple fault under -no-reboot?)" >&2
      exit 1 ;;
   *) echo "qemu: QEMU failed with status $rc" >&2; exit 1 ;;

@@ -7,7 +7,9 @@
 #define APIC_VER     0x030
 #define APIC_TPR     0x080
 #define APIC_EOI     0x0b0
+#define APIC_ISR     0x100   // 8 registers, 0x10 apart: vectors in service
 #define APIC_SVR     0x0f0
+#define APIC_IRR     0x200   // 8 registers, 0x10 apart: vectors requested
 #define APIC_ESR     0x280
 #define APIC_ICR_LO  0x300
 #define APIC_ICR_HI  0x310
@@ -40,6 +42,7 @@ void lapic_send_ipi_all_but_self(u32 vector_and_mode);
 bool lapic_ipi_wait(void);        // false if the ICR stayed busy
 void lapic_timer_oneshot(u64 ns);
 void lapic_timer_stop(void);
+void lapic_show_timer(void);      // for dumps: the timer's state and any pending tick
 void lapic_calibrate(void);
 
 void ioapic_init(void);

@@ -14,6 +14,7 @@
 #define APIC_BASE_X2APIC  (1UL << 10)
 #define SVR_ENABLE        0x100
 #define LVT_MASKED        0x10000
+#define LVT_DM_NMI        0x400
 
 bool x2apic_mode;
 u64 lapic_timer_khz;
@@ -75,7 +76,10 @@ lapic_init(void)
   lapic_write(APIC_SVR, SVR_ENABLE | VEC_SPURIOUS);
   lapic_write(APIC_LVT_TMR, LVT_MASKED);
   lapic_write(APIC_LVT_LINT0, LVT_MASKED);
-  lapic_write(APIC_LVT_LINT1, LVT_MASKED);
+  // LINT1 is the platform's NMI line (MP spec, 5.1; QEMU's inject-nmi raises it on every
+  // CPU): delivered as an NMI everywhere, as Linux's apic_extnmi=all, so a dump request
+  // reaches every CPU (arch/x86_64/nmi.c). Delivery mode NMI is 100b (SDM vol. 3A, 10.5.1).
+  lapic_write(APIC_LVT_LINT1, LVT_DM_NMI);
   lapic_write(APIC_LVT_ERR, LVT_MASKED);
   lapic_write(APIC_ESR, 0);
   lapic_write(APIC_ESR, 0);
@@ -159,4 +163,18 @@ void
 lapic_timer_stop(void)
 {
   lapic_write(APIC_TMR_INIT, 0);
+}
+
+// For dumps of a hung CPU: is its timer armed, and when does it fire; is an interrupt waiting.
+void
+lapic_show_timer(void)
+{
+  u32 lvt = lapic_read(APIC_LVT_TMR), init = lapic_read(APIC_TMR_INIT);
+  u32 cur = lapic_read(APIC_TMR_CUR);
+  u32 irr = lapic_read(APIC_IRR + (VEC_TIMER / 32) * 0x10);
+  u32 isr = lapic_read(APIC_ISR + (VEC_TIMER / 32) * 0x10);
+  printk(KERN_EMERG "  timer: lvt %#x init %u current %u (%lu us left); vector %d %s%s\n", lvt,
+         init, cur, (u64)cur * 1000 / lapic_timer_khz, VEC_TIMER,
+         irr & (1u << (VEC_TIMER % 32)) ? "requested " : "",
+         isr & (1u << (VEC_TIMER % 32)) ? "in service" : "");
 }

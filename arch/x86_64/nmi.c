@@ -1,11 +1,13 @@
 // NMIs: the panic path stops other CPUs with one (it gets through even with interrupts off),
-// and the hang detector sends one to a stuck CPU so it panics with its own backtrace.
+// the hang detector sends one to a stuck CPU, and one from the host dumps a hung kernel.
 #include "apic.h"
 #include "cpu.h"
 #include "panic.h"
 #include "power.h"
 #include "printk.h"
+#include "sched.h"
 #include "smp.h"
+#include "stacktrace.h"
 #include "time.h"
 #include "traps.h"
 #include "watchdog.h"
@@ -13,11 +15,47 @@
 
 static bool apic_ready;
 static int nr_stopped;
+static int dump_cpu = -1;   // the CPU that reports a host NMI
+static int dump_lock;       // one CPU prints at a time
+static int nr_dumped;
 
 void
 nmi_init(void)
 {
   apic_ready = true;
+}
+
+// An NMI the kernel did not send comes from the host: QEMU's `nmi` monitor command, which
+// reaches every CPU, and which tools/qemu.sh sends when a run hits its TIMEOUT. Each CPU
+// prints where it is; the first to arrive then lists every thread and ends the run with a
+// panic, so a hang leaves a report instead of a silent kill (Linux's sysrq-l and sysrq-t).
+static void __noreturn
+host_nmi(struct trapframe *tf)
+{
+  struct cpu *c = this_cpu_info();
+  int none = -1;
+  bool reporter = __atomic_compare_exchange_n(&dump_cpu, &none, c->id, false, __ATOMIC_ACQ_REL,
+                                              __ATOMIC_RELAXED);
+
+  printk_panic_mode();   // an interrupted CPU may hold the console lock: wait only so long
+  while(__atomic_exchange_n(&dump_lock, 1, __ATOMIC_ACQUIRE))
+    cpu_relax();
+  printk(KERN_EMERG "nmi: CPU %d %s in %s\n", c->id, c->idle ? "idle" : "busy", current->name);
+  show_regs(tf);
+  lapic_show_timer();
+  show_backtrace(tf->rbp, tf->rip, tf->rsp);
+  __atomic_store_n(&dump_lock, 0, __ATOMIC_RELEASE);
+  __atomic_fetch_add(&nr_dumped, 1, __ATOMIC_RELEASE);
+  if(!reporter) {   // stopped, as panic's NMI would stop it
+    c->stopped = 1;
+    __atomic_fetch_add(&nr_stopped, 1, __ATOMIC_RELEASE);
+    machine_halt();
+  }
+  u64 until = ktime_ns() + 2000000000UL;   // a descheduled vCPU answers late
+  while(__atomic_load_n(&nr_dumped, __ATOMIC_ACQUIRE) < num_online_cpus() && ktime_ns() < until)
+    cpu_relax();
+  show_state();
+  panic_trap(tf, "NMI from the host (qemu.sh sends one at TIMEOUT): CPUs and threads above");
 }
 
 // The CPU stays in the NMI handler: further NMIs are blocked until an iret that
@@ -34,7 +72,7 @@ nmi_handler(struct trapframe *tf)
   }
   if(watchdog_nmi(tf))
     return;
-  pr_warn("nmi: unexpected NMI on CPU %d at %#lx\n", c->id, tf->rip);
+  host_nmi(tf);
 }
 
 void

@@ -137,15 +137,9 @@ tsc_test(void)
 }
 SELFTEST("tsc", tsc_test);
 
-static void
-spin_forever(void *arg)
-{
-  for(;;)
-    cpu_relax();   // interrupts are off in a call: only an NMI gets in
-}
-
-// Planted: CPU 1 spins with interrupts off; the hang detector must NMI it and panic
-// within a few seconds. Returning means it was not caught.
+// Planted: this CPU spins with interrupts off while every other CPU is idle, its tick
+// stopped. The hard-lockup check must still run (khungtaskd's timer wakes the last CPU each
+// second) and NMI this CPU within a few seconds. Returning means it was not caught.
 static bool
 planted_lockup(void)
 {
@@ -153,12 +147,13 @@ planted_lockup(void)
     pr_err("planted-lockup: needs two CPUs (one spins, another detects)\n");
     return true;
   }
-  int victim = cpumask_next(0, &cpu_online_mask);
-  pr_info("planted-lockup: CPU %d spins with interrupts off from now on\n", victim);
-  smp_call_function_single(victim, spin_forever, NULL, false);
+  pr_info("planted-lockup: CPU %d spins with interrupts off; the others are idle\n",
+          smp_processor_id());
   u64 deadline = ktime_ns() + 4UL * WATCHDOG_SECS * 1000000000UL;
+  u64 flags = local_irq_save();
   while(ktime_ns() < deadline)
-    idle_halt();   // interrupts on: this CPU's tick runs the detector
+    cpu_relax();
+  local_irq_restore(flags);
   selftest_extra("caught=no");
   return true;
 }
