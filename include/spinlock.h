@@ -2,6 +2,7 @@
 // the kernel's lock, which is the ticket or the queued one as the build picks (SPINLOCK=).
 #pragma once
 #include "compiler.h"
+#include "preempt.h"
 #include "types.h"
 #include "x86.h"
 
@@ -91,6 +92,10 @@ typedef struct spinlock {
 #define SPINLOCK_INIT { .raw_lock = ARCH_SPIN_LOCK_UNLOCKED }
 #define DEFINE_SPINLOCK(x) spinlock_t x = SPINLOCK_INIT
 
+// A holder must not sleep: this kernel never preempts, so only a holder that sleeps can leave
+// the others spinning, each on a CPU that its own holder may need. Holding a spinlock counts
+// in preempt_count, so schedule() and cond_resched() panic on it (Linux's "scheduling while
+// atomic" and might_sleep).
 #ifdef CONFIG_DEBUG_SPINLOCK
 void spin_lock_init(spinlock_t *l);
 void spin_lock(spinlock_t *l);
@@ -98,9 +103,30 @@ void spin_unlock(spinlock_t *l);
 bool spin_trylock(spinlock_t *l);
 #else
 static inline void spin_lock_init(spinlock_t *l) { *l = (spinlock_t)SPINLOCK_INIT; }
-static inline void spin_lock(spinlock_t *l) { arch_spin_lock(&l->raw_lock); }
-static inline void spin_unlock(spinlock_t *l) { arch_spin_unlock(&l->raw_lock); }
-static inline bool spin_trylock(spinlock_t *l) { return arch_spin_trylock(&l->raw_lock); }
+
+static inline void
+spin_lock(spinlock_t *l)
+{
+  preempt_disable();
+  arch_spin_lock(&l->raw_lock);
+}
+
+static inline void
+spin_unlock(spinlock_t *l)
+{
+  arch_spin_unlock(&l->raw_lock);
+  preempt_enable();
+}
+
+static inline bool
+spin_trylock(spinlock_t *l)
+{
+  preempt_disable();
+  if(arch_spin_trylock(&l->raw_lock))
+    return true;
+  preempt_enable();
+  return false;
+}
 #endif
 
 static inline bool spin_is_locked(spinlock_t *l) { return arch_spin_is_locked(&l->raw_lock); }

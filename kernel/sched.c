@@ -374,6 +374,11 @@ need_resched(void)
 void
 cond_resched(void)
 {
+  // It may sleep, so it must not be reached holding a spinlock, even when it would not
+  // switch this time (Linux's might_sleep): the bug shows on every call, not once in a while.
+  if(this_cpu(preempt_count) != 0)
+    panic("cond_resched while atomic: preempt_count %d in %s", this_cpu(preempt_count),
+          current->name);
   touch_softlockup_watchdog();
   rcu_note_qs();
   if(need_resched())

@@ -44,6 +44,7 @@ spin_lock(spinlock_t *l)
   void *caller = __builtin_return_address(0);
   if(READ_ONCE(l->owner_cpu) == smp_processor_id() + 1 && !panic_in_progress())
     spin_bug(l, "recursive spin_lock", caller);
+  preempt_disable();
   arch_spin_lock(&l->raw_lock);
   set_owner(l, caller);
 }
@@ -52,8 +53,11 @@ bool
 spin_trylock(spinlock_t *l)
 {
   // No check: trying a lock this CPU holds just fails, and printk's panic mode relies on it.
-  if(!arch_spin_trylock(&l->raw_lock))
+  preempt_disable();
+  if(!arch_spin_trylock(&l->raw_lock)) {
+    preempt_enable();
     return false;
+  }
   set_owner(l, __builtin_return_address(0));
   return true;
 }
@@ -67,6 +71,7 @@ spin_unlock(spinlock_t *l)
   WRITE_ONCE(l->owner_cpu, 0);
   WRITE_ONCE(l->owner, NULL);
   arch_spin_unlock(&l->raw_lock);
+  preempt_enable();
 }
 
 #endif

@@ -1,10 +1,11 @@
-// Self-tests of the spinlock family: the lock and trylock rules on one CPU, then every CPU
-// counting under each lock at once, where a lost update shows up as a wrong total.
+// Self-tests of the spinlock family: lock and trylock rules, every CPU counting under each lock
+// at once (a lost update shows as a wrong total), and planted recursion and sleep-while-atomic.
 #include "cpu.h"
 #include "cpumask.h"
 #include "panic.h"
 #include "printk.h"
 #include "rwlock.h"
+#include "sched.h"
 #include "selftest.h"
 #include "smp.h"
 #include "spinlock.h"
@@ -258,3 +259,18 @@ planted_spinlock_recursion(void)
   return false;
 }
 SELFTEST("planted-spinlock-recursion", planted_spinlock_recursion);
+
+// Planted: a spinlock holder calls cond_resched, which may sleep. Holding the lock counts in
+// preempt_count, so cond_resched must panic at once, need_resched or not. Returning means
+// the bug went unseen.
+static bool
+planted_sleep_in_atomic(void)
+{
+  static DEFINE_SPINLOCK(l);
+  spin_lock(&l);
+  cond_resched();
+  spin_unlock(&l);
+  selftest_extra("caught=no");
+  return true;
+}
+SELFTEST("planted-sleep-in-atomic", planted_sleep_in_atomic);
