@@ -68,6 +68,8 @@ struct benchsuite {
   // After every measured run (optional): the run's extras in milli-units, in the order of
   // extras[], from its operations and length; the BENCH line has their mean over the runs.
   void (*extra)(struct bench_ctx *ctx, u64 ops, u64 ns, u64 *value_m);
+  // After a point's BENCH line (optional): the suite's own account of the point, for people.
+  void (*point_done)(struct bench_ctx *ctx);
 };
 
 #define BENCH_SUITE(var)                                                      \

@@ -36,9 +36,10 @@ struct rw_semaphore {
   int count;                  // readers holding it; -1: a writer holds it
   struct list_head waiters;   // readers and writers, oldest first
   const char *name;
+  u64 wait_ns;                // time its waiters spent queued, summed (lock_stat's waittime)
 };
 
-#define RWSEM_INIT(s) { SPINLOCK_INIT, 0, LIST_HEAD_INIT((s).waiters), #s }
+#define RWSEM_INIT(s) { SPINLOCK_INIT, 0, LIST_HEAD_INIT((s).waiters), #s, 0 }
 #define DECLARE_RWSEM(s) struct rw_semaphore s = RWSEM_INIT(s)
 #define init_rwsem(s) __init_rwsem((s), #s)
 

@@ -109,4 +109,5 @@ void flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end);
 void flush_tlb_mask(const struct cpumask *mask);
 extern u64 nr_page_faults;   // handle_mm_fault calls since boot (Linux's PGFAULT event)
 extern u64 tlb_shootdown_ipis;       // IPIs sent for shootdowns since boot
+extern u64 tlb_shootdown_wait_ns;    // time their senders waited for the answers
 #define TLB_FLUSH_CEILING 33         // pages above which a CPU reloads CR3 (Linux's default)

@@ -260,6 +260,8 @@ measure(int n, u32 runs, u32 us, struct stats *st)
   for(i = 0; i < BENCH_MAX_EXTRAS; i++)
     extra_m[i] /= runs;
   print_point(st, extra_m);
+  if(ctx.suite->point_done)
+    ctx.suite->point_done(&ctx);
   return true;
 }
 

@@ -17,6 +17,7 @@ struct call_single_data {
   void (*fn)(void *);
   void *arg;
   u32 busy;     // set by the sender, cleared by the target once fn has returned
+  int sender;   // the CPU that owns this slot, woken when busy clears if it halted
 };
 
 // csd_for[t]: this CPU's slot for calls to CPU t. call_queue: calls waiting on this CPU,
@@ -24,6 +25,13 @@ struct call_single_data {
 DEFINE_PER_CPU(struct call_single_data, csd_for[NR_CPUS]);
 DEFINE_PER_CPU(struct call_single_data *, call_queue);
 DEFINE_PER_CPU(u64, calls_handled);
+DEFINE_PER_CPU(int, csd_halted);   // waiting for an answer halted: the answer must wake it
+
+// How long a sender spins for an answer before it halts until the answer's IPI. With more
+// vCPUs than host cores the CPU it waits for may not be running at all: spinning then burns
+// the host time slice that CPU needs (Linux's answer under KVM is to yield to the preempted
+// target, "pv sched yield"; its pv spinlocks halt and kick the same way).
+#define CSD_SPIN_NS 20000
 
 // Runs every queued call on this CPU, oldest first.
 static void
@@ -40,10 +48,15 @@ flush_call_queue(void)
   }
   while(fifo) {
     struct call_single_data *next = fifo->next;
+    int sender = fifo->sender;   // read first: once busy clears, the slot is the sender's
     fifo->fn(fifo->arg);
     this_cpu(calls_handled)++;
-    // Release: fn's effects are visible to a sender that sees busy == 0.
+    // Release: fn's effects are visible to a sender that sees busy == 0. The fence orders
+    // the store before the load of csd_halted; csd_wait orders them the other way round.
     __atomic_store_n(&fifo->busy, 0, __ATOMIC_RELEASE);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if(__atomic_load_n(&per_cpu(csd_halted, sender), __ATOMIC_RELAXED))
+      lapic_send_ipi(cpu_apic_id[sender], ICR_FIXED | VEC_RESCHED);
     fifo = next;
   }
 }
@@ -61,16 +74,37 @@ ipi_init(void)
   set_irq_handler(VEC_CALL, call_function_interrupt);
 }
 
+// Halts until an interrupt, the answer's IPI most likely, unless busy has cleared meanwhile.
+// An answer IPI that comes between the check and the halt stays pending through the cli
+// and is taken at the sti, so it cannot be missed (SDM vol. 2B, STI).
+static void
+csd_halt(struct call_single_data *csd)
+{
+  local_irq_disable();
+  __atomic_store_n(this_cpu_ptr(&csd_halted), 1, __ATOMIC_RELAXED);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  if(__atomic_load_n(&csd->busy, __ATOMIC_ACQUIRE))
+    idle_halt();
+  else
+    local_irq_enable();
+  __atomic_store_n(this_cpu_ptr(&csd_halted), 0, __ATOMIC_RELAXED);
+}
+
 // Waits for a slot to clear, answering calls to this CPU meanwhile (two CPUs calling
-// each other with interrupts off must not deadlock). Reports once, gives up at the limit.
+// each other with interrupts off must not deadlock). Spins CSD_SPIN_NS, then halts between
+// checks if interrupts are on (with them off only spinning is safe). Reports once, gives up
+// at the limit.
 static int
 csd_wait(struct call_single_data *csd, int cpu)
 {
   u64 start = ktime_ns();
-  bool reported = false;
+  bool reported = false, may_halt = !irqs_disabled();
   while(__atomic_load_n(&csd->busy, __ATOMIC_ACQUIRE)) {
     flush_call_queue();
-    cpu_relax();
+    if(may_halt && ktime_ns() - start > CSD_SPIN_NS)
+      csd_halt(csd);
+    else
+      cpu_relax();
     u64 waited = (ktime_ns() - start) / 1000000;
     if(waited > 1000 && !reported) {
       pr_err("ipi: CPU %d has not answered a call for %lu ms\n", cpu, waited);
@@ -92,6 +126,7 @@ queue_call(int cpu, void (*fn)(void *), void *arg)
     return -ETIMEDOUT;
   csd->fn = fn;
   csd->arg = arg;
+  csd->sender = smp_processor_id();
   csd->busy = 1;
   struct call_single_data **q = &per_cpu(call_queue, cpu);
   struct call_single_data *head = __atomic_load_n(q, __ATOMIC_RELAXED);

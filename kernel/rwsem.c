@@ -4,6 +4,7 @@
 #include "mutex.h"
 #include "panic.h"
 #include "sched.h"
+#include "time.h"
 
 void
 __init_rwsem(struct rw_semaphore *s, const char *name)
@@ -12,6 +13,7 @@ __init_rwsem(struct rw_semaphore *s, const char *name)
   s->count = 0;
   INIT_LIST_HEAD(&s->waiters);
   s->name = name;
+  s->wait_ns = 0;
 }
 
 // Grants the lock to the waiters at the head of the queue: one writer, or every reader up
@@ -41,6 +43,7 @@ rwsem_grant(struct rw_semaphore *s)
 static void
 rwsem_wait(struct rw_semaphore *s, struct lock_waiter *w, u64 *flags)
 {
+  u64 t0 = ktime_ns();
   list_add_tail(&w->list, &s->waiters);
   for(;;) {
     set_current_state(T_SLEEPING);
@@ -53,6 +56,7 @@ rwsem_wait(struct rw_semaphore *s, struct lock_waiter *w, u64 *flags)
   }
   set_current_state(T_RUNNING);
   current->wait_on = NULL;
+  s->wait_ns += ktime_ns() - t0;   // under wait_lock
 }
 
 void

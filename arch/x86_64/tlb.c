@@ -5,6 +5,7 @@
 #include "paging.h"
 #include "sched.h"
 #include "smp.h"
+#include "time.h"
 #include "vm.h"
 #include "x86.h"
 
@@ -13,6 +14,21 @@
 // that mm skip it (its CR3 load already dropped every entry: no PTE_G on user pages).
 DEFINE_PER_CPU(struct mm *, loaded_mm);
 u64 tlb_shootdown_ipis;
+u64 tlb_shootdown_wait_ns;
+
+// Sends the flush to targets and waits for every one to answer, counting the IPIs and the
+// time waited: with more vCPUs than host cores the wait, not the flush, is the cost.
+static void
+shootdown(const struct cpumask *targets, void (*fn)(void *), void *arg)
+{
+  int n = cpumask_weight(targets);
+  if(!n)
+    return;
+  u64 t0 = ktime_ns();
+  __atomic_fetch_add(&tlb_shootdown_ipis, n, __ATOMIC_RELAXED);
+  smp_call_function_many(targets, fn, arg, true);
+  __atomic_fetch_add(&tlb_shootdown_wait_ns, ktime_ns() - t0, __ATOMIC_RELAXED);
+}
 
 struct flush_request {
   struct mm *mm;
@@ -52,11 +68,7 @@ flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   struct cpumask targets = mm->cpu_mask;
   cpumask_clear_cpu(smp_processor_id(), &targets);
-  int n = cpumask_weight(&targets);
-  if(n) {
-    __atomic_fetch_add(&tlb_shootdown_ipis, n, __ATOMIC_RELAXED);
-    smp_call_function_many(&targets, flush_ipi, &f, true);
-  }
+  shootdown(&targets, flush_ipi, &f);
   if(this_cpu(loaded_mm) == mm)
     flush_local(&f);
 }
@@ -76,11 +88,7 @@ flush_tlb_mask(const struct cpumask *mask)
   int me = smp_processor_id();
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   cpumask_clear_cpu(me, &targets);
-  int n = cpumask_weight(&targets);
-  if(n) {
-    __atomic_fetch_add(&tlb_shootdown_ipis, n, __ATOMIC_RELAXED);
-    smp_call_function_many(&targets, flush_all_ipi, NULL, true);
-  }
+  shootdown(&targets, flush_all_ipi, NULL);
   if(cpumask_test_cpu(me, mask))
     write_cr3(read_cr3());
 }
