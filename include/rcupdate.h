@@ -57,5 +57,6 @@ struct rcu_stats {
   u64 cbs_queued;
 };
 void rcu_get_stats(struct rcu_stats *s);
+void rcu_show_state(void);   // for dumps: grace periods, and each CPU's waiting callbacks
 // For planted-rcu only: call_rcu runs the callback at once, before any grace period.
 void rcu_plant_early_gp(bool on);

@@ -14,6 +14,7 @@
 #include "tick.h"
 #include "time.h"
 #include "traps.h"
+#include "vsprintf.h"
 #include "wait.h"
 #include "x86.h"
 
@@ -69,6 +70,12 @@ rcu_init_cpu(void)
   this_cpu(rcu_nesting) = 0;
 }
 
+// call_rcu wakes the grace-period thread only when it says it sleeps, to keep the wait
+// queue's lock off the fast path. The thread says so before every look at the callbacks
+// (need_gp), not once before its wait: a waker that comes late, after the thread has already
+// taken its callbacks, would otherwise clear the flag and wake it for nothing, and it would
+// sleep on with the flag clear while new callbacks wait unseen (found by the hung-task check:
+// a synchronize_rcu that never returned).
 static void
 wake_gp_thread(void)
 {
@@ -251,12 +258,21 @@ run_grace_period(void)
   rcu_do_batch();
 }
 
+// The wait condition of the grace-period thread. The store comes first and is a full
+// barrier: a call_rcu whose callback this look misses sees the flag set and wakes us (its
+// queueing, fence, flag load against our store, fence, list loads).
+static bool
+need_gp(void)
+{
+  __atomic_store_n(&gp_thread_sleeping, true, __ATOMIC_SEQ_CST);
+  return callbacks_waiting();
+}
+
 static int
 rcu_gp_thread(void *arg)
 {
   for(;;) {
-    __atomic_store_n(&gp_thread_sleeping, true, __ATOMIC_SEQ_CST);
-    wait_event_idle(rcu_gp_wq, callbacks_waiting());
+    wait_event_idle(rcu_gp_wq, need_gp());
     WRITE_ONCE(gp_thread_sleeping, false);
     run_grace_period();
     cond_resched();   // back-to-back grace periods must not keep this CPU from others
@@ -264,10 +280,12 @@ rcu_gp_thread(void *arg)
   return 0;
 }
 
+// On the last CPU, as Linux's unbound grace-period kthread finds an idle one: CPU 0 runs
+// init and every benchmark's first worker, which would otherwise pay for each grace period.
 void
 rcu_init(void)
 {
-  if(!kthread_create(rcu_gp_thread, NULL, 0, "rcu_gp"))
+  if(!kthread_create(rcu_gp_thread, NULL, num_online_cpus() - 1, "rcu_gp"))
     panic("rcu: cannot start the grace-period thread");
 }
 
@@ -330,6 +348,29 @@ rcu_barrier(void)
     complete(&barrier_done);
   wait_for_completion(&barrier_done);
   mutex_unlock(&barrier_mutex);
+}
+
+// For dumps of a hung kernel: the grace periods, and per CPU what waits and what blocks them.
+void
+rcu_show_state(void)
+{
+  char pending[128];
+  int cpu, len = 0;
+  pending[0] = 0;
+  for_each_cpu(cpu, &qs_pending)
+    len += scnprintf(pending + len, sizeof(pending) - len, " %d", cpu);
+  printk(KERN_EMERG "rcu: gp_seq %lu gp_completed %lu, grace-period thread %s (%s on rcu_gp_wq), waiting for CPUs:%s\n",
+         READ_ONCE(gp_seq), READ_ONCE(gp_completed),
+         READ_ONCE(gp_thread_sleeping) ? "asleep" : "awake",
+         list_empty(&rcu_gp_wq.head) ? "nobody" : "someone", len ? pending : " none");
+  for_each_online_cpu(cpu) {
+    struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
+    if(!READ_ONCE(rdp->next.head) && !READ_ONCE(rdp->wait.head) && !READ_ONCE(rdp->done.head))
+      continue;
+    printk(KERN_EMERG "rcu: cpu %d: callbacks next %s, wait %s (gp %lu), done %s; dynticks %ld\n",
+           cpu, rdp->next.head ? "yes" : "no", rdp->wait.head ? "yes" : "no", rdp->wait_gp,
+           rdp->done.head ? "yes" : "no", READ_ONCE(rdp->dynticks));
+  }
 }
 
 void

@@ -277,9 +277,10 @@ sched_show_task(struct thread *t)
   int state = READ_ONCE(t->state);
   const char *on = READ_ONCE(t->wait_on);
 
-  printk(KERN_EMERG "  %-24s tid %-4d cpu %-3d %-8s%s%s%s\n", t->name, t->tid, t->cpu,
+  printk(KERN_EMERG "  %-24s tid %-4d cpu %-3d %-8s%s%s%s%s%s\n", t->name, t->tid, t->cpu,
          state >= 0 && state <= T_DEAD ? state_names[state] : "?", on ? " on " : "",
-         on ? on : "", t->wake_at ? " (with a timeout)" : "");
+         on ? on : "", t->wake_at ? " (with a timeout)" : "",
+         READ_ONCE(t->on_cpu) ? " [on cpu]" : "", list_empty(&t->run_list) ? "" : " [queued]");
   if(state == T_RUNNING || state == T_DEAD || READ_ONCE(t->on_cpu) ||
      !kernel_addr_mapped(t->rsp) || !kernel_addr_mapped(t->rsp + 55))
     return;
@@ -294,6 +295,7 @@ show_state(void)
   for(int i = 0; i < MAX_THREADS; i++)
     if(READ_ONCE(threads[i].state) != T_FREE && !threads[i].idle)
       sched_show_task(&threads[i]);
+  rcu_show_state();   // a sleeper may be waiting for a grace period
 }
 
 // Full barrier: the state is visible before the caller tests its wait condition, so a

@@ -95,7 +95,7 @@ live() {
   n=$(section kthreads | grep -cE '^[0-9]+ +(init|idle/[0-7]|rcu_gp) ')
   check "kthreads lists init, idle/0-7 and rcu_gp (saw $n of 10)" test "$n" -eq 10
   check "kthreads shows rcu_gp sleeping on rcu_gp_wq" \
-    grep -qE '^[0-9]+ +rcu_gp +0 +sleeping +no +[0-9]+ +rcu_gp_wq$' <(section kthreads)
+    grep -qE '^[0-9]+ +rcu_gp +[0-9]+ +sleeping +no +[0-9]+ +rcu_gp_wq$' <(section kthreads)
   check "kbt rcu_gp walks from schedule to rcu_gp_thread" \
     grep -Pzq '#0 +0x[0-9a-f]+ schedule\+0x[0-9a-f]+ kernel/sched.c:[0-9]+\n#1 +0x[0-9a-f]+ rcu_gp_thread\+' \
     <(section "kbt rcu_gp")
