@@ -107,16 +107,19 @@ $(BUILD)/host/test_stats: tests/host/test_stats.c kernel/stats.c
 $(BUILD)/host/test_acpi: tests/host/test_acpi.c arch/x86_64/acpi.c
 # The radix tree against liburcu: the shim headers stand in for the kernel's slab and RCU.
 $(BUILD)/host/test_radix: tests/host/radix/test_radix.c mm/radix-tree.c tests/host/radix/shim/shim.c
-HOSTCFLAGS_radix := -iquote tests/host/radix/shim
+# A shim header that stands in for one of include/ is forced in first (-include): include/'s
+# own headers find their neighbours before any -iquote directory.
+HOSTCFLAGS_radix := -iquote tests/host/radix/shim -include tests/host/radix/shim/preempt.h
 $(BUILD)/host/test_spinlock: tests/host/test_spinlock.c kernel/locking/ticket.c \
   kernel/locking/qspinlock.c kernel/locking/tas.c kernel/locking/rwlock.c
-HOSTCFLAGS_spinlock := -iquote tests/host/spinlock/shim
+HOSTCFLAGS_spinlock := -iquote tests/host/spinlock/shim -include tests/host/spinlock/shim/preempt.h
 HOSTLIBS_spinlock := -lpthread
 # The page cache's four variants, on the radix tree and liburcu, with a small mm shim.
 $(BUILD)/host/test_pagecache: tests/host/test_pagecache.c tests/host/pagecache/shim.c \
   tests/host/radix/shim/shim.c mm/filemap.c mm/pagecache_hash.c mm/pagecache_radix.c \
   mm/radix-tree.c
-HOSTCFLAGS_pagecache := -iquote tests/host/radix/shim -iquote tests/host -iquote arch/x86_64
+HOSTCFLAGS_pagecache := -iquote tests/host/radix/shim -iquote tests/host -iquote arch/x86_64 \
+  -include tests/host/radix/shim/preempt.h
 HOSTLIBS_pagecache := -lurcu -lpthread
 $(BUILD)/host/test_path: tests/host/test_path.c fs/path.c
 $(BUILD)/host/test_vma: tests/host/test_vma.c mm/mmap.c
@@ -124,10 +127,14 @@ HOSTCFLAGS_vma := -iquote arch/x86_64 -Wno-unused-parameter
 $(BUILD)/host/test_bench: tests/host/test_bench.c kernel/bench_table.c kernel/vsprintf.c kernel/stats.c
 HOSTCFLAGS_bench := -fno-builtin
 HOSTLIBS_radix := -lurcu -lpthread
-$(BUILD)/host/test_%:
+# Every host test is rebuilt when any header changes: each compiles kernel sources through
+# the kernel's own headers and its shims.
+HOST_HEADERS := $(wildcard include/*.h arch/x86_64/*.h tests/host/*.h tests/host/*/*.h \
+  tests/host/*/shim/*.h)
+$(BUILD)/host/test_%: $(HOST_HEADERS)
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
-	@$(CC) $(HOSTCFLAGS_$*) $(HOSTCFLAGS) $^ -o $@ $(HOSTLIBS_$*)
+	@$(CC) $(HOSTCFLAGS_$*) $(HOSTCFLAGS) $(filter %.c,$^) -o $@ $(HOSTLIBS_$*)
 HOSTCFLAGS_vsprintf := -fno-builtin
 HOSTLIBS_stats := -lm
 

@@ -359,10 +359,10 @@ rcu_show_state(void)
   pending[0] = 0;
   for_each_cpu(cpu, &qs_pending)
     len += scnprintf(pending + len, sizeof(pending) - len, " %d", cpu);
-  printk(KERN_EMERG "rcu: gp_seq %lu gp_completed %lu, grace-period thread %s (%s on rcu_gp_wq), waiting for CPUs:%s\n",
-         READ_ONCE(gp_seq), READ_ONCE(gp_completed),
-         READ_ONCE(gp_thread_sleeping) ? "asleep" : "awake",
-         list_empty(&rcu_gp_wq.head) ? "nobody" : "someone", len ? pending : " none");
+  printk(KERN_EMERG "rcu: gp_seq %lu gp_completed %lu; gp_thread_sleeping %d, %s on rcu_gp_wq; "
+         "CPUs owing a quiescent state:%s\n", READ_ONCE(gp_seq), READ_ONCE(gp_completed),
+         READ_ONCE(gp_thread_sleeping), list_empty(&rcu_gp_wq.head) ? "nobody" : "a waiter",
+         len ? pending : " none");
   for_each_online_cpu(cpu) {
     struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
     if(!READ_ONCE(rdp->next.head) && !READ_ONCE(rdp->wait.head) && !READ_ONCE(rdp->done.head))

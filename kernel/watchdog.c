@@ -47,8 +47,8 @@ check_softlockup(struct trapframe *tf)
   ticks = ++this_cpu(softlockup_ticks);
   if(ticks < (u64)READ_ONCE(softlockup_secs) * HZ)
     return;
-  panic_trap(tf, "soft lockup: CPU %d stuck for %lu s (%lu ticks) in thread %s without a schedule or cond_resched",
-             smp_processor_id(), ticks / HZ, ticks, t->name);
+  panic_trap(tf, "soft lockup: CPU %d stuck for %lu s (%lu ticks) in thread %s "
+             "without a schedule or cond_resched", smp_processor_id(), ticks / HZ, ticks, t->name);
 }
 
 // A thread asleep without a timeout for hung_task_secs waits for a wake-up that is not coming:
