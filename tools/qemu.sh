@@ -75,7 +75,8 @@ kill $reaper 2>/dev/null || rc=124   # the reaper is gone only if it sent the NM
 wait $reaper 2>/dev/null
 rm -f "$qmp"
 tr -d '\r' < "$raw" > "$log" && rm -f "$raw"
-ln -sf "$(basename "$log")" "$build/logs/last.log"
+# make report's default; an absolute target, since --log may put the log anywhere
+ln -sf "$(cd "$(dirname "$log")" && pwd)/$(basename "$log")" "$build/logs/last.log"
 
 case $rc in
   33)
