@@ -55,6 +55,10 @@ struct benchsuite {
   struct bench_variant variants[BENCH_MAX_VARIANTS];   // up to the first without a name
   struct bench_pair pairs[BENCH_MAX_PAIRS];   // likewise; the first is the table's ratio column
   const char *extras[BENCH_MAX_EXTRAS];   // contract names of extra values, NULL-terminated
+  // Points in thread order, the variants' points at one thread count back to back (a setup
+  // and teardown each): the host's slow drift then falls on the compared points alike.
+  // For suites whose setup is cheap and whose question is a small difference.
+  bool interleave;
 
   // Before and after all points of one variant; setup returns 0 or a negative errno.
   int (*setup)(struct bench_ctx *ctx);

@@ -317,6 +317,32 @@ plan_ms(int points, u32 runs, u32 us)
   return (u64)points * (runs + 1) * us / 1000;
 }
 
+// The points from sweep index first to last of one variant, between its setup and teardown.
+static void
+run_variant(const struct benchsuite *s, int vi, int first, int last, u32 runs, u32 us)
+{
+  int t;
+
+  memset(&ctx, 0, sizeof(ctx));
+  ctx.suite = s;
+  ctx.variant = &s->variants[vi];
+  ctx.vi = vi;
+  ctx.max_threads = results.threads[results.nthreads - 1];
+  if(s->setup && s->setup(&ctx) < 0){
+    pr_err("bench: %s: setting up %s failed; its points are skipped\n", s->name,
+           ctx.variant->name);
+    failures++;
+    return;
+  }
+  for(t = first; t < last; t++){
+    results.ran[vi][t] = measure(results.threads[t], runs, us, &results.st[vi][t]);
+    if(!results.ran[vi][t])
+      failures++;
+  }
+  if(s->teardown)
+    s->teardown(&ctx);
+}
+
 static void
 run_suite(const struct benchsuite *s, int cpus, bool quick, u32 runs, u32 us)
 {
@@ -329,27 +355,15 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, u32 runs, u32 us)
          s->name, points, runs + 1, us / 1000000, us % 1000000 / 10000,
          (plan_ms(points, runs, us) + 500) / 1000, s->seed, s->op);
 
-  for(vi = 0; vi < nv; vi++){
-    if(!bench_variant_runs(&s->variants[vi], quick))
-      continue;
-    memset(&ctx, 0, sizeof(ctx));
-    ctx.suite = s;
-    ctx.variant = &s->variants[vi];
-    ctx.vi = vi;
-    ctx.max_threads = results.threads[results.nthreads - 1];
-    if(s->setup && s->setup(&ctx) < 0){
-      pr_err("bench: %s: setting up %s failed; its points are skipped\n", s->name,
-             ctx.variant->name);
-      failures++;
-      continue;
-    }
-    for(t = 0; t < results.nthreads; t++){
-      results.ran[vi][t] = measure(results.threads[t], runs, us, &results.st[vi][t]);
-      if(!results.ran[vi][t])
-        failures++;
-    }
-    if(s->teardown)
-      s->teardown(&ctx);
+  if(s->interleave){
+    for(t = 0; t < results.nthreads; t++)
+      for(vi = 0; vi < nv; vi++)
+        if(bench_variant_runs(&s->variants[vi], quick))
+          run_variant(s, vi, t, t + 1, runs, us);
+  } else {
+    for(vi = 0; vi < nv; vi++)
+      if(bench_variant_runs(&s->variants[vi], quick))
+        run_variant(s, vi, 0, results.nthreads, runs, us);
   }
 
   bench_table(s, &results);
