@@ -17,7 +17,7 @@ KCFLAGS := -std=gnu11 -ffreestanding -fno-pie -mcmodel=kernel -mno-red-zone \
   -mno-sse -mno-sse2 -mno-mmx -mno-80387 -fno-omit-frame-pointer \
   -mno-omit-leaf-frame-pointer -fno-stack-protector -fno-asynchronous-unwind-tables \
   -fno-tree-loop-distribute-patterns -fno-strict-aliasing -O2 -g \
-  -Wall -Wextra -Werror -Wno-unused-parameter -Iinclude -Iarch/x86_64 -MMD -MP
+  -Wall -Wextra -Werror -Wmissing-prototypes -Wno-unused-parameter -Iinclude -Iarch/x86_64/include -MMD -MP
 LDFLAGS := -nostdlib -no-pie -Wl,--build-id=none -Wl,--no-warn-rwx-segments -z max-page-size=0x1000 -z noexecstack -T linker.ld
 
 # Locks (include/spinlock.h): SPINLOCK=ticket|queued is what spinlock_t is built on (queued
@@ -29,7 +29,7 @@ $(if $(filter-out ticket queued,$(SPINLOCK)),$(error SPINLOCK must be ticket or 
 KCFLAGS += $(if $(filter queued,$(SPINLOCK)),-DCONFIG_SPINLOCK_QUEUED) \
   $(if $(filter 1,$(DEBUG_SPINLOCK)),-DCONFIG_DEBUG_SPINLOCK)
 
-KSRC := $(wildcard boot/*.S kernel/*.c kernel/locking/*.c arch/x86_64/*.c arch/x86_64/*.S \
+KSRC := $(wildcard boot/*.S kernel/*.c kernel/locking/*.c kernel/lib/*.c kernel/bench/*.c arch/x86_64/*.c arch/x86_64/*.S \
           mm/*.c fs/*.c tests/kernel/*.c)
 KOBJ := $(patsubst %,$(BUILD)/obj/%.o,$(basename $(KSRC)))
 
@@ -100,11 +100,12 @@ HOSTCFLAGS := -std=gnu11 -iquote include -D__KERNEL_HOST_TEST -fsanitize=address
   -fno-sanitize-recover=all -g -O1 -Wall -Wextra -Werror
 HOST_TESTS := test_cmdline test_vsprintf test_ksyms test_stats test_acpi test_radix test_bench \
   test_spinlock test_pagecache test_path test_vma
-$(BUILD)/host/test_cmdline: tests/host/test_cmdline.c kernel/cmdline.c
-$(BUILD)/host/test_vsprintf: tests/host/test_vsprintf.c kernel/vsprintf.c
-$(BUILD)/host/test_ksyms: tests/host/test_ksyms.c kernel/ksyms.c
-$(BUILD)/host/test_stats: tests/host/test_stats.c kernel/stats.c
+$(BUILD)/host/test_cmdline: tests/host/test_cmdline.c kernel/lib/cmdline.c
+$(BUILD)/host/test_vsprintf: tests/host/test_vsprintf.c kernel/lib/vsprintf.c
+$(BUILD)/host/test_ksyms: tests/host/test_ksyms.c kernel/lib/ksyms.c
+$(BUILD)/host/test_stats: tests/host/test_stats.c kernel/lib/stats.c
 $(BUILD)/host/test_acpi: tests/host/test_acpi.c arch/x86_64/acpi.c
+HOSTCFLAGS_acpi := -I arch/x86_64/include
 # The radix tree against liburcu: the shim headers stand in for the kernel's slab and RCU.
 $(BUILD)/host/test_radix: tests/host/radix/test_radix.c mm/radix-tree.c tests/host/radix/shim/shim.c
 # A shim header that stands in for one of include/ is forced in first (-include): include/'s
@@ -112,24 +113,24 @@ $(BUILD)/host/test_radix: tests/host/radix/test_radix.c mm/radix-tree.c tests/ho
 HOSTCFLAGS_radix := -iquote tests/host/radix/shim -include tests/host/radix/shim/preempt.h
 $(BUILD)/host/test_spinlock: tests/host/test_spinlock.c kernel/locking/ticket.c \
   kernel/locking/qspinlock.c kernel/locking/tas.c kernel/locking/rwlock.c
-HOSTCFLAGS_spinlock := -iquote tests/host/spinlock/shim -include tests/host/spinlock/shim/preempt.h
+HOSTCFLAGS_spinlock := -iquote tests/host/spinlock/shim -I tests/host/spinlock/shim -include tests/host/spinlock/shim/preempt.h
 HOSTLIBS_spinlock := -lpthread
 # The page cache's four variants, on the radix tree and liburcu, with a small mm shim.
 $(BUILD)/host/test_pagecache: tests/host/test_pagecache.c tests/host/pagecache/shim.c \
   tests/host/radix/shim/shim.c mm/filemap.c mm/pagecache_hash.c mm/pagecache_radix.c \
   mm/radix-tree.c
-HOSTCFLAGS_pagecache := -iquote tests/host/radix/shim -iquote tests/host -iquote arch/x86_64 \
+HOSTCFLAGS_pagecache := -iquote tests/host/radix/shim -iquote tests/host -I arch/x86_64/include \
   -include tests/host/radix/shim/preempt.h
 HOSTLIBS_pagecache := -lurcu -lpthread
 $(BUILD)/host/test_path: tests/host/test_path.c fs/path.c
 $(BUILD)/host/test_vma: tests/host/test_vma.c mm/mmap.c
-HOSTCFLAGS_vma := -iquote arch/x86_64 -Wno-unused-parameter
-$(BUILD)/host/test_bench: tests/host/test_bench.c kernel/bench_table.c kernel/vsprintf.c kernel/stats.c
+HOSTCFLAGS_vma := -I arch/x86_64/include -Wno-unused-parameter
+$(BUILD)/host/test_bench: tests/host/test_bench.c kernel/bench/table.c kernel/lib/vsprintf.c kernel/lib/stats.c
 HOSTCFLAGS_bench := -fno-builtin
 HOSTLIBS_radix := -lurcu -lpthread
 # Every host test is rebuilt when any header changes: each compiles kernel sources through
 # the kernel's own headers and its shims.
-HOST_HEADERS := $(wildcard include/*.h arch/x86_64/*.h tests/host/*.h tests/host/*/*.h \
+HOST_HEADERS := $(wildcard include/*.h arch/x86_64/include/asm/*.h tests/host/*.h tests/host/*/*.h \
   tests/host/*/shim/*.h)
 $(BUILD)/host/test_%: $(HOST_HEADERS)
 	@mkdir -p $(dir $@)

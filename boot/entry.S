@@ -1,7 +1,7 @@
 // Multiboot2 header and the 32-bit entry: page tables, PAE, long mode, NX, then 64-bit C.
 // GRUB enters here in 32-bit protected mode with paging off (Multiboot2 spec, section 3.3).
 
-#include "memlayout.h"
+#include <asm/memlayout.h>
 
 #define MB2_MAGIC   0xe85250d6   // header magic (Multiboot2 spec 3.1.1)
 #define MB2_ARCH    0            // i386 protected mode

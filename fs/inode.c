@@ -100,7 +100,7 @@ iput(struct inode *inode)
 {
   if(!inode)
     return;
-  int c = __atomic_load_n(&inode->i_count, __ATOMIC_RELAXED);
+  int c = READ_ONCE(inode->i_count);
   while(c > 1)
     if(__atomic_compare_exchange_n(&inode->i_count, &c, c - 1, false, __ATOMIC_RELEASE,
                                    __ATOMIC_RELAXED))

@@ -88,7 +88,7 @@ bench_stopped(const struct bench_ctx *ctx)
 // A worker's cond_resched, which also ends the run once its time is up.
 void bench_yield(struct bench_ctx *ctx);
 
-// The ramfs of a file-system suite (kernel/bench_fs.c).
+// The ramfs of a file-system suite (kernel/bench/fs.c).
 struct ramfs_opts;
 int bench_mount(const char *dir, const struct ramfs_opts *o);
 int bench_umount(const char *dir, bool mounted);
@@ -105,7 +105,7 @@ struct bench_results {
   struct stats st[BENCH_MAX_VARIANTS][BENCH_MAX_SWEEP];
 };
 
-// Plans and human tables (kernel/bench_table.c).
+// Plans and human tables (kernel/bench/table.c).
 int bench_nvariants(const struct benchsuite *s);
 int bench_find_variant(const struct benchsuite *s, const char *name, int fanout);
 int bench_sweep(int sweep, int cpus, bool quick, int *threads);

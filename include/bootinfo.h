@@ -26,3 +26,8 @@ struct bootinfo {
 
 extern struct bootinfo bootinfo;
 void multiboot_parse(u32 magic, u64 mbi_phys);
+
+// The 64-bit C entry points: boot/entry.S calls kmain on the boot CPU, the AP trampoline
+// calls ap_main on every other CPU with its APIC id.
+void kmain(u32 magic, u64 mbi_phys);
+void ap_main(u32 apic);

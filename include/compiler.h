@@ -25,3 +25,13 @@
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 #define barrier() __asm__ __volatile__("" ::: "memory")
+
+// Ordering, with Linux's names (Documentation/memory-barriers.txt). C11 atomics underneath, so
+// the same lines compile for the kernel and for host tests; on x86-64 (TSO) an acquire load
+// and a release store are plain moves that the compiler may not reorder, and smp_mb is a
+// locked instruction or mfence (Intel SDM vol. 3A, 9.2.2). Each use names what it pairs with.
+#define smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+// A store, then a full barrier: later loads see no earlier state (Linux's set_current_state).
+#define smp_store_mb(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)

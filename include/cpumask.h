@@ -24,7 +24,7 @@ static inline void cpumask_clear_cpu_atomic(int cpu, struct cpumask *m)
 { __atomic_fetch_and(&m->bits[cpu / 64], ~(1UL << (cpu % 64)), __ATOMIC_RELAXED); }
 
 static inline void cpumask_or(struct cpumask *dst, const struct cpumask *src)
-{ for(int i = 0; i < NR_CPUS / 64; i++) dst->bits[i] |= __atomic_load_n(&src->bits[i], __ATOMIC_RELAXED); }
+{ for(int i = 0; i < NR_CPUS / 64; i++) dst->bits[i] |= READ_ONCE(src->bits[i]); }
 
 int cpumask_next(int cpu, const struct cpumask *m);   // next set bit after cpu, or NR_CPUS
 int cpumask_weight(const struct cpumask *m);

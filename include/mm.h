@@ -4,8 +4,8 @@
 #include "compiler.h"
 #include "gfp.h"
 #include "list.h"
-#include "memlayout.h"
 #include "types.h"
+#include <asm/memlayout.h>
 
 // Page flags: bit numbers in page->flags. gdb's kpage decodes them by these names.
 enum pageflags {
@@ -106,7 +106,7 @@ static inline void free_page(unsigned long addr) { free_pages(addr, 0); }
 static inline int
 page_count(struct page *p)
 {
-  return __atomic_load_n(&p->refcount, __ATOMIC_RELAXED);
+  return READ_ONCE(p->refcount);
 }
 void get_page(struct page *p);               // the caller already holds a reference
 bool get_page_unless_zero(struct page *p);   // for lockless lookups that may race with a free

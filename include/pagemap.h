@@ -83,7 +83,7 @@ page_ref_freeze(struct page *page, int refs)
 static inline void
 page_ref_unfreeze(struct page *page, int refs)
 {
-  __atomic_store_n(&page->refcount, refs, __ATOMIC_RELEASE);
+  smp_store_release(&page->refcount, refs);
 }
 
 void lock_page(struct page *page);

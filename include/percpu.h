@@ -3,6 +3,7 @@
 #pragma once
 #include "compiler.h"
 #include "types.h"
+#include <asm/percpu.h>   // this_cpu_off(): where this CPU's copies are
 
 #define NR_CPUS 256
 
@@ -11,15 +12,6 @@
 #define DECLARE_PER_CPU(type, name) extern __typeof__(type) name
 
 extern u64 __per_cpu_offset[NR_CPUS];
-
-// %gs:8 holds this CPU's offset (struct cpu in arch/x86_64/cpu.h starts with it).
-static inline u64
-this_cpu_off(void)
-{
-  u64 off;
-  __asm__ volatile("mov %%gs:8, %0" : "=r"(off));
-  return off;
-}
 
 #define per_cpu_ptr(ptr, cpu) \
   ((__typeof__(ptr))((char *)(ptr) + __per_cpu_offset[(cpu)]))

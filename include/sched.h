@@ -49,6 +49,7 @@ struct thread *get_current(void);
 
 void sched_init(void);                   // the boot CPU: adopt the boot thread, make idle
 void sched_init_ap(void);                // an AP: its boot context becomes its idle thread
+void thread_entry(struct thread *t);     // a new thread's first C code, from thread_start (switch.S)
 struct thread *kthread_create(int (*fn)(void *), void *arg, int cpu, const char *fmt, ...)
   __attribute__((format(printf, 4, 5)));   // cpu < 0: least-loaded online CPU
 int kthread_join(struct thread *t);      // waits for t to exit; returns its exit code

@@ -2,13 +2,14 @@
 // CPU ids are dense (0..nr_cpu_ids-1); cpu_apic_id maps them to local APIC ids.
 #pragma once
 #include "types.h"
-#include "cpu.h"
+#include <asm/cpu.h>
 
 extern int nr_cpu_ids;         // every CPU id in use is below this
 extern u32 cpu_apic_id[];      // dense CPU id -> local APIC id
 extern int nr_cpus_possible;   // CPUs the firmware lists (ACPI MADT)
 
 void smp_init(void);
+void ipi_init(void);            // the cross-CPU call vector (kernel/ipi.c)
 void smp_stop_others(void);
 void idle_halt(void);
 int num_online_cpus(void);

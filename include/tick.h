@@ -1,6 +1,7 @@
 // The periodic tick (HZ per second on a busy CPU, none on an idle one) and the idle loop.
 // irq_enter/irq_exit bracket every interrupt handler: an interrupt ends idle.
 #pragma once
+#include "percpu.h"
 #include "types.h"
 
 #define HZ 100

@@ -5,7 +5,7 @@
 #include "compiler.h"
 #include "types.h"
 
-// The host test links kernel/vsprintf.c next to libc, whose functions have
+// The host test links kernel/lib/vsprintf.c next to libc, whose functions have
 // the same names, and compares the two. Under __KERNEL_HOST_TEST every user of
 // this header (the kernel file and the test) therefore sees the kernel
 // versions as kvsnprintf, ksnprintf, ... while libc keeps its own symbols.

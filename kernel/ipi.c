@@ -1,7 +1,5 @@
 // smp_call_function: run a function on other CPUs through an IPI, waiting or not.
 // Each sender owns one call slot per target, so senders never contend; targets pop their queue.
-#include "apic.h"
-#include "cpu.h"
 #include "cpumask.h"
 #include "errno.h"
 #include "panic.h"
@@ -9,8 +7,10 @@
 #include "smp.h"
 #include "tick.h"
 #include "time.h"
-#include "traps.h"
-#include "x86.h"
+#include <asm/apic.h>
+#include <asm/cpu.h>
+#include <asm/traps.h>
+#include <asm/x86.h>
 
 struct call_single_data {
   struct call_single_data *next;
@@ -53,9 +53,9 @@ flush_call_queue(void)
     this_cpu(calls_handled)++;
     // Release: fn's effects are visible to a sender that sees busy == 0. The fence orders
     // the store before the load of csd_halted; csd_wait orders them the other way round.
-    __atomic_store_n(&fifo->busy, 0, __ATOMIC_RELEASE);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if(__atomic_load_n(&per_cpu(csd_halted, sender), __ATOMIC_RELAXED))
+    smp_store_release(&fifo->busy, 0);
+    smp_mb();
+    if(READ_ONCE(per_cpu(csd_halted, sender)))
       lapic_send_ipi(cpu_apic_id[sender], ICR_FIXED | VEC_RESCHED);
     fifo = next;
   }
@@ -81,13 +81,13 @@ static void
 csd_halt(struct call_single_data *csd)
 {
   local_irq_disable();
-  __atomic_store_n(this_cpu_ptr(&csd_halted), 1, __ATOMIC_RELAXED);
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  if(__atomic_load_n(&csd->busy, __ATOMIC_ACQUIRE))
+  WRITE_ONCE(this_cpu(csd_halted), 1);
+  smp_mb();
+  if(smp_load_acquire(&csd->busy))
     idle_halt();
   else
     local_irq_enable();
-  __atomic_store_n(this_cpu_ptr(&csd_halted), 0, __ATOMIC_RELAXED);
+  WRITE_ONCE(this_cpu(csd_halted), 0);
 }
 
 // Waits for a slot to clear, answering calls to this CPU meanwhile (two CPUs calling
@@ -99,7 +99,7 @@ csd_wait(struct call_single_data *csd, int cpu)
 {
   u64 start = ktime_ns();
   bool reported = false, may_halt = !irqs_disabled();
-  while(__atomic_load_n(&csd->busy, __ATOMIC_ACQUIRE)) {
+  while(smp_load_acquire(&csd->busy)) {
     flush_call_queue();
     if(may_halt && ktime_ns() - start > CSD_SPIN_NS)
       csd_halt(csd);
@@ -129,7 +129,7 @@ queue_call(int cpu, void (*fn)(void *), void *arg)
   csd->sender = smp_processor_id();
   csd->busy = 1;
   struct call_single_data **q = &per_cpu(call_queue, cpu);
-  struct call_single_data *head = __atomic_load_n(q, __ATOMIC_RELAXED);
+  struct call_single_data *head = READ_ONCE(*q);
   do {
     csd->next = head;
   } while(!__atomic_compare_exchange_n(q, &head, csd, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));

@@ -4,24 +4,24 @@
 #include "bootinfo.h"
 #include "bootmem.h"
 #include "cmdline.h"
-#include "cpu.h"
 #include "fault_inject.h"
 #include "fs.h"
 #include "mm.h"
-#include "paging.h"
 #include "power.h"
 #include "printk.h"
 #include "rcupdate.h"
 #include "reclaim.h"
 #include "sched.h"
 #include "selftest.h"
-#include "serial.h"
 #include "smp.h"
 #include "spinlock.h"
 #include "time.h"
-#include "traps.h"
 #include "watchdog.h"
-#include "x86.h"
+#include <asm/cpu.h>
+#include <asm/paging.h>
+#include <asm/serial.h>
+#include <asm/traps.h>
+#include <asm/x86.h>
 
 struct cmdline kcmdline;
 

@@ -1,14 +1,14 @@
 // panic: stop the other CPUs, print why with registers and a symbolized backtrace, end the run.
 // Only the first CPU to panic reports; a panic inside the panic path ends the run at once.
-#include "cpu.h"
+#include <asm/cpu.h>
 #include "panic.h"
 #include "power.h"
 #include "printk.h"
 #include "smp.h"
-#include "stacktrace.h"
-#include "traps.h"
+#include <asm/stacktrace.h>
+#include <asm/traps.h>
 #include "vsprintf.h"
-#include "x86.h"
+#include <asm/x86.h>
 #include <stdarg.h>
 
 static int panic_cpu = -1;
@@ -16,7 +16,7 @@ static int panic_cpu = -1;
 bool
 panic_in_progress(void)
 {
-  return __atomic_load_n(&panic_cpu, __ATOMIC_RELAXED) != -1;
+  return READ_ONCE(panic_cpu) != -1;
 }
 
 static void __noreturn

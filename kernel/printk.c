@@ -1,7 +1,7 @@
 // printk: format a message, stamp each line with the time, keep it in the log ring, print it.
 // One lock around the ring and the UART keeps whole lines from interleaving between CPUs.
 #include "printk.h"
-#include "serial.h"
+#include <asm/serial.h>
 #include "spinlock.h"
 #include "string.h"
 #include "time.h"
@@ -31,13 +31,13 @@ log_store(const char *s, size_t n)
 void
 printk_panic_mode(void)
 {
-  __atomic_store_n(&panicking, true, __ATOMIC_RELAXED);
+  WRITE_ONCE(panicking, true);
 }
 
 static bool
 log_lock_take(void)
 {
-  if(!__atomic_load_n(&panicking, __ATOMIC_RELAXED)) {
+  if(!READ_ONCE(panicking)) {
     spin_lock(&log_lock);
     return true;
   }

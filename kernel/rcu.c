@@ -2,8 +2,6 @@
 // quiescent state (a context switch, cond_resched, or a tick outside a read-side section);
 // idle CPUs are skipped by their dynticks counter, as Linux's dynticks-idle RCU does.
 // Callbacks wait on per-CPU lists and run in batches on the CPU that queued them.
-#include "apic.h"
-#include "cpu.h"
 #include "cpumask.h"
 #include "mutex.h"
 #include "panic.h"
@@ -13,10 +11,12 @@
 #include "smp.h"
 #include "tick.h"
 #include "time.h"
-#include "traps.h"
 #include "vsprintf.h"
 #include "wait.h"
-#include "x86.h"
+#include <asm/apic.h>
+#include <asm/cpu.h>
+#include <asm/traps.h>
+#include <asm/x86.h>
 
 struct cblist {
   struct rcu_head *head, **tail;
@@ -101,7 +101,7 @@ call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *))
   rdp->queued++;
   spin_unlock(&rdp->lock);
   local_irq_restore(flags);
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);   // the callback is visible before we read the flag
+  smp_mb();   // the callback is visible before we read the flag
   wake_gp_thread();
 }
 
@@ -113,7 +113,7 @@ report_qs(void)
   int me = smp_processor_id();
   if(!cpumask_test_cpu(me, &qs_pending))
     return;
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  smp_mb();
   cpumask_clear_cpu_atomic(me, &qs_pending);
   if(cpumask_weight(&qs_pending) == 0)
     wake_up(&rcu_gp_wq);
@@ -223,10 +223,10 @@ run_grace_period(void)
   // Every busy CPU owes a quiescent state; idle ones (even dynticks) are already in one.
   // This CPU is running this thread, outside any read-side section.
   WRITE_ONCE(gp_seq, gp);
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  smp_mb();
   for_each_online_cpu(cpu) {
     struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
-    rdp->dynticks_snap = __atomic_load_n(&rdp->dynticks, __ATOMIC_SEQ_CST);
+    rdp->dynticks_snap = READ_ONCE(rdp->dynticks);
     if(cpu != me && (rdp->dynticks_snap & 1))
       cpumask_set_cpu_atomic(cpu, &qs_pending);
   }
@@ -236,12 +236,12 @@ run_grace_period(void)
     // A CPU that went idle since the start, or is idle now, has passed a quiescent state.
     for_each_cpu(cpu, &qs_pending) {
       struct rcu_data *rdp = per_cpu_ptr(&rcu_data, cpu);
-      long now = __atomic_load_n(&rdp->dynticks, __ATOMIC_SEQ_CST);
+      long now = READ_ONCE(rdp->dynticks);
       if(!(now & 1) || now != rdp->dynticks_snap)
         cpumask_clear_cpu_atomic(cpu, &qs_pending);
     }
   }
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  smp_mb();
   WRITE_ONCE(gp_completed, gp);
 
   for_each_online_cpu(cpu) {   // hand finished callbacks to their CPUs
@@ -264,7 +264,7 @@ run_grace_period(void)
 static bool
 need_gp(void)
 {
-  __atomic_store_n(&gp_thread_sleeping, true, __ATOMIC_SEQ_CST);
+  smp_store_mb(gp_thread_sleeping, true);
   return callbacks_waiting();
 }
 
@@ -342,7 +342,7 @@ rcu_barrier(void)
     rdp->next.tail = &h->next;
     spin_unlock_irqrestore(&rdp->lock, flags);
   }
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  smp_mb();
   wake_gp_thread();
   if(__atomic_sub_fetch(&barrier_left, 1, __ATOMIC_ACQ_REL) == 0)
     complete(&barrier_done);

@@ -1,9 +1,9 @@
 // Kernel threads on per-CPU run queues: creation, switching, sleeping, waking, joining.
 // Non-preemptive: the tick only sets need_resched; threads stay on the CPU they were created on.
-#include "apic.h"
-#include "cpu.h"
+#include <asm/apic.h>
+#include <asm/cpu.h>
 #include "cpumask.h"
-#include "paging.h"
+#include <asm/paging.h>
 #include "panic.h"
 #include "preempt.h"
 #include "printk.h"
@@ -11,16 +11,16 @@
 #include "sched.h"
 #include "smp.h"
 #include "spinlock.h"
-#include "stacktrace.h"
+#include <asm/stacktrace.h>
 #include "string.h"
 #include "tick.h"
 #include "time.h"
-#include "traps.h"
+#include <asm/traps.h>
 #include "vm.h"
 #include "vsprintf.h"
 #include "wait.h"
 #include "watchdog.h"
-#include "x86.h"
+#include <asm/x86.h>
 #include <stdarg.h>
 
 struct rq {
@@ -71,8 +71,8 @@ resched_interrupt(struct trapframe *tf)
 void
 resched_cpu(int cpu)
 {
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  if(cpu != smp_processor_id() && __atomic_load_n(&per_cpu_ptr(&cpu_info, cpu)->idle, __ATOMIC_RELAXED))
+  smp_mb();
+  if(cpu != smp_processor_id() && READ_ONCE(per_cpu_ptr(&cpu_info, cpu)->idle))
     lapic_send_ipi(cpu_apic_id[cpu], ICR_FIXED | VEC_RESCHED);
 }
 
@@ -92,7 +92,7 @@ finish_switch(struct rq *rq)
 {
   struct thread *prev = rq->prev;
   if(prev)
-    __atomic_store_n(&prev->on_cpu, false, __ATOMIC_RELEASE);
+    smp_store_release(&prev->on_cpu, false);
   spin_unlock(&rq->lock);
 }
 
@@ -259,10 +259,10 @@ kthread_join(struct thread *t)
   // As long as t runs, which may be long: if t hangs, the check reports t itself.
   wait_event_idle(exit_wq, READ_ONCE(t->state) == T_DEAD);
   // Its CPU may still be switching away on its stack: wait for the switch to finish.
-  while(__atomic_load_n(&t->on_cpu, __ATOMIC_ACQUIRE))
+  while(smp_load_acquire(&t->on_cpu))
     cpu_relax();
   int code = t->exit_code;
-  __atomic_store_n(&t->state, T_FREE, __ATOMIC_RELEASE);
+  smp_store_release(&t->state, T_FREE);
   return code;
 }
 
@@ -306,7 +306,7 @@ set_current_state(int state)
 {
   if(state == T_SLEEPING)   // stamped first: whoever sees the state sees this sleep's time
     current->sleep_since = ktime_ns();
-  __atomic_store_n(&current->state, state, __ATOMIC_SEQ_CST);
+  smp_store_mb(current->state, state);
 }
 
 bool
@@ -430,8 +430,8 @@ sched_idle_loop(void)
   for(;;) {
     local_irq_disable();
     rcu_do_batch();                        // callbacks whose grace period has ended
-    __atomic_store_n(&c->idle, 1, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);   // pairs with kick_cpu
+    WRITE_ONCE(c->idle, 1);
+    smp_mb();   // pairs with kick_cpu
     if(!list_empty(&rq->queue) || rcu_has_done()) {
       c->idle = 0;
       local_irq_enable();

@@ -6,7 +6,7 @@
 #include "printk.h"
 #include "sched.h"
 #include "smp.h"
-#include "x86.h"
+#include <asm/x86.h>
 
 void
 kernel_end(bool pass)

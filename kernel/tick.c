@@ -1,15 +1,15 @@
 // The tick and tickless idle: a busy CPU takes HZ one-shot timer interrupts a second, an idle
 // CPU none (kernel/sched.c's idle loop stops it), so hundreds of halted vCPUs cost the host nothing (FIELD-NOTES: TCG threads).
-#include "apic.h"
-#include "cpu.h"
 #include "percpu.h"
 #include "rcupdate.h"
 #include "sched.h"
 #include "smp.h"
 #include "tick.h"
-#include "traps.h"
 #include "watchdog.h"
-#include "x86.h"
+#include <asm/apic.h>
+#include <asm/cpu.h>
+#include <asm/traps.h>
+#include <asm/x86.h>
 
 DEFINE_PER_CPU(u64, tick_count);
 

@@ -3,8 +3,6 @@
 // softlockup_secs of ticks without schedule or cond_resched is caught by its own tick; a thread
 // asleep without a timeout for hung_task_secs is reported by khungtaskd. Each one panics.
 // (Linux drives its hard-lockup detector from a perf NMI; cross-CPU checks need no PMU.)
-#include "apic.h"
-#include "cpu.h"
 #include "cpumask.h"
 #include "panic.h"
 #include "printk.h"
@@ -12,8 +10,10 @@
 #include "smp.h"
 #include "tick.h"
 #include "time.h"
-#include "traps.h"
 #include "watchdog.h"
+#include <asm/apic.h>
+#include <asm/cpu.h>
+#include <asm/traps.h>
 
 DEFINE_PER_CPU(u64, wd_stamp);
 DEFINE_PER_CPU(bool, wd_fired);
@@ -59,7 +59,7 @@ check_hung_tasks(u64 now)
 {
   for(int i = 0; i < MAX_THREADS; i++) {
     struct thread *t = &threads[i];
-    if(__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != T_SLEEPING)
+    if(smp_load_acquire(&t->state) != T_SLEEPING)
       continue;
     u64 since = READ_ONCE(t->sleep_since);
     if(READ_ONCE(t->idle_wait) || READ_ONCE(t->wake_at) || since == 0 || now < since ||
@@ -85,7 +85,7 @@ watchdog_tick(struct trapframe *tf)
   u64 now = ktime_ns();
   this_cpu(wd_stamp) = now;
   check_softlockup(tf);
-  u64 last = __atomic_load_n(&last_check, __ATOMIC_RELAXED);
+  u64 last = READ_ONCE(last_check);
   if(now - last < NS ||
      !__atomic_compare_exchange_n(&last_check, &last, now, false, __ATOMIC_RELAXED,
                                   __ATOMIC_RELAXED))
@@ -94,9 +94,9 @@ watchdog_tick(struct trapframe *tf)
   int cpu;
   for_each_online_cpu(cpu) {
     struct cpu *c = per_cpu_ptr(&cpu_info, cpu);
-    u64 stamp = __atomic_load_n(&per_cpu(wd_stamp, cpu), __ATOMIC_RELAXED);
+    u64 stamp = READ_ONCE(per_cpu(wd_stamp, cpu));
     // A stamp taken after our `now` (the other CPU ticked meanwhile) is progress too.
-    if(cpu == me || __atomic_load_n(&c->idle, __ATOMIC_RELAXED) || stamp == 0 || stamp >= now ||
+    if(cpu == me || READ_ONCE(c->idle) || stamp == 0 || stamp >= now ||
        now - stamp < WATCHDOG_SECS * NS || per_cpu(wd_fired, cpu))
       continue;
     per_cpu(wd_fired, cpu) = true;

@@ -2,10 +2,10 @@
 // First fit, lowest address first; every allocation becomes a reserved range itself.
 #include "bootinfo.h"
 #include "bootmem.h"
-#include "memlayout.h"
 #include "panic.h"
 #include "printk.h"
-#include "smp_boot.h"
+#include <asm/memlayout.h>
+#include <asm/smp_boot.h>
 
 #define MAX_RANGES 128
 

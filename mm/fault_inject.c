@@ -1,11 +1,11 @@
 // Fault injection: fail a set fraction of page and slab allocations, chosen by a per-CPU
 // pseudo-random generator, and count the failures (failslab= and failpage= set the rates).
 #include "cmdline.h"
-#include "cpu.h"
 #include "fault_inject.h"
 #include "percpu.h"
 #include "printk.h"
-#include "x86.h"
+#include <asm/cpu.h>
+#include <asm/x86.h>
 
 static unsigned rate[NR_FAULT_KINDS];   // per-mille
 

@@ -1,9 +1,9 @@
 // The owner of anonymous pages on the reclaim core's lists: MADV_FREE hands pages over, and
 // evict() drops those still clean when reclaim reaches them; redirtied ones stay as ordinary memory.
 #include "mm.h"
-#include "paging.h"
 #include "reclaim.h"
 #include "vm.h"
+#include <asm/paging.h>
 
 // An anonymous page names its mm in page->private and its address in page->index. The mm
 // link is cleared under the page-table lock whenever the PTE goes (zap_page_range), and the

@@ -2,8 +2,8 @@
 // reclaim drop them later (Rik van Riel's 2007 lazy-free patch; merged in Linux 4.5).
 #include "errno.h"
 #include "mm.h"
-#include "paging.h"
 #include "vm.h"
+#include <asm/paging.h>
 
 // Nick Piggin's "mm: madvise avoid exclusive mmap_sem" (2007): madvise needs only the read
 // side, since it changes PTEs under the page-table lock and never the VMA tree. The switch

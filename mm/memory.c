@@ -2,9 +2,9 @@
 // on first touch, and zapping a range with its TLB flush batched in an mmu_gather.
 #include "errno.h"
 #include "mm.h"
-#include "paging.h"
 #include "string.h"
 #include "vm.h"
+#include <asm/paging.h>
 
 #define PMD_SIZE (2UL << 20)   // the span of one page table
 

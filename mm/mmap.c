@@ -1,10 +1,10 @@
 // Address spaces: creating and tearing down an mm, its VMAs in an AVL tree keyed by start
 // address, and private anonymous mmap/munmap. The tree changes only under mmap_sem for write.
 #include "errno.h"
-#include "memlayout.h"
 #include "panic.h"
 #include "slab.h"
 #include "vm.h"
+#include <asm/memlayout.h>
 
 #define MMAP_MIN_ADDR 0x10000UL   // Linux's default mmap_min_addr: NULL stays unmapped
 

@@ -1,19 +1,19 @@
 // The page allocator: a binary buddy system over all free memory (Knowlton 1965; Knuth
 // vol. 1, 2.5), one zone, with per-CPU lists of single pages so the common case takes no lock.
 #include "bootmem.h"
-#include "cpu.h"
 #include "fault_inject.h"
 #include "mm.h"
-#include "radix-tree.h"
 #include "panic.h"
 #include "percpu.h"
 #include "printk.h"
+#include "radix-tree.h"
 #include "reclaim.h"
 #include "slab.h"
 #include "smp.h"
 #include "spinlock.h"
 #include "string.h"
-#include "x86.h"
+#include <asm/cpu.h>
+#include <asm/x86.h>
 
 // Per-CPU lists take and give pages to the buddy lists PCP_BATCH at a time and hold at
 // most PCP_HIGH (Linux's old pageset_set_batch: high = 6 * batch).
@@ -284,7 +284,7 @@ get_page(struct page *p)
 bool
 get_page_unless_zero(struct page *p)
 {
-  int c = __atomic_load_n(&p->refcount, __ATOMIC_RELAXED);
+  int c = READ_ONCE(p->refcount);
   while(c > 0)
     if(__atomic_compare_exchange_n(&p->refcount, &c, c + 1, false, __ATOMIC_ACQUIRE,
                                    __ATOMIC_RELAXED))

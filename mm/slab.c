@@ -1,7 +1,6 @@
 // The slab allocator: each cache carves equal objects from slabs of 1-8 pages (Bonwick,
 // "The Slab Allocator", USENIX 1994); per-CPU magazines serve most calls without a lock.
 #include "cmdline.h"
-#include "cpu.h"
 #include "fault_inject.h"
 #include "mm.h"
 #include "panic.h"
@@ -11,7 +10,8 @@
 #include "smp.h"
 #include "spinlock.h"
 #include "string.h"
-#include "x86.h"
+#include <asm/cpu.h>
+#include <asm/x86.h>
 
 #define MAX_CACHES 64
 // A CPU keeps up to MAG_SIZE free objects per cache and trades MAG_BATCH at a time with the

@@ -1,8 +1,8 @@
 // ACPI table parser: RSDP -> XSDT or RSDT -> MADT and HPET.
 // Section numbers are from the ACPI 6.5 spec; the HPET table from the IA-PC HPET spec 1.0a.
-#include "types.h"
 #include "compiler.h"
-#include "acpi.h"
+#include "types.h"
+#include <asm/acpi.h>
 
 // A MADT for 255 CPUs is a few KiB; a length field above this is corruption,
 // and checksumming it would walk far through memory for nothing.

@@ -1,9 +1,9 @@
 // Segments: one GDT and TSS per CPU (the TSS holds that CPU's interrupt stacks), and loading %gs.
 // Long mode ignores segment bases and limits except for %fs/%gs and the TSS (SDM vol. 3A, 3.2.4).
-#include "cpu.h"
-#include "paging.h"
-#include "traps.h"
-#include "x86.h"
+#include <asm/cpu.h>
+#include <asm/paging.h>
+#include <asm/traps.h>
+#include <asm/x86.h>
 
 #define SEG_KCODE 0x08
 #define SEG_KDATA 0x10

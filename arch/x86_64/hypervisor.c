@@ -2,7 +2,7 @@
 // A guest's spin_lock falls back to test-and-set (kernel/locking/qspinlock.c explains why).
 #include "printk.h"
 #include "spinlock.h"
-#include "x86.h"
+#include <asm/x86.h>
 
 void
 virt_spin_lock_init(void)

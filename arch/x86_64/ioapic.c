@@ -1,11 +1,11 @@
 // The I/O APIC routes device interrupts to CPUs; the legacy 8259 PICs are masked for good.
 // Register layout from the Intel 82093AA I/O APIC data sheet (IOREGSEL at 0, IOWIN at 0x10).
-#include "acpi.h"
-#include "apic.h"
-#include "memlayout.h"
-#include "paging.h"
 #include "printk.h"
-#include "x86.h"
+#include <asm/acpi.h>
+#include <asm/apic.h>
+#include <asm/memlayout.h>
+#include <asm/paging.h>
+#include <asm/x86.h>
 
 #define IOREGSEL   0x00
 #define IOWIN      0x10
@@ -13,7 +13,6 @@
 #define REDTBL(n)  (0x10 + 2 * (n))
 #define RTE_MASKED 0x10000
 
-extern struct acpi_info acpi;
 
 struct ioapic {
   volatile u32 *mmio;

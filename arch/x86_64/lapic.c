@@ -1,14 +1,14 @@
 // The local APIC of each CPU: enabling it, IPIs, and the one-shot timer that drives the tick.
 // xAPIC registers through the MMIO page, physical destination mode (8-bit ids, up to 255 CPUs);
 // x2APIC through MSRs only where CPUID.1:ECX[21] says the CPU has it (QEMU 7.2's TCG does not).
-#include "apic.h"
-#include "cpu.h"
-#include "memlayout.h"
-#include "paging.h"
 #include "printk.h"
 #include "time.h"
-#include "traps.h"
-#include "x86.h"
+#include <asm/apic.h>
+#include <asm/cpu.h>
+#include <asm/memlayout.h>
+#include <asm/paging.h>
+#include <asm/traps.h>
+#include <asm/x86.h>
 
 #define APIC_BASE_ENABLE  (1UL << 11)
 #define APIC_BASE_X2APIC  (1UL << 10)

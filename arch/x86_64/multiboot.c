@@ -1,9 +1,9 @@
 // Copies the memory map, command line and ACPI RSDP out of the Multiboot2 boot information.
 // Tag layout from the Multiboot2 specification (version 2.0), section 3.6.
 #include "bootinfo.h"
-#include "memlayout.h"
 #include "printk.h"
 #include "string.h"
+#include <asm/memlayout.h>
 
 #define MB2_BOOT_MAGIC 0x36d76289
 #define TAG_END        0

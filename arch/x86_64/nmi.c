@@ -1,17 +1,17 @@
 // NMIs: the panic path stops other CPUs with one (it gets through even with interrupts off),
 // the hang detector sends one to a stuck CPU, and one from the host dumps a hung kernel.
-#include "apic.h"
-#include "cpu.h"
 #include "panic.h"
 #include "power.h"
 #include "printk.h"
 #include "sched.h"
 #include "smp.h"
-#include "stacktrace.h"
 #include "time.h"
-#include "traps.h"
 #include "watchdog.h"
-#include "x86.h"
+#include <asm/apic.h>
+#include <asm/cpu.h>
+#include <asm/stacktrace.h>
+#include <asm/traps.h>
+#include <asm/x86.h>
 
 static bool apic_ready;
 static int nr_stopped;
@@ -44,7 +44,7 @@ host_nmi(struct trapframe *tf)
   show_regs(tf);
   lapic_show_timer();
   show_backtrace(tf->rbp, tf->rip, tf->rsp);
-  __atomic_store_n(&dump_lock, 0, __ATOMIC_RELEASE);
+  smp_store_release(&dump_lock, 0);
   __atomic_fetch_add(&nr_dumped, 1, __ATOMIC_RELEASE);
   if(!reporter) {   // stopped, as panic's NMI would stop it
     c->stopped = 1;
@@ -52,7 +52,7 @@ host_nmi(struct trapframe *tf)
     machine_halt();
   }
   u64 until = ktime_ns() + 2000000000UL;   // a descheduled vCPU answers late
-  while(__atomic_load_n(&nr_dumped, __ATOMIC_ACQUIRE) < num_online_cpus() && ktime_ns() < until)
+  while(smp_load_acquire(&nr_dumped) < num_online_cpus() && ktime_ns() < until)
     cpu_relax();
   show_state();
   panic_trap(tf, "NMI from the host (qemu.sh sends one at TIMEOUT): CPUs and threads above");
@@ -83,7 +83,7 @@ smp_stop_others(void)
   lapic_send_ipi_all_but_self(ICR_NMI);
   // Bounded: a vCPU the host is not running answers late; the report goes on anyway.
   u64 until = ktime_ns() + 100000000UL;
-  while(__atomic_load_n(&nr_stopped, __ATOMIC_ACQUIRE) < num_online_cpus() - 1 &&
+  while(smp_load_acquire(&nr_stopped) < num_online_cpus() - 1 &&
         ktime_ns() < until)
     cpu_relax();
 }

@@ -2,14 +2,14 @@
 // Text is read-only+executable, rodata read-only+NX, data/bss NX, page 0 unmapped.
 #include "bootinfo.h"
 #include "bootmem.h"
-#include "memlayout.h"
 #include "mm.h"
-#include "paging.h"
 #include "panic.h"
 #include "printk.h"
 #include "spinlock.h"
 #include "string.h"
-#include "x86.h"
+#include <asm/memlayout.h>
+#include <asm/paging.h>
+#include <asm/x86.h>
 
 #define LARGE_PAGE (2UL << 20)
 

@@ -1,7 +1,7 @@
 // The 16550 UART on COM1: the kernel's console, 115200 8N1, polled.
 // Register offsets from the PC16550D data sheet (National Semiconductor, 1995).
-#include "x86.h"
-#include "serial.h"
+#include <asm/serial.h>
+#include <asm/x86.h>
 
 #define COM1 0x3f8
 #define THR 0   // transmit holding register (DLAB=0)

@@ -1,25 +1,26 @@
 // SMP bring-up: per-CPU areas and stacks, INIT-SIPI-SIPI to every AP at once, and the BOOT line.
 // Dense CPU ids 0..n-1 (0 is the boot CPU) map to APIC ids, which need not be contiguous.
-#include "acpi.h"
-#include "apic.h"
+#include "bootinfo.h"
 #include "bootmem.h"
 #include "cmdline.h"
-#include "cpu.h"
 #include "cpumask.h"
-#include "memlayout.h"
 #include "mm.h"
-#include "paging.h"
-#include "power.h"
 #include "panic.h"
+#include "power.h"
 #include "printk.h"
 #include "sched.h"
 #include "smp.h"
-#include "smp_boot.h"
 #include "string.h"
 #include "tick.h"
 #include "time.h"
-#include "traps.h"
-#include "x86.h"
+#include <asm/acpi.h>
+#include <asm/apic.h>
+#include <asm/cpu.h>
+#include <asm/memlayout.h>
+#include <asm/paging.h>
+#include <asm/smp_boot.h>
+#include <asm/traps.h>
+#include <asm/x86.h>
 
 int nr_cpu_ids = 1;
 int nr_cpus_possible = 1;
@@ -33,16 +34,9 @@ static bool abandoned[256];       // APs that did not answer in time: they must 
 static int nr_started;            // APs that reached ap_main
 u64 boot_us;
 
-extern struct acpi_info acpi;
-extern bool acpi_ok;
-extern u64 lapic_phys;
 extern char trampoline_start[], trampoline_end[], trampoline_cr3[], trampoline_efer[],
   trampoline_entry[], ap_entry[];
 extern char __per_cpu_start[], __per_cpu_end[];
-
-void acpi_init(void);
-void nmi_init(void);
-void ipi_init(void);
 
 void
 percpu_early_init(void)
@@ -83,14 +77,14 @@ prepare_cpu(int id, u32 apic)
 void
 ap_main(u32 apic)
 {
-  if(__atomic_load_n(&abandoned[apic], __ATOMIC_ACQUIRE))
+  if(smp_load_acquire(&abandoned[apic]))
     machine_halt();
   int id = apic_to_cpu[apic];
   struct cpu *c = per_cpu_ptr(&cpu_info, id);
   cpu_init(c);          // GDT, TSS, IDT, %gs
   lapic_init();         // this CPU's local APIC
   sched_init_ap();      // this context becomes the CPU's idle thread
-  __atomic_store_n(&c->online, 1, __ATOMIC_RELEASE);
+  smp_store_release(&c->online, 1);
   __atomic_fetch_add(&nr_started, 1, __ATOMIC_RELEASE);
   sched_idle_loop();
 }
@@ -120,16 +114,16 @@ start_aps(int n)
 
   // Under TCG every vCPU is a host thread sharing two cores: give each AP time.
   u64 deadline = ktime_ns() + 2000000000UL + (u64)n * 50000000UL;
-  while(__atomic_load_n(&nr_started, __ATOMIC_ACQUIRE) < n - 1 && ktime_ns() < deadline)
+  while(smp_load_acquire(&nr_started) < n - 1 && ktime_ns() < deadline)
     cpu_relax();
 
   bool all = true;
   for(int id = 1; id < n; id++) {
     struct cpu *c = per_cpu_ptr(&cpu_info, id);
-    if(__atomic_load_n(&c->online, __ATOMIC_ACQUIRE))
+    if(smp_load_acquire(&c->online))
       continue;
     all = false;
-    __atomic_store_n(&abandoned[cpu_apic_id[id]], true, __ATOMIC_RELEASE);
+    smp_store_release(&abandoned[cpu_apic_id[id]], true);
     pr_err("smp: the CPU with APIC id %u never answered INIT-SIPI-SIPI; going on without it\n",
            cpu_apic_id[id]);
   }

@@ -1,11 +1,11 @@
 // Register dumps and frame-pointer backtraces for panics, symbolized from the embedded table.
 // The kernel is built with frame pointers: each frame is [saved rbp][return address].
 #include "ksyms.h"
-#include "paging.h"
 #include "printk.h"
-#include "stacktrace.h"
-#include "traps.h"
-#include "x86.h"
+#include <asm/paging.h>
+#include <asm/stacktrace.h>
+#include <asm/traps.h>
+#include <asm/x86.h>
 
 extern const u64 ksyms_count;
 extern const u64 ksyms_addr[];

@@ -1,13 +1,13 @@
 // Which address space each CPU runs on, and TLB shootdowns: a flush request goes by IPI only
 // to the CPUs in the mm's mask, one round per range (Linux's flush_tlb_mm_range).
-#include "cpu.h"
-#include "memlayout.h"
-#include "paging.h"
 #include "sched.h"
 #include "smp.h"
 #include "time.h"
 #include "vm.h"
-#include "x86.h"
+#include <asm/cpu.h>
+#include <asm/memlayout.h>
+#include <asm/paging.h>
+#include <asm/x86.h>
 
 // The mm whose tables this CPU's CR3 holds; NULL: kernel_cr3. A CPU that switches to a
 // thread without an mm loads kernel_cr3 and leaves the mm's mask, so later shootdowns of
@@ -65,7 +65,7 @@ flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 {
   struct flush_request f = { mm, start, end };
   __atomic_fetch_add(&mm->tlb_flushes, 1, __ATOMIC_RELAXED);
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  smp_mb();
   struct cpumask targets = mm->cpu_mask;
   cpumask_clear_cpu(smp_processor_id(), &targets);
   shootdown(&targets, flush_ipi, &f);
@@ -86,7 +86,7 @@ flush_tlb_mask(const struct cpumask *mask)
 {
   struct cpumask targets = *mask;
   int me = smp_processor_id();
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  smp_mb();
   cpumask_clear_cpu(me, &targets);
   shootdown(&targets, flush_all_ipi, NULL);
   if(cpumask_test_cpu(me, mask))
@@ -103,7 +103,7 @@ load_mm(struct mm *next)
     return;
   if(next) {
     cpumask_set_cpu_atomic(me, &next->cpu_mask);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    smp_mb();
     write_cr3(next->cr3);
   } else {
     write_cr3(kernel_cr3);

@@ -2,7 +2,7 @@
 // in real mode; it goes 16 -> 32 -> 64-bit and jumps to ap_entry in the higher half.
 // Addresses are assembled as TRAMPOLINE_PA + (label - trampoline_start): the code runs at its copy.
 
-#include "smp_boot.h"
+#include <asm/smp_boot.h>
 
 #define T(x) (TRAMPOLINE_PA + (x) - trampoline_start)
 

@@ -1,15 +1,15 @@
 // The IDT and the C side of every interrupt: exceptions panic, device and IPI vectors dispatch.
 // Gates are interrupt gates (IF cleared on entry); #DF, NMI and #MC switch to their IST stacks.
-#include "cpu.h"
 #include "panic.h"
 #include "preempt.h"
 #include "printk.h"
 #include "sched.h"
 #include "tick.h"
-#include "traps.h"
-#include "uaccess.h"
 #include "vm.h"
-#include "x86.h"
+#include <asm/cpu.h>
+#include <asm/traps.h>
+#include <asm/uaccess.h>
+#include <asm/x86.h>
 
 struct gate {
   u16 off_lo;
@@ -70,7 +70,6 @@ set_irq_handler(int vector, irq_handler_t fn)
   handlers[vector] = fn;
 }
 
-void nmi_handler(struct trapframe *tf);
 
 #define PF_WRITE (1UL << 1)   // page-fault error code bits (SDM vol. 3A, 4.7)
 #define PF_INSTR (1UL << 4)

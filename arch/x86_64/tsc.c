@@ -2,7 +2,7 @@
 // QEMU's qemu64 CPU has a constant-rate TSC tied to the host clock, as is the PIT.
 #include "printk.h"
 #include "time.h"
-#include "x86.h"
+#include <asm/x86.h>
 
 #define PIT_HZ        1193182   // the 8254's input clock (Intel 8254 data sheet)
 #define PIT_CH2       0x42
@@ -53,7 +53,7 @@ tsc_init(void)
     pr_err("tsc: PIT did not count; assuming 1 GHz\n");
   }
   ns_mult = ((u64)1000000 << 32) / khz;
-  __atomic_store_n(&tsc_khz, khz, __ATOMIC_RELEASE);
+  smp_store_release(&tsc_khz, khz);
   pr_info("tsc: %lu.%03lu MHz, calibrated against the PIT (median of %d rounds of %d ms)\n",
           khz / 1000, khz % 1000, CAL_ROUNDS, CAL_MS);
 }
@@ -73,7 +73,7 @@ ns_to_tsc(u64 ns)
 u64
 ktime_ns(void)
 {
-  if(!__atomic_load_n(&tsc_khz, __ATOMIC_ACQUIRE))
+  if(!smp_load_acquire(&tsc_khz))
     return 0;
   return tsc_to_ns(rdtsc() - tsc_boot);
 }

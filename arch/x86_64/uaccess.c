@@ -1,7 +1,7 @@
 // The copies between kernel memory and an mm's lower half, and the search of __ex_table
 // that turns a fault at a listed instruction into a jump to its fixup.
-#include "traps.h"
-#include "uaccess.h"
+#include <asm/traps.h>
+#include <asm/uaccess.h>
 
 extern const struct exception_table_entry __ex_table_start[], __ex_table_end[];
 

@@ -10,10 +10,10 @@
 // Linux's pending bit (a second CPU waits without queueing) and its paravirt hooks are
 // left out: they speed up two-CPU contention and virtual machines, at the cost of a
 // state machine that is much harder to read, and this lock is here to be read and measured.
-#include "cpu.h"
 #include "percpu.h"
 #include "spinlock.h"
-#include "x86.h"
+#include <asm/cpu.h>
+#include <asm/x86.h>
 
 #define MAX_NODES 4
 
@@ -46,7 +46,7 @@ queued_spin_trylock(struct qspinlock *l)
 {
   // Only a free lock with nobody queued may be taken: a waiter is never overtaken.
   // Relaxed read: a stale value only makes the compare-and-swap fail.
-  u32 free = __atomic_load_n(&l->val, __ATOMIC_RELAXED);
+  u32 free = READ_ONCE(l->val);
   if(free != 0)
     return false;
   // Acquire on success: the critical section stays after it.
@@ -79,33 +79,33 @@ queued_spin_lock_slowpath(struct qspinlock *l)
   u16 prev = __atomic_exchange_n(&l->tail, tail, __ATOMIC_ACQ_REL);
   if(prev) {
     // Release: the predecessor sees our node initialised before it hands over.
-    __atomic_store_n(&decode_tail(prev)->next, node, __ATOMIC_RELEASE);
+    smp_store_release(&decode_tail(prev)->next, node);
     // Acquire pairs with the predecessor's release below. This is the local spin.
-    while(!__atomic_load_n(&node->locked, __ATOMIC_ACQUIRE))
+    while(!smp_load_acquire(&node->locked))
       cpu_relax();
   }
 
   // Queue head: only this CPU spins on the lock word, waiting for the holder to leave.
   // Acquire pairs with queued_spin_unlock: the holder's critical section comes first.
-  while(__atomic_load_n(&l->locked, __ATOMIC_ACQUIRE))
+  while(smp_load_acquire(&l->locked))
     cpu_relax();
 
   // Last in the queue: take the lock and empty the queue at once. Relaxed is enough,
   // the acquire load above already ordered us after the holder.
-  u32 val = __atomic_load_n(&l->val, __ATOMIC_RELAXED);
+  u32 val = READ_ONCE(l->val);
   if(val >> 16 == tail &&
      __atomic_compare_exchange_n(&l->val, &val, 1, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
     goto out;
 
   // Someone queued behind us. The word is not 0, so no trylock can take the lock
   // meanwhile: setting the byte is enough. Relaxed, for the same reason as above.
-  __atomic_store_n(&l->locked, 1, __ATOMIC_RELAXED);
+  WRITE_ONCE(l->locked, 1);
   // Acquire: the successor's node is initialised before we write into it.
   struct qnode *next;
-  while(!(next = __atomic_load_n(&node->next, __ATOMIC_ACQUIRE)))
+  while(!(next = smp_load_acquire(&node->next)))
     cpu_relax();
   // Release: pairs with the successor's acquire spin; it is the queue head now.
-  __atomic_store_n(&next->locked, 1, __ATOMIC_RELEASE);
+  smp_store_release(&next->locked, 1);
 out:
   barrier();
   this_cpu(qnode_count)--;
@@ -127,14 +127,14 @@ queued_spin_unlock(struct qspinlock *l)
   // A byte store is atomic on x86 and stays in order with the word-sized atomics on the
   // same word (SDM vol. 3A, "Memory Ordering in P6 and More Recent Processor Families");
   // Linux's unlock is the same store, and it saves a locked instruction per unlock.
-  __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+  smp_store_release(&l->locked, 0);
 }
 
 bool
 queued_spin_is_locked(struct qspinlock *l)
 {
   // Held or with waiters queued, as in Linux. Relaxed: a snapshot that orders nothing.
-  return __atomic_load_n(&l->val, __ATOMIC_RELAXED) != 0;
+  return READ_ONCE(l->val) != 0;
 }
 
 // Under a hypervisor without paravirtual spinlocks a fair lock is handed to the next waiter
@@ -154,7 +154,7 @@ virt_spin_lock(struct qspinlock *l)
     if(__atomic_compare_exchange_n(&l->val, &free, 1, false, __ATOMIC_ACQUIRE,
                                    __ATOMIC_RELAXED))
       return;
-    while(__atomic_load_n(&l->val, __ATOMIC_RELAXED) != 0)
+    while(READ_ONCE(l->val) != 0)
       cpu_relax();
   }
 }

@@ -6,10 +6,10 @@
 // A reader in an interrupt ignores RW_WAITING (Linux's qrwlock does the same): the code it
 // interrupted may hold the lock for reading, and the waiting writer waits for that code,
 // which cannot go on until the interrupt returns.
-#include "cpu.h"
 #include "rwlock.h"
 #include "tick.h"
-#include "x86.h"
+#include <asm/cpu.h>
+#include <asm/x86.h>
 
 #define RW_WRITER  1u   // a writer holds the lock
 #define RW_WAITING 2u   // a writer waits: new readers wait too
@@ -33,7 +33,7 @@ read_trylock(rwlock_t *l)
 {
   u32 block = reader_blockers();
   // Relaxed read: a stale value only makes the compare-and-swap fail and retry.
-  u32 v = __atomic_load_n(&l->cnts, __ATOMIC_RELAXED);
+  u32 v = READ_ONCE(l->cnts);
   // A failed compare-and-swap reloads v: another reader came or went, look again.
   // Acquire on success: the critical section stays after it.
   while(!(v & block))
@@ -62,7 +62,7 @@ write_trylock(rwlock_t *l)
 {
   // Free means no readers and no writer; a waiting writer's bit may be set, and taking
   // the lock clears it (see the top of the file).
-  u32 v = __atomic_load_n(&l->cnts, __ATOMIC_RELAXED);
+  u32 v = READ_ONCE(l->cnts);
   // Acquire on success: the critical section stays after it.
   return !(v & ~RW_WAITING) &&
          __atomic_compare_exchange_n(&l->cnts, &v, RW_WRITER, false, __ATOMIC_ACQUIRE,
@@ -74,7 +74,7 @@ write_lock(rwlock_t *l)
 {
   while(!write_trylock(l)) {
     // Relaxed: the bit only holds readers back; the taking is ordered by write_trylock.
-    if(!(__atomic_load_n(&l->cnts, __ATOMIC_RELAXED) & RW_WAITING))
+    if(!(READ_ONCE(l->cnts) & RW_WAITING))
       __atomic_fetch_or(&l->cnts, RW_WAITING, __ATOMIC_RELAXED);
     cpu_relax();
   }

@@ -5,10 +5,10 @@
 // CPU ever writes its own id there, and it clears it before letting go. Once a panic has
 // started the checks stay quiet: the panic path's printk only tries the log lock, and a
 // second panic would hide the first.
-#include "cpu.h"
 #include "ksyms.h"
 #include "panic.h"
 #include "spinlock.h"
+#include <asm/cpu.h>
 
 #ifdef CONFIG_DEBUG_SPINLOCK
 

@@ -1,7 +1,7 @@
 // Test-and-test-and-set spinlock: one flag; waiters read it and try to swap it only once it
 // looks free (Rudolph & Segall, ISCA 1984). Unfair: any waiter may win. Kept for comparison.
 #include "spinlock.h"
-#include "x86.h"
+#include <asm/x86.h>
 
 bool
 tas_trylock(struct tas_lock *l)
@@ -9,7 +9,7 @@ tas_trylock(struct tas_lock *l)
   // Relaxed read first: a held lock is not written, so its cache line stays shared
   // among the waiters instead of bouncing on every attempt.
   // Acquire on the exchange: the critical section stays after it.
-  return !__atomic_load_n(&l->locked, __ATOMIC_RELAXED) &&
+  return !READ_ONCE(l->locked) &&
          !__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE);
 }
 
@@ -24,12 +24,12 @@ void
 tas_unlock(struct tas_lock *l)
 {
   // Release: the critical section's stores are visible before the flag clears.
-  __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+  smp_store_release(&l->locked, 0);
 }
 
 bool
 tas_is_locked(struct tas_lock *l)
 {
   // Relaxed: a snapshot that orders nothing.
-  return __atomic_load_n(&l->locked, __ATOMIC_RELAXED) != 0;
+  return READ_ONCE(l->locked) != 0;
 }

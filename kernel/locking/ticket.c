@@ -1,7 +1,7 @@
 // Ticket spinlock: each arrival takes a ticket and waits until it is served, so waiters go in
 // arrival order. All waiters spin on one word, so every handover costs a cache miss per waiter.
 #include "spinlock.h"
-#include "x86.h"
+#include <asm/x86.h>
 
 void
 ticket_lock(struct ticket_lock *l)
@@ -9,7 +9,7 @@ ticket_lock(struct ticket_lock *l)
   // Relaxed: the ticket itself orders nothing; the acquire load below does.
   u32 me = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
   // Acquire: the previous holder's critical section happens before ours.
-  while(__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != me)
+  while(smp_load_acquire(&l->owner) != me)
     cpu_relax();
 }
 
@@ -17,7 +17,7 @@ bool
 ticket_trylock(struct ticket_lock *l)
 {
   // Relaxed: a stale owner only makes the compare-and-swap below fail.
-  u32 owner = __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
+  u32 owner = READ_ONCE(l->owner);
   u32 want = owner;
   // Take a ticket only if it would be served at once (next == owner).
   // Acquire on success, as in ticket_lock; nothing is ordered on failure.
@@ -29,15 +29,15 @@ void
 ticket_unlock(struct ticket_lock *l)
 {
   // Only the holder writes owner, so a relaxed read of it is exact.
-  u32 owner = __atomic_load_n(&l->owner, __ATOMIC_RELAXED);
+  u32 owner = READ_ONCE(l->owner);
   // Release: the critical section's stores are visible before the next owner runs.
-  __atomic_store_n(&l->owner, owner + 1, __ATOMIC_RELEASE);
+  smp_store_release(&l->owner, owner + 1);
 }
 
 bool
 ticket_is_locked(struct ticket_lock *l)
 {
   // Relaxed: the answer is a snapshot that orders nothing.
-  return __atomic_load_n(&l->owner, __ATOMIC_RELAXED) !=
-         __atomic_load_n(&l->next, __ATOMIC_RELAXED);
+  return READ_ONCE(l->owner) !=
+         READ_ONCE(l->next);
 }

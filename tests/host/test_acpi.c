@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "acpi.h"
+#include <asm/acpi.h>
 #include "check.h"
 
 #define MEMSIZE (1u << 20)

@@ -1,4 +1,4 @@
-// Host test for kernel/bench_table.c: the contract's thread sweeps at many CPU counts, what
+// Host test for kernel/bench/table.c: the contract's thread sweeps at many CPU counts, what
 // bench=quick keeps, the number formats of the BENCH lines and the human table.
 #include <stdarg.h>
 #include <stdio.h>

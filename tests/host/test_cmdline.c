@@ -1,4 +1,4 @@
-// Host test for kernel/cmdline.c: every key, the bad words it must report,
+// Host test for kernel/lib/cmdline.c: every key, the bad words it must report,
 // and hostile input (random junk lines of 4 KiB over many seeds) under the sanitizers.
 #include <stdio.h>
 #include <stdlib.h>

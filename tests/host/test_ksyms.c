@@ -1,4 +1,4 @@
-// Host test of the panic backtrace's symbol lookup (kernel/ksyms.c) on tables of its own.
+// Host test of the panic backtrace's symbol lookup (kernel/lib/ksyms.c) on tables of its own.
 // Checks the edges: before the first symbol, exact starts, the last symbol, past the end.
 #include "check.h"
 #include "ksyms.h"

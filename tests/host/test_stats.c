@@ -1,4 +1,4 @@
-// Host test for kernel/stats.c: checks the fixed-point results against
+// Host test for kernel/lib/stats.c: checks the fixed-point results against
 // double-precision references computed here and against published examples.
 
 #include <math.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include "check.h"
 #include "errno.h"
-#include "memlayout.h"
+#include <asm/memlayout.h>
 #include "slab.h"
 #include "vm.h"
 

@@ -1,4 +1,4 @@
-// Host test for kernel/vsprintf.c: compares it with the host libc's snprintf.
+// Host test for kernel/lib/vsprintf.c: compares it with the host libc's snprintf.
 // Thousands of random conversions from the supported subset, then the edge cases.
 #include <stdarg.h>
 #include <stdint.h>

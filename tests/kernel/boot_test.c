@@ -1,10 +1,10 @@
 // Self-tests of the boot foundation: the kernel image's page protections and stack guards,
 // and planted-panic, which proves a kernel fault panics with a symbolized backtrace.
-#include "cpu.h"
-#include "memlayout.h"
-#include "paging.h"
 #include "printk.h"
 #include "selftest.h"
+#include <asm/cpu.h>
+#include <asm/memlayout.h>
+#include <asm/paging.h>
 
 extern char _text[], _rodata[], _data[], _ebss[];
 

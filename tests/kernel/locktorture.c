@@ -111,7 +111,7 @@ writer(void *arg)
   torture_seed(&r, ktime_ns() ^ w->id);
   while(ktime_ns() < end_ns) {
     ops->write_lock();
-    if(READ_ONCE(write_held) || __atomic_load_n(&read_held, __ATOMIC_RELAXED) != 0)
+    if(READ_ONCE(write_held) || READ_ONCE(read_held) != 0)
       w->fails++;
     WRITE_ONCE(write_held, true);
     hold(&r);

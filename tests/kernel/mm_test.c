@@ -1,6 +1,5 @@
 // Self-tests of the page allocator, slab, mempool and fault injection: allocation storms on
 // every CPU at once, and two planted slab bugs (use after free, double free) that must panic.
-#include "cpu.h"
 #include "cpumask.h"
 #include "fault_inject.h"
 #include "mempool.h"
@@ -11,6 +10,7 @@
 #include "slab.h"
 #include "smp.h"
 #include "time.h"
+#include <asm/cpu.h>
 
 #define STORM_PAGES 2000   // pages each CPU holds at the peak of a storm
 #define STRIDE 8           // the pattern goes in one word per cache line: interrupts are off

@@ -17,13 +17,13 @@ static int arrived, generation;
 static void
 barrier_wait(int n)
 {
-  int gen = __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
+  int gen = smp_load_acquire(&generation);
   if(__atomic_add_fetch(&arrived, 1, __ATOMIC_ACQ_REL) == n) {
-    __atomic_store_n(&arrived, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&generation, gen + 1, __ATOMIC_RELEASE);
+    WRITE_ONCE(arrived, 0);
+    smp_store_release(&generation, gen + 1);
     wake_up_all(&barrier_wq);
   } else {
-    wait_event(barrier_wq, __atomic_load_n(&generation, __ATOMIC_ACQUIRE) != gen);
+    wait_event(barrier_wq, smp_load_acquire(&generation) != gen);
   }
 }
 
@@ -37,7 +37,7 @@ barrier_worker(void *arg)
     __atomic_fetch_add(&round_count[r], 1, __ATOMIC_RELAXED);
     barrier_wait(BARRIER_THREADS);
     // Everyone has counted round r before anyone goes on.
-    if(__atomic_load_n(&round_count[r], __ATOMIC_RELAXED) != BARRIER_THREADS)
+    if(READ_ONCE(round_count[r]) != BARRIER_THREADS)
       return -1;
   }
   return (int)(long)arg;
@@ -103,7 +103,7 @@ rwsem_worker(void *arg)
     if(writer) {
       down_write(&test_rwsem);
       if(__atomic_add_fetch(&in_writer, 1, __ATOMIC_SEQ_CST) != 1 ||
-         __atomic_load_n(&in_readers, __ATOMIC_SEQ_CST) != 0)
+         READ_ONCE(in_readers) != 0)
         exclusion_broken = true;
       if(i % 8 == 0)
         yield();
@@ -112,7 +112,7 @@ rwsem_worker(void *arg)
     } else {
       down_read(&test_rwsem);
       __atomic_add_fetch(&in_readers, 1, __ATOMIC_SEQ_CST);
-      if(__atomic_load_n(&in_writer, __ATOMIC_SEQ_CST) != 0)
+      if(READ_ONCE(in_writer) != 0)
         exclusion_broken = true;
       if(i % 8 == 0)
         yield();
@@ -154,7 +154,7 @@ struct rcu_probe {
 static void
 probe_cb(struct rcu_head *h)
 {
-  __atomic_store_n(&container_of(h, struct rcu_probe, head)->ran, 1, __ATOMIC_RELEASE);
+  smp_store_release(&container_of(h, struct rcu_probe, head)->ran, 1);
 }
 
 static bool
@@ -173,7 +173,7 @@ rcu_basic_test(void)
   rcu_barrier();
   bool ok = true;
   for(int i = 0; i < 64; i++)
-    ok &= __atomic_load_n(&p[i].ran, __ATOMIC_ACQUIRE) == 1;
+    ok &= smp_load_acquire(&p[i].ran) == 1;
   rcu_get_stats(&after);
   ok &= after.gp_completed > before.gp_completed;
   selftest_extra("sync_us=%lu gps=%lu", sync_us, after.gp_completed - before.gp_completed);

@@ -1,13 +1,13 @@
 // Self-tests of SMP bring-up: IPIs to all, one and a mask of CPUs, per-CPU areas, TSC agreement,
 // and planted-lockup, which proves the hang detector catches a CPU spinning with interrupts off.
-#include "cpu.h"
 #include "cpumask.h"
 #include "printk.h"
 #include "selftest.h"
 #include "smp.h"
 #include "time.h"
 #include "watchdog.h"
-#include "x86.h"
+#include <asm/cpu.h>
+#include <asm/x86.h>
 
 DEFINE_PER_CPU(u64, ipi_test_hits);
 DEFINE_PER_CPU(u64, percpu_test_value);

@@ -1,6 +1,5 @@
 // Self-tests of the spinlock family: lock and trylock rules, every CPU counting under each lock
 // at once (a lost update shows as a wrong total), and planted recursion and sleep-while-atomic.
-#include "cpu.h"
 #include "cpumask.h"
 #include "panic.h"
 #include "printk.h"
@@ -10,7 +9,8 @@
 #include "smp.h"
 #include "spinlock.h"
 #include "time.h"
-#include "x86.h"
+#include <asm/cpu.h>
+#include <asm/x86.h>
 
 // Each CPU counts ROUNDS times or until COUNT_NS have passed, whichever comes first. With
 // more vCPUs than host cores a fair lock is often handed to a vCPU the host is not running,
@@ -115,7 +115,7 @@ writer(void *arg)
 {
   write_lock(&rw);
   write_unlock(&rw);
-  __atomic_store_n(&writer_done, 1, __ATOMIC_RELEASE);
+  smp_store_release(&writer_done, 1);
 }
 
 // With a reader in, a writer on CPU 1 waits; from then on a new reader must wait too.
@@ -137,7 +137,7 @@ check_rwlock_writer_preference(void)
   }
   EXPECT(blocked);
   read_unlock(&rw);
-  for(u64 t0 = ktime_ns(); !__atomic_load_n(&writer_done, __ATOMIC_ACQUIRE);) {
+  for(u64 t0 = ktime_ns(); !smp_load_acquire(&writer_done);) {
     if(ktime_ns() - t0 > WAIT_NS) {
       EXPECT(writer_done);
       return;
@@ -171,7 +171,7 @@ count(void *arg)
   // Start together, so the CPUs contend instead of counting one after another as the
   // IPIs arrive.
   __atomic_fetch_add(&arrived, 1, __ATOMIC_RELAXED);
-  while(__atomic_load_n(&arrived, __ATOMIC_RELAXED) < num_online_cpus() && ktime_ns() < stop_ns)
+  while(READ_ONCE(arrived) < num_online_cpus() && ktime_ns() < stop_ns)
     cpu_relax();
   u64 mine = 0;
   while(mine < ROUNDS && ktime_ns() < stop_ns) {
@@ -204,7 +204,7 @@ count_on_all_cpus(enum kind k)
   u64 flags = local_irq_save();
   count((void *)(long)k);
   local_irq_restore(flags);
-  while(__atomic_load_n(&finished, __ATOMIC_ACQUIRE) < n) {
+  while(smp_load_acquire(&finished) < n) {
     if(ktime_ns() - t0 > COUNT_NS + WAIT_NS) {
       pr_err("spinlock-basic: %s: only %d of %d CPUs finished\n", kind_name[k], finished, n);
       ok = false;

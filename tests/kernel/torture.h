@@ -3,7 +3,7 @@
 #pragma once
 #include "compiler.h"
 #include "types.h"
-#include "x86.h"
+#include <asm/x86.h>
 
 // xorshift64* (Vigna, "An experimental exploration of Marsaglia's xorshift generators,
 // scrambled", 2016): one word of state per thread, so threads never share a cache line for it.

@@ -11,8 +11,8 @@
 #include "smp.h"
 #include "string.h"
 #include "time.h"
-#include "uaccess.h"
 #include "vm.h"
+#include <asm/uaccess.h>
 
 #define MAX_WORKERS 8
 #define FREE_PAGES 128     // madvise09's mapping
@@ -35,7 +35,7 @@ static bool
 wait_for(int *counter, int n)
 {
   u64 end = ktime_ns() + WAIT_MS * 1000000ULL;
-  while(__atomic_load_n(counter, __ATOMIC_ACQUIRE) < n) {
+  while(smp_load_acquire(counter) < n) {
     if(ktime_ns() > end)
       return false;
     msleep(1);
@@ -125,7 +125,7 @@ dontneed_worker(void *arg)
       __atomic_fetch_add(&dn.errors, 1, __ATOMIC_RELAXED);
   __atomic_fetch_add(&dn.filled, 1, __ATOMIC_RELEASE);
   u64 end = ktime_ns() + WAIT_MS * 1000000ULL;
-  while(!__atomic_load_n(&dn.go, __ATOMIC_ACQUIRE) && ktime_ns() < end)
+  while(!smp_load_acquire(&dn.go) && ktime_ns() < end)
     cond_resched();
   for(int i = 0; i < WORKER_PAGES * 512; i++) {
     u64 v = 1;
@@ -154,7 +154,7 @@ test_madvise_dontneed(void)
   ok &= madvise(dn.mm, base, n * WORKER_PAGES * PAGE_SIZE, MADV_DONTNEED) == 0;
   ipis = tlb_shootdown_ipis - ipis;
   unsigned long rss = dn.mm->rss;
-  __atomic_store_n(&dn.go, 1, __ATOMIC_RELEASE);
+  smp_store_release(&dn.go, 1);
   for(int i = 0; i < n; i++)
     kthread_join(t[i]);
   // Workers on other CPUs had the mm loaded: the zap must have interrupted at least one.
@@ -182,7 +182,7 @@ shootdown_reader(void *arg)
   int reads = 0;
   u64 end = ktime_ns() + WAIT_MS * 1000000ULL;
   for(;;) {
-    int after = __atomic_load_n(&sd.unmapped, __ATOMIC_ACQUIRE);
+    int after = smp_load_acquire(&sd.unmapped);
     u64 v = 0;
     int err = get_user(v, sd.page);
     if(err == -EFAULT) {
@@ -222,7 +222,7 @@ test_tlb_shootdown(void)
   ok &= wait_for(&sd.running, n);
   u64 ipis = tlb_shootdown_ipis;
   ok &= vm_munmap(sd.mm, base, PAGE_SIZE) == 0;
-  __atomic_store_n(&sd.unmapped, 1, __ATOMIC_RELEASE);
+  smp_store_release(&sd.unmapped, 1);
   ipis = tlb_shootdown_ipis - ipis;
   // The freed frame is most likely this CPU's next page: poison it while readers run.
   struct page *poison[8];

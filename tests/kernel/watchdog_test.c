@@ -6,7 +6,7 @@
 #include "time.h"
 #include "wait.h"
 #include "watchdog.h"
-#include "x86.h"
+#include <asm/x86.h>
 
 #define PLANT_SECS 2
 

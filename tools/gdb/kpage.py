@@ -3,7 +3,7 @@
 import gdb
 
 PAGE_SHIFT = 12
-PAGE_OFFSET = 0xffff888000000000   # arch/x86_64/memlayout.h
+PAGE_OFFSET = 0xffff888000000000   # arch/x86_64/include/asm/memlayout.h
 KERNEL_VMA = 0xffffffff80000000
 
 

@@ -1,7 +1,7 @@
 // Host stand-in for per-CPU variables: an array indexed by the thread's CPU number, so one
 // thread can reach another's copy (the MCS lock writes into its predecessor's node).
 #pragma once
-#include "cpu.h"
+#include <asm/cpu.h>
 
 #define NR_CPUS 64
 #define DEFINE_PER_CPU(type, name) __typeof__(type) name[NR_CPUS]

@@ -2,7 +2,7 @@
 // %gs:0 points at the area itself, so C code finds it with one load (Linux's percpu base trick).
 #pragma once
 #include "compiler.h"
-#include "percpu.h"
+#include <percpu.h>      // include/percpu.h, not the asm/percpu.h beside this file
 #include "types.h"
 
 struct tss {

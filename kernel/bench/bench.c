@@ -59,13 +59,13 @@ start_together(struct worker *w)
   if(__atomic_add_fetch(&started, 1, __ATOMIC_ACQ_REL) == ctx.threads){
     ctx.start_ns = ktime_ns();
     ctx.deadline = ctx.start_ns + run_ns;
-    __atomic_store_n(&going, w->gen, __ATOMIC_RELEASE);
+    smp_store_release(&going, w->gen);
     return;
   }
   // cond_resched, not yield: a peer that still has to wake on this CPU was enqueued
   // there, which sets need_resched; yielding on every turn would take the run-queue
   // lock in a tight loop and starve the CPU that wants to enqueue that peer.
-  while(__atomic_load_n(&going, __ATOMIC_ACQUIRE) != w->gen) {
+  while(smp_load_acquire(&going) != w->gen) {
     cpu_relax();
     cond_resched();
   }
@@ -78,7 +78,7 @@ static void
 finish_together(void)
 {
   u64 now = ktime_ns();
-  u64 end = __atomic_load_n(&ctx.stop_ns, __ATOMIC_RELAXED);
+  u64 end = READ_ONCE(ctx.stop_ns);
   while(now > end && !__atomic_compare_exchange_n(&ctx.stop_ns, &end, now, false,
                                                   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
     ;
@@ -93,7 +93,7 @@ worker_main(void *arg)
     // Release: the runner reads w->ops once it sees everyone parked.
     if(__atomic_add_fetch(&parked, 1, __ATOMIC_ACQ_REL) == ctx.threads)
       wake_up(&park_wq);
-    wait_event(start_wq, __atomic_load_n(&generation, __ATOMIC_ACQUIRE) != w->gen);
+    wait_event(start_wq, smp_load_acquire(&generation) != w->gen);
     w->gen++;
     if(READ_ONCE(quit))
       return 0;
@@ -108,15 +108,15 @@ wait_parked(void)
 {
   // A run lasts bench.secs (up to 600 s): a worker stuck in it is what the hung-task and
   // soft-lockup checks report, not this wait.
-  wait_event_idle(park_wq, __atomic_load_n(&parked, __ATOMIC_ACQUIRE) == ctx.threads);
+  wait_event_idle(park_wq, smp_load_acquire(&parked) == ctx.threads);
 }
 
 // Lets the parked workers go, either into a run or, with quit set, out.
 static void
 release(void)
 {
-  __atomic_store_n(&parked, 0, __ATOMIC_RELAXED);
-  __atomic_store_n(&started, 0, __ATOMIC_RELAXED);
+  WRITE_ONCE(parked, 0);
+  WRITE_ONCE(started, 0);
   __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
   wake_up_all(&start_wq);
 }
@@ -128,7 +128,7 @@ void
 bench_yield(struct bench_ctx *c)
 {
   if(!READ_ONCE(c->stop) && ktime_ns() >= c->deadline)
-    __atomic_store_n(&c->stop, true, __ATOMIC_RELEASE);
+    smp_store_release(&c->stop, true);
   cond_resched();
 }
 
@@ -162,7 +162,7 @@ start_workers(int n)
 
   for_each_online_cpu(cpu)
     cpus[ncpus++] = cpu;
-  __atomic_store_n(&parked, 0, __ATOMIC_RELAXED);
+  WRITE_ONCE(parked, 0);
   WRITE_ONCE(quit, false);
   ctx.threads = n;
   for(i = 0; i < n; i++){
@@ -230,7 +230,7 @@ print_point(const struct stats *st, const u64 *extra_m)
 static bool
 measure(int n, u32 runs, u32 us, struct stats *st)
 {
-  static u64 rate[1000];   // bench.runs is at most 1000 (kernel/cmdline.c)
+  static u64 rate[1000];   // bench.runs is at most 1000 (kernel/lib/cmdline.c)
   u64 extra_m[BENCH_MAX_EXTRAS] = { 0 }, value_m[BENCH_MAX_EXTRAS];
   u64 ops, ns;
   int started, i;

@@ -8,9 +8,9 @@
 #include "rcupdate.h"
 #include "reclaim.h"
 #include "slab.h"
-#include "uaccess.h"
 #include "vm.h"
 #include "vsprintf.h"
+#include <asm/uaccess.h>
 
 // In 2007 glibc's free() gave whole free pages of a chunk back with MADV_DONTNEED (Ulrich
 // Drepper's patched glibc did so for every free); each reuse then faulted in a zeroed page,

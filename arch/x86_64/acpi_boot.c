@@ -1,11 +1,11 @@
 // What the firmware says about this machine: the ACPI tables, read through the direct map.
 // A missing or damaged MADT is reported and the kernel boots on the boot CPU alone.
-#include "acpi.h"
 #include "bootinfo.h"
 #include "bootmem.h"
-#include "memlayout.h"
-#include "paging.h"
 #include "printk.h"
+#include <asm/acpi.h>
+#include <asm/memlayout.h>
+#include <asm/paging.h>
 
 struct acpi_info acpi;
 bool acpi_ok;

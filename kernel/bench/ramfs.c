@@ -141,7 +141,7 @@ static bool
 ramfs_verify(struct bench_ctx *ctx, u64 ops)
 {
   u64 errors = 0;
-  long inodes = __atomic_load_n(&sb->s_inodes, __ATOMIC_RELAXED);
+  long inodes = READ_ONCE(sb->s_inodes);
   int i, full = 0;
 
   for(i = 0; i < nts; i++){

@@ -32,6 +32,7 @@
 #define ICR_ALL_BUT_SELF 0xc0000
 
 extern bool x2apic_mode;
+extern u64 lapic_phys;        // the local APIC's registers (the MADT may move them)
 extern u64 lapic_timer_khz;   // timer ticks per millisecond (divide-by-16 clock)
 
 void lapic_init(void);            // this CPU's local APIC: enable, mask LVTs, timer

@@ -31,3 +31,6 @@ void idt_load(void);
 void set_irq_handler(int vector, irq_handler_t fn);
 void trap(struct trapframe *tf);
 const char *trap_name(u64 vector);
+
+void nmi_init(void);                      // LINT1 and the NMI vector (arch/x86_64/nmi.c)
+void nmi_handler(struct trapframe *tf);   // from trap() for vector 2

@@ -48,3 +48,9 @@ void *acpi_map(u64 phys, size_t len);
 // Returns 0 if a usable MADT with at least one CPU was found; otherwise -1
 // with out->error set, and the kernel should boot on one CPU.
 int acpi_parse(const void *rsdp, size_t rsdp_len, struct acpi_info *out);
+
+// The kernel's own reading of the tables (arch/x86_64/acpi_boot.c): acpi_init parses the
+// RSDP multiboot handed over and sets acpi_ok when acpi is usable.
+extern struct acpi_info acpi;
+extern bool acpi_ok;
+void acpi_init(void);

@@ -9,7 +9,7 @@ int
 cpumask_next(int cpu, const struct cpumask *m)
 {
   for(int c = cpu + 1; c < NR_CPUS;) {
-    u64 word = __atomic_load_n(&m->bits[c / 64], __ATOMIC_RELAXED) >> (c % 64);
+    u64 word = READ_ONCE(m->bits[c / 64]) >> (c % 64);
     if(word)
       return c + __builtin_ctzl(word);
     c = (c / 64 + 1) * 64;
