@@ -3,7 +3,7 @@
 #pragma once
 #include "compiler.h"
 #include "types.h"
-#include <asm/x86.h>
+#include <asm/irqflags.h>   // local_irq_save for the _irqsave forms
 
 // One 32-bit word: bit 0 a writer holds the lock, bit 1 a writer waits for it,
 // bits 2..31 the number of readers holding it.

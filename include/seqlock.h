@@ -4,6 +4,7 @@
 #include "compiler.h"
 #include "spinlock.h"
 #include "types.h"
+#include <asm/processor.h>
 
 // x86 keeps loads in order with loads and stores with stores (Intel SDM vol. 3, 8.2.2), so
 // compiler barriers are all the ordering the read and write sides need here.

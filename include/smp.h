@@ -1,17 +1,16 @@
 // Multiprocessor bring-up and cross-CPU calls.
-// CPU ids are dense (0..nr_cpu_ids-1); cpu_apic_id maps them to local APIC ids.
+// CPU ids are dense (0..nr_cpu_ids-1); the arch keeps the hardware's id of each (asm/smp.h).
 #pragma once
 #include "types.h"
 #include <asm/cpu.h>
+#include <asm/smp.h>   // the IPIs: smp_send_reschedule and the others
 
 extern int nr_cpu_ids;         // every CPU id in use is below this
-extern u32 cpu_apic_id[];      // dense CPU id -> local APIC id
 extern int nr_cpus_possible;   // CPUs the firmware lists (ACPI MADT)
 
 void smp_init(void);
 void ipi_init(void);            // the cross-CPU call vector (kernel/ipi.c)
 void smp_stop_others(void);
-void idle_halt(void);
 int num_online_cpus(void);
 void percpu_early_init(void);
 void call_on_stack(u64 stack_top, void (*fn)(void)) __attribute__((noreturn));

@@ -4,7 +4,7 @@
 #include "compiler.h"
 #include "preempt.h"
 #include "types.h"
-#include <asm/x86.h>
+#include <asm/irqflags.h>   // local_irq_save for the _irqsave forms
 
 // Ticket lock: FIFO. Each arrival takes the next ticket and waits until owner reaches it.
 struct ticket_lock {

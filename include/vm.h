@@ -40,8 +40,7 @@ struct vma {
 // virtual address); page->mapping points at the static lazyfree owner (mm/lazyfree.c), not at
 // the mm, so the reclaim core never follows a pointer into an mm that is being torn down.
 struct mm {
-  u64 *pml4;                  // virtual address of the top-level table
-  u64 cr3;                    // its physical address
+  u64 *pml4;                  // the top-level table (Linux's mm->pgd); switch_mm loads it
   struct vma *vma_root;
   int nr_vmas;
   struct rw_semaphore mmap_sem;   // the VMA tree: write to change it, read to fault or madvise
@@ -110,4 +109,4 @@ void flush_tlb_mask(const struct cpumask *mask);
 extern u64 nr_page_faults;   // handle_mm_fault calls since boot (Linux's PGFAULT event)
 extern u64 tlb_shootdown_ipis;       // IPIs sent for shootdowns since boot
 extern u64 tlb_shootdown_wait_ns;    // time their senders waited for the answers
-#define TLB_FLUSH_CEILING 33         // pages above which a CPU reloads CR3 (Linux's default)
+#define TLB_FLUSH_CEILING 33         // pages above which a CPU flushes its whole TLB (Linux's)

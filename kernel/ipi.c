@@ -7,10 +7,11 @@
 #include "smp.h"
 #include "tick.h"
 #include "time.h"
-#include <asm/apic.h>
 #include <asm/cpu.h>
+#include <asm/irq.h>
+#include <asm/irqflags.h>
+#include <asm/processor.h>
 #include <asm/traps.h>
-#include <asm/x86.h>
 
 struct call_single_data {
   struct call_single_data *next;
@@ -52,11 +53,11 @@ flush_call_queue(void)
     fifo->fn(fifo->arg);
     this_cpu(calls_handled)++;
     // Release: fn's effects are visible to a sender that sees busy == 0. The fence orders
-    // the store before the load of csd_halted; csd_wait orders them the other way round.
+    // the store before the load of csd_halted; csd_halt orders them the other way round.
     smp_store_release(&fifo->busy, 0);
     smp_mb();
     if(READ_ONCE(per_cpu(csd_halted, sender)))
-      lapic_send_ipi(cpu_apic_id[sender], ICR_FIXED | VEC_RESCHED);
+      smp_send_reschedule(sender);
     fifo = next;
   }
 }
@@ -65,7 +66,7 @@ static void
 call_function_interrupt(struct trapframe *tf)
 {
   flush_call_queue();
-  lapic_eoi();
+  arch_irq_eoi();
 }
 
 void
@@ -82,9 +83,9 @@ csd_halt(struct call_single_data *csd)
 {
   local_irq_disable();
   WRITE_ONCE(this_cpu(csd_halted), 1);
-  smp_mb();
+  smp_mb();   // pairs with flush_call_queue's, after it clears busy
   if(smp_load_acquire(&csd->busy))
-    idle_halt();
+    arch_safe_halt();
   else
     local_irq_enable();
   WRITE_ONCE(this_cpu(csd_halted), 0);
@@ -133,7 +134,7 @@ queue_call(int cpu, void (*fn)(void *), void *arg)
   do {
     csd->next = head;
   } while(!__atomic_compare_exchange_n(q, &head, csd, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
-  lapic_send_ipi(cpu_apic_id[cpu], ICR_FIXED | VEC_CALL);
+  arch_send_call_function_single_ipi(cpu);
   return 0;
 }
 

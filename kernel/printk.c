@@ -1,6 +1,7 @@
 // printk: format a message, stamp each line with the time, keep it in the log ring, print it.
 // One lock around the ring and the UART keeps whole lines from interleaving between CPUs.
 #include "printk.h"
+#include <asm/processor.h>
 #include <asm/serial.h>
 #include "spinlock.h"
 #include "string.h"

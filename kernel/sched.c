@@ -1,12 +1,14 @@
 // Kernel threads on per-CPU run queues: creation, switching, sleeping, waking, joining.
 // Non-preemptive: the tick only sets need_resched; threads stay on the CPU they were created on.
-#include <asm/apic.h>
 #include <asm/cpu.h>
 #include "cpumask.h"
+#include <asm/irq.h>
+#include <asm/irqflags.h>
 #include <asm/paging.h>
 #include "panic.h"
 #include "preempt.h"
 #include "printk.h"
+#include <asm/processor.h>
 #include "rcupdate.h"
 #include "sched.h"
 #include "smp.h"
@@ -15,12 +17,12 @@
 #include "string.h"
 #include "tick.h"
 #include "time.h"
+#include <asm/timer.h>
 #include <asm/traps.h>
 #include "vm.h"
 #include "vsprintf.h"
 #include "wait.h"
 #include "watchdog.h"
-#include <asm/x86.h>
 #include <stdarg.h>
 
 struct rq {
@@ -62,18 +64,19 @@ nr_running(int cpu)
 static void
 resched_interrupt(struct trapframe *tf)
 {
-  lapic_eoi();   // the idle loop or cond_resched finds the work
+  arch_irq_eoi();   // the idle loop or cond_resched finds the work
 }
 
 // Wakes a CPU that may be halted in its idle loop. The idle loop publishes c->idle
 // before it looks at its queue, and we enqueue before looking at c->idle; the full
 // fences make one of the two see the other (store-buffer ordering, SDM vol. 3A, 9.2.3.4).
+// This one pairs with sched_idle_loop's.
 void
 resched_cpu(int cpu)
 {
   smp_mb();
   if(cpu != smp_processor_id() && READ_ONCE(per_cpu_ptr(&cpu_info, cpu)->idle))
-    lapic_send_ipi(cpu_apic_id[cpu], ICR_FIXED | VEC_RESCHED);
+    smp_send_reschedule(cpu);
 }
 
 // Called with rq->lock held.
@@ -431,7 +434,7 @@ sched_idle_loop(void)
     local_irq_disable();
     rcu_do_batch();                        // callbacks whose grace period has ended
     WRITE_ONCE(c->idle, 1);
-    smp_mb();   // pairs with kick_cpu
+    smp_mb();   // pairs with resched_cpu's
     if(!list_empty(&rq->queue) || rcu_has_done()) {
       c->idle = 0;
       local_irq_enable();
@@ -441,10 +444,10 @@ sched_idle_loop(void)
     rcu_idle_enter();                      // an idle CPU holds no grace period back
     u64 when = next_timer(rq);
     if(when)
-      lapic_timer_oneshot(when > ktime_ns() ? when - ktime_ns() : 1);
+      arch_timer_set_oneshot(when > ktime_ns() ? when - ktime_ns() : 1);
     else
-      lapic_timer_stop();
-    idle_halt();                           // irq_enter ends idle for the handler
+      arch_timer_stop();
+    arch_safe_halt();                      // irq_enter ends idle for the handler
   }
 }
 

@@ -1,28 +1,29 @@
 // The tick and tickless idle: a busy CPU takes HZ one-shot timer interrupts a second, an idle
-// CPU none (kernel/sched.c's idle loop stops it), so hundreds of halted vCPUs cost the host nothing (FIELD-NOTES: TCG threads).
+// CPU none (kernel/sched.c's idle loop stops it), so hundreds of halted vCPUs cost the host
+// nothing (doc/qemu.md).
 #include "percpu.h"
 #include "rcupdate.h"
 #include "sched.h"
 #include "smp.h"
 #include "tick.h"
 #include "watchdog.h"
-#include <asm/apic.h>
 #include <asm/cpu.h>
+#include <asm/irq.h>
+#include <asm/timer.h>
 #include <asm/traps.h>
-#include <asm/x86.h>
 
 DEFINE_PER_CPU(u64, tick_count);
 
 static void
 timer_interrupt(struct trapframe *tf)
 {
-  lapic_eoi();
+  arch_irq_eoi();
   this_cpu(tick_count)++;
   watchdog_tick(tf);
   sched_tick();
   rcu_tick();
   if(!this_cpu_info()->idle)
-    lapic_timer_oneshot(TICK_NS);
+    arch_timer_set_oneshot(TICK_NS);
 }
 
 void
@@ -32,7 +33,7 @@ tick_start(void)
   // Both lockup checks count from here: a CPU stuck before its first tick is caught too.
   watchdog_touch();
   touch_softlockup_watchdog();
-  lapic_timer_oneshot(TICK_NS);
+  arch_timer_set_oneshot(TICK_NS);
 }
 
 // An interrupt ends idle: the CPU is busy until it halts again, so its tick restarts
@@ -46,7 +47,7 @@ irq_enter(void)
     c->idle = 0;
     rcu_idle_exit();
     watchdog_touch();
-    lapic_timer_oneshot(TICK_NS);
+    arch_timer_set_oneshot(TICK_NS);
   }
 }
 
@@ -60,12 +61,4 @@ bool
 in_interrupt(void)
 {
   return this_cpu_info()->irq_depth > 0;
-}
-
-// Wait for an interrupt with interrupts on. sti's one-instruction shadow means an
-// interrupt pending at the sti is taken once hlt starts, not lost (SDM vol. 2B, STI).
-void
-idle_halt(void)
-{
-  __asm__ volatile("sti; hlt" ::: "memory");
 }

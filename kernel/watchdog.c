@@ -11,7 +11,6 @@
 #include "tick.h"
 #include "time.h"
 #include "watchdog.h"
-#include <asm/apic.h>
 #include <asm/cpu.h>
 #include <asm/traps.h>
 
@@ -102,7 +101,7 @@ watchdog_tick(struct trapframe *tf)
     per_cpu(wd_fired, cpu) = true;
     pr_err("watchdog: CPU %d has made no progress for %lu s; sending it an NMI\n", cpu,
            (now - stamp) / NS);
-    lapic_send_ipi(c->apic_id, ICR_NMI);
+    arch_send_nmi(cpu);
   }
 }
 

@@ -35,7 +35,6 @@ pgd_alloc(struct mm *mm)
   if(!p)
     return -ENOMEM;
   mm->pml4 = page_address(p);
-  mm->cr3 = page_to_phys(p);
   memcpy(mm->pml4 + 256, kernel_pml4 + 256, 256 * sizeof(u64));
   return 0;
 }

@@ -1,12 +1,16 @@
-// The local APIC of each CPU: enabling it, IPIs, and the one-shot timer that drives the tick.
+// The local APIC of each CPU: enabling it, IPIs, and the one-shot timer that drives the tick;
+// behind it, the arch interfaces generic code uses (asm/irq.h, asm/smp.h, asm/timer.h).
 // xAPIC registers through the MMIO page, physical destination mode (8-bit ids, up to 255 CPUs);
 // x2APIC through MSRs only where CPUID.1:ECX[21] says the CPU has it (QEMU 7.2's TCG does not).
 #include "printk.h"
 #include "time.h"
 #include <asm/apic.h>
 #include <asm/cpu.h>
+#include <asm/irq.h>
 #include <asm/memlayout.h>
 #include <asm/paging.h>
+#include <asm/smp.h>
+#include <asm/timer.h>
 #include <asm/traps.h>
 #include <asm/x86.h>
 
@@ -45,7 +49,7 @@ lapic_id(void)
 }
 
 void
-lapic_eoi(void)
+arch_irq_eoi(void)
 {
   lapic_write(APIC_EOI, 0);
 }
@@ -85,7 +89,7 @@ lapic_init(void)
   lapic_write(APIC_ESR, 0);
   lapic_write(APIC_TPR, 0);   // accept every vector
   lapic_write(APIC_TMR_DIV, 0x3);   // divide by 16
-  lapic_eoi();
+  arch_irq_eoi();
 }
 
 bool
@@ -129,6 +133,27 @@ lapic_send_ipi_all_but_self(u32 cmd)
   local_irq_restore(flags);
 }
 
+// The vectors are the ones generic code set handlers for (asm/traps.h). Ordering is the
+// caller's: each caller orders its stores before the send with a locked instruction or a full
+// fence, and names what that pairs with.
+void
+smp_send_reschedule(int cpu)
+{
+  lapic_send_ipi(cpu_apic_id[cpu], ICR_FIXED | VEC_RESCHED);
+}
+
+void
+arch_send_call_function_single_ipi(int cpu)
+{
+  lapic_send_ipi(cpu_apic_id[cpu], ICR_FIXED | VEC_CALL);
+}
+
+void
+arch_send_nmi(int cpu)
+{
+  lapic_send_ipi(cpu_apic_id[cpu], ICR_NMI);
+}
+
 // Count the timer's decrements over 10 ms of the (already calibrated) TSC.
 void
 lapic_calibrate(void)
@@ -148,7 +173,7 @@ lapic_calibrate(void)
 // One-shot mode: the tick code re-arms it, and idle simply does not, so an idle CPU
 // takes no timer interrupts at all (tickless idle).
 void
-lapic_timer_oneshot(u64 ns)
+arch_timer_set_oneshot(u64 ns)
 {
   u64 count = ns * lapic_timer_khz / 1000000;
   if(count == 0)
@@ -160,7 +185,7 @@ lapic_timer_oneshot(u64 ns)
 }
 
 void
-lapic_timer_stop(void)
+arch_timer_stop(void)
 {
   lapic_write(APIC_TMR_INIT, 0);
 }

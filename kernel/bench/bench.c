@@ -11,6 +11,7 @@
 #include "time.h"
 #include "vsprintf.h"
 #include "wait.h"
+#include <asm/processor.h>
 
 extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 

@@ -1,22 +1,6 @@
 // Memory and string functions for the kernel, written plainly: the compiler vectorizes nothing
-// here (no SSE), and the hot copies are a page at a time, where rep movs/stos do well.
+// here (no SSE). memcpy and memset, the hot ones, are the arch's (arch/x86_64/string.S).
 #include "string.h"
-
-void *
-memset(void *d, int c, size_t n)
-{
-  void *ret = d;
-  __asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
-  return ret;
-}
-
-void *
-memcpy(void *d, const void *s, size_t n)
-{
-  void *ret = d;
-  __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n)::"memory");
-  return ret;
-}
 
 void *
 memmove(void *d, const void *s, size_t n)

@@ -31,18 +31,16 @@
 #define ICR_LEVEL      0x8000
 #define ICR_ALL_BUT_SELF 0xc0000
 
+// Generic code reaches the local APIC only through asm/irq.h, asm/smp.h and asm/timer.h.
 extern bool x2apic_mode;
 extern u64 lapic_phys;        // the local APIC's registers (the MADT may move them)
 extern u64 lapic_timer_khz;   // timer ticks per millisecond (divide-by-16 clock)
 
 void lapic_init(void);            // this CPU's local APIC: enable, mask LVTs, timer
 u32 lapic_id(void);
-void lapic_eoi(void);
 void lapic_send_ipi(u32 apic_id, u32 vector_and_mode);
 void lapic_send_ipi_all_but_self(u32 vector_and_mode);
 bool lapic_ipi_wait(void);        // false if the ICR stayed busy
-void lapic_timer_oneshot(u64 ns);
-void lapic_timer_stop(void);
 void lapic_show_timer(void);      // for dumps: the timer's state and any pending tick
 void lapic_calibrate(void);
 

@@ -2,6 +2,10 @@
 // Each is one instruction; the "memory" clobbers keep the compiler from moving memory accesses across.
 #pragma once
 #include "types.h"
+// The interrupt flag and cpu_relax have headers of their own, for generic code; a file that
+// includes this one still gets them.
+#include <asm/irqflags.h>
+#include <asm/processor.h>
 
 static inline void outb(u16 port, u8 v) { __asm__ volatile("outb %0, %1" ::"a"(v), "Nd"(port)); }
 static inline u8 inb(u16 port) { u8 v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port)); return v; }
@@ -46,37 +50,7 @@ static inline void write_cr3(u64 v) { __asm__ volatile("mov %0, %%cr3" ::"r"(v) 
 static inline void write_cr4(u64 v) { __asm__ volatile("mov %0, %%cr4" ::"r"(v) : "memory"); }
 static inline void invlpg(u64 va) { __asm__ volatile("invlpg (%0)" ::"r"(va) : "memory"); }
 
-static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
 static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
-
-static inline u64
-read_rflags(void)
-{
-  u64 f;
-  __asm__ volatile("pushfq; popq %0" : "=r"(f)::"memory");
-  return f;
-}
-
-#define X86_EFLAGS_IF 0x200
-
-static inline void local_irq_disable(void) { __asm__ volatile("cli" ::: "memory"); }
-static inline void local_irq_enable(void) { __asm__ volatile("sti" ::: "memory"); }
-static inline bool irqs_disabled(void) { return !(read_rflags() & X86_EFLAGS_IF); }
-
-static inline u64
-local_irq_save(void)
-{
-  u64 f = read_rflags();
-  local_irq_disable();
-  return f;
-}
-
-static inline void
-local_irq_restore(u64 flags)
-{
-  if(flags & X86_EFLAGS_IF)
-    local_irq_enable();
-}
 
 #define MSR_EFER         0xc0000080
 #define MSR_GS_BASE      0xc0000101

@@ -1,0 +1,143 @@
+#!/bin/bash
+# Host test of the layout rule: generic code (kernel/, mm/, fs/, include/) reaches the hardware
+# only through the arch interfaces in arch/x86_64/include/asm/, included as <asm/...>.
+# Checked in code with comments blanked and string literals emptied: no inline assembly but
+# the compiler barrier in include/compiler.h, no assembly file, no local APIC (lapic_, APIC_,
+# ICR_, x2apic, APIC ids), no CR3 or other control register, no MSR, port or invlpg wrapper;
+# and no arch header included with quotes. Each violation is printed as file:line. Planted
+# files prove first that every kind is caught.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+
+# The one inline asm generic code keeps: an empty statement that only stops the compiler
+# from moving memory accesses across it (no instruction reaches the CPU).
+BARRIER='#define barrier() __asm__ __volatile__("" ::: "memory")'
+
+# Headers only arch/x86_64/include/asm/ has: quoting one (or an asm/ or arch/ path) in
+# generic code gets round the <asm/...> rule.
+asm_only=""
+for h in arch/x86_64/include/asm/*.h; do
+  b=$(basename "$h")
+  [ -e "include/$b" ] || asm_only="$asm_only $b"
+done
+
+# scan FILE...: prints file:line: what: the line, for every violation. One awk for all the
+# files: each line is stripped of comments (a /* */ may span lines) and of what is inside
+# string and character literals, then matched against the rules.
+scan() {
+  local f
+  for f in "$@"; do
+    case "$f" in
+      *.S | *.s) echo "$f:1: an assembly file (assembly belongs in arch/x86_64/)" ;;
+    esac
+  done
+  awk -v barrier="$BARRIER" -v asm_only="$asm_only " '
+  BEGIN {
+    w = "(^|[^A-Za-z0-9_])"; e = "([^A-Za-z0-9_]|$)"
+    why[1] = "inline assembly"
+    re[1] = w "(asm|__asm|__asm__)" e "|__builtin_ia32_"
+    why[2] = "the local APIC"
+    re[2] = w "(lapic_|ioapic_|APIC_|ICR_|pic_disable" e ")|x2apic|apic_id"
+    why[3] = "CR3 or another control register"
+    re[3] = "[cC][rR]3|" w "(read|write)_cr[0-9]" e "|%cr[0-9]"
+    why[4] = "an MSR, port or TLB instruction"
+    re[4] = w "(rdmsr|wrmsr|invlpg|cpuid|hlt|(in|out)[bwl])[ \t]*\\("
+    nrules = 4
+  }
+  FNR == 1 { incomment = 0 }
+  FILENAME ~ /\.[sS]$/ { next }
+  {
+    raw = $0
+    if(raw ~ /^[ \t]*#[ \t]*include[ \t]*"/) {
+      t = raw; sub(/^[^"]*"/, "", t); sub(/".*/, "", t)
+      b = t; sub(/.*\//, "", b)
+      if(t ~ /(^|\/)asm\// || t ~ /arch\// || index(asm_only, " " b " "))
+        printf "%s:%d: an arch header in quotes (include it as <asm/%s>): %s\n", FILENAME, FNR, b, raw
+    }
+    out = ""; n = length(raw); i = 1
+    while(i <= n) {
+      c = substr(raw, i, 1); c2 = substr(raw, i, 2)
+      if(incomment) {
+        if(c2 == "*/") { incomment = 0; out = out "  "; i += 2 } else { out = out " "; i++ }
+        continue
+      }
+      if(c2 == "/*") { incomment = 1; out = out "  "; i += 2; continue }
+      if(c2 == "//") break
+      if(c == "\"" || c == "\047") {
+        q = c; out = out q; i++
+        while(i <= n) {
+          c = substr(raw, i, 1)
+          if(c == "\\") { out = out "  "; i += 2; continue }
+          if(c == q) break
+          out = out " "; i++
+        }
+        if(i <= n) { out = out q; i++ }
+        continue
+      }
+      out = out c; i++
+    }
+    if(out ~ /^[ \t]*#[ \t]*include/)
+      next
+    if(FILENAME ~ /(^|\/)include\/compiler\.h$/ && raw == barrier)
+      next
+    for(r = 1; r <= nrules; r++)
+      if(out ~ re[r])
+        printf "%s:%d: %s: %s\n", FILENAME, FNR, why[r], raw
+  }' "$@"
+}
+
+# Proof that each kind is caught: one planted line per kind, under a comment that names
+# forbidden things without being flagged; and the barrier, comments and strings let through.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_layout.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/include"
+planted=(
+  '  __asm__ volatile("sti; hlt" ::: "memory");'
+  '  asm("pause");'
+  '  lapic_eoi();'
+  '  send(ICR_FIXED | VEC_CALL);'
+  '  u32 id = c->apic_id;'
+  '  mm->cr3 = page_to_phys(p);'
+  '  write_cr4(read_cr4());'
+  '  u64 v = rdmsr(0x1b);'
+  '  outb(0x61, 0);'
+  '#include "asm/apic.h"'
+  '#include "traps.h"'
+)
+missed=0
+for i in "${!planted[@]}"; do
+  printf '%s\n%s\n%s\n' "/* a comment: lapic_eoi() and" "   CR3 are not code here */" \
+    "${planted[$i]}" > "$tmp/planted$i.c"
+  out=$(scan "$tmp/planted$i.c")
+  if [ "$(wc -l <<< "$out")" != 1 ] || ! grep -q "planted$i\\.c:3: " <<< "$out"; then
+    echo "test_layout: a planted '${planted[$i]}' is not flagged alone, on its line: $out"
+    missed=$((missed + 1))
+  fi
+done
+printf '%s\n%s\n' "$BARRIER" '  char *s = "asm( in a string, lapic_ and CR3 too"; // asm("hlt")' \
+  > "$tmp/include/compiler.h"
+if [ -n "$(scan "$tmp/include/compiler.h")" ]; then
+  echo "test_layout: the check flags the barrier, a comment or a string"
+  missed=$((missed + 1))
+fi
+echo 'nop' > "$tmp/planted.S"
+if [ -z "$(scan "$tmp/planted.S")" ]; then
+  echo "test_layout: the check lets an assembly file through"
+  missed=$((missed + 1))
+fi
+
+# The tree itself. Too few files means the paths are wrong, not that the tree is clean.
+mapfile -t files < <(find kernel mm fs include -type f -name '*.[chsS]' | sort)
+if [ "${#files[@]}" -lt 50 ]; then
+  echo "test_layout: only ${#files[@]} files found under kernel/ mm/ fs/ include/"
+  missed=$((missed + 1))
+fi
+out=$(scan "${files[@]}")
+violations=0
+if [ -n "$out" ]; then
+  echo "$out"
+  violations=$(wc -l <<< "$out")
+fi
+echo "test_layout: ${#files[@]} files checked, $violations violations, $missed self-check failures"
+[ "$violations" = 0 ] && [ "$missed" = 0 ]
