@@ -29,7 +29,6 @@ void __mutex_init(struct mutex *m, const char *name);
 void mutex_lock(struct mutex *m);
 bool mutex_trylock(struct mutex *m);
 void mutex_unlock(struct mutex *m);
-bool mutex_is_locked(struct mutex *m);
 
 struct rw_semaphore {
   spinlock_t wait_lock;
@@ -47,6 +46,5 @@ void __init_rwsem(struct rw_semaphore *s, const char *name);
 void down_read(struct rw_semaphore *s);
 void down_write(struct rw_semaphore *s);
 bool down_read_trylock(struct rw_semaphore *s);
-bool down_write_trylock(struct rw_semaphore *s);
 void up_read(struct rw_semaphore *s);
 void up_write(struct rw_semaphore *s);

@@ -72,9 +72,3 @@ mutex_unlock(struct mutex *m)
   }
   spin_unlock_irqrestore(&m->wait_lock, flags);
 }
-
-bool
-mutex_is_locked(struct mutex *m)
-{
-  return READ_ONCE(m->owner) != NULL;
-}

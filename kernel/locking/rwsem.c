@@ -99,20 +99,6 @@ down_read_trylock(struct rw_semaphore *s)
   return ok;
 }
 
-bool
-down_write_trylock(struct rw_semaphore *s)
-{
-  u64 flags;
-  bool ok = false;
-  spin_lock_irqsave(&s->wait_lock, flags);
-  if(s->count == 0 && list_empty(&s->waiters)) {
-    s->count = -1;
-    ok = true;
-  }
-  spin_unlock_irqrestore(&s->wait_lock, flags);
-  return ok;
-}
-
 void
 up_read(struct rw_semaphore *s)
 {
