@@ -2,8 +2,8 @@
 // mmap/munmap, demand paging, madvise (MADV_DONTNEED, MADV_FREE) and the TLB shootdowns they need.
 #pragma once
 #include "cpumask.h"
-#include "mutex.h"
 #include "rcupdate.h"
+#include "rwsem.h"
 #include "spinlock.h"
 #include "types.h"
 

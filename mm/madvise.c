@@ -2,6 +2,7 @@
 // reclaim drop them later (Rik van Riel's 2007 lazy-free patch; merged in Linux 4.5).
 #include "errno.h"
 #include "mm.h"
+#include "rwsem.h"
 #include "vm.h"
 #include <asm/paging.h>
 

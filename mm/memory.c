@@ -2,6 +2,7 @@
 // on first touch, and zapping a range with its TLB flush batched in an mmu_gather.
 #include "errno.h"
 #include "mm.h"
+#include "rwsem.h"
 #include "string.h"
 #include "vm.h"
 #include <asm/paging.h>
