@@ -431,7 +431,7 @@ sched_idle_loop(void)
     local_irq_disable();
     rcu_do_batch();                        // callbacks whose grace period has ended
     WRITE_ONCE(c->idle, 1);
-    smp_mb();   // pairs with kick_cpu
+    smp_mb();   // pairs with resched_cpu
     if(!list_empty(&rq->queue) || rcu_has_done()) {
       c->idle = 0;
       local_irq_enable();

@@ -1,5 +1,5 @@
 // The tick and tickless idle: a busy CPU takes HZ one-shot timer interrupts a second, an idle
-// CPU none (kernel/sched.c's idle loop stops it), so hundreds of halted vCPUs cost the host nothing (FIELD-NOTES: TCG threads).
+// CPU none (kernel/sched.c's idle loop stops it): idle vCPUs cost the host nothing (doc/qemu.md).
 #include "percpu.h"
 #include "rcupdate.h"
 #include "sched.h"
