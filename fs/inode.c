@@ -65,12 +65,6 @@ iget(struct super_block *sb, unsigned long ino)
   return found;
 }
 
-void
-ihold(struct inode *inode)
-{
-  __atomic_add_fetch(&inode->i_count, 1, __ATOMIC_RELAXED);
-}
-
 static void
 free_inode_rcu(struct rcu_head *head)
 {

@@ -1,5 +1,5 @@
-// The benchmark harness: suites register with BENCH_SUITE; kernel/bench.c runs their thread
-// sweeps and prints the contract's BENCH, BENCH-CMP and BENCH-DONE lines (shared/CONTRACT.md).
+// The benchmark harness: suites register with BENCH_SUITE; kernel/bench/bench.c runs their
+// thread sweeps and prints the BENCH, BENCH-CMP and BENCH-DONE lines of doc/console.md.
 #pragma once
 #include "compiler.h"
 #include "stats.h"
@@ -49,12 +49,12 @@ struct bench_ctx {
 
 struct benchsuite {
   const char *name;      // as in bench=, one of bench_names[]
-  const char *seed;      // the experiment it re-runs, one line
-  const char *op;        // one operation, as the contract counts it
+  const char *seed;      // the experiment it re-runs (doc/seeds.md), one line
+  const char *op;        // one operation, as doc/console.md counts it
   int sweep;             // enum bench_sweep
   struct bench_variant variants[BENCH_MAX_VARIANTS];   // up to the first without a name
   struct bench_pair pairs[BENCH_MAX_PAIRS];   // likewise; the first is the table's ratio column
-  const char *extras[BENCH_MAX_EXTRAS];   // contract names of extra values, NULL-terminated
+  const char *extras[BENCH_MAX_EXTRAS];   // doc/console.md names of extra values, NULL-terminated
   // Points in thread order, the variants' points at one thread count back to back (a setup
   // and teardown each): the host's slow drift then falls on the compared points alike.
   // For suites whose setup is cheap and whose question is a small difference.

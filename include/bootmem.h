@@ -11,5 +11,4 @@ u64 bootmem_max_pfn(void);
 void bootmem_print(void);
 // Calls fn on each free range [start, end) (page aligned), for the page allocator.
 void bootmem_for_each_free(void (*fn)(u64 start, u64 end));
-bool bootmem_is_ram(u64 base, u64 size);
 bool bootmem_in_map(u64 base, u64 size);

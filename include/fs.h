@@ -157,7 +157,6 @@ int vfs_lookup_rcu(const char *path, struct inode **inode);
 // Inodes (fs/inode.c).
 struct inode *new_inode(struct super_block *sb, u32 mode);   // one reference
 struct inode *iget(struct super_block *sb, unsigned long ino); // NULL if not in the hash
-void ihold(struct inode *inode);
 void iput(struct inode *inode);
 void inode_stat(struct inode *inode, struct kstat *st);
 void inode_init(void);

@@ -1,5 +1,5 @@
-// panic: a kernel bug. Prints the CPU, registers and a symbolized backtrace, the contract's
-// PANIC line, then ends the run with failure (or halts every CPU for gdb with panic=halt).
+// panic: a kernel bug. Prints the CPU, registers and a symbolized backtrace, the PANIC line of
+// doc/console.md, then ends the run with failure (or halts every CPU for gdb with panic=halt).
 #pragma once
 #include "compiler.h"
 #include "types.h"

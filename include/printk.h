@@ -1,5 +1,5 @@
 // printk: kernel log lines with a level, kept in a ring buffer and written to the console.
-// The level picks what reaches the console; it is never printed (contract: no level tags).
+// The level picks what reaches the console; it is never printed (doc/console.md: no level tags).
 #pragma once
 #include "compiler.h"
 #include "types.h"
@@ -17,10 +17,8 @@
 #define LOG_BUF_SIZE (1 << 17)
 
 int printk(const char *fmt, ...) __printf(1, 2);
-void printk_set_timestamps(bool on);
 void printk_panic_mode(void);
 
 #define pr_err(fmt, ...) printk(KERN_ERR fmt, ##__VA_ARGS__)
 #define pr_warn(fmt, ...) printk(KERN_WARNING fmt, ##__VA_ARGS__)
 #define pr_info(fmt, ...) printk(KERN_INFO fmt, ##__VA_ARGS__)
-#define pr_debug(fmt, ...) printk(KERN_DEBUG fmt, ##__VA_ARGS__)

@@ -7,7 +7,6 @@
 // and 7, and tests use 2 and 3 for tall trees.
 #define RADIX_TREE_MIN_SHIFT 2
 #define RADIX_TREE_MAX_SHIFT 7
-#define RADIX_TREE_MAX_TAGS 3
 
 // Levels needed to cover every unsigned long index with this shift.
 #define RADIX_TREE_MAX_PATH(shift) \
@@ -24,11 +23,10 @@ struct radix_tree_root {
   struct radix_tree_node *rnode;   // NULL when empty
 };
 
-// Locking: insert, delete, tag_set and tag_clear change the tree and must be
-// serialized by the caller's lock (the page cache uses the mapping's tree lock).
-// lookup, lookup_slot, gang_lookup, gang_lookup_tag, tag_get and tagged only read:
-// they may run under rcu_read_lock() alone, concurrently with one writer. They then
-// see each entry as it was at some moment during the call; tags may be stale.
+// Locking: insert and delete change the tree and must be serialized by the caller's
+// lock (the page cache uses the mapping's tree lock). lookup, lookup_slot and
+// gang_lookup only read: they may run under rcu_read_lock() alone, concurrently with
+// one writer. They then see each entry as it was at some moment during the call.
 // Items are non-NULL pointers; the tree never dereferences them.
 
 int radix_tree_init(void);
@@ -41,17 +39,6 @@ void **radix_tree_lookup_slot(struct radix_tree_root *root, unsigned long index)
 void *radix_tree_delete(struct radix_tree_root *root, unsigned long index);
 unsigned int radix_tree_gang_lookup(struct radix_tree_root *root, void **results,
                                     unsigned long first, unsigned int max);
-
-void *radix_tree_tag_set(struct radix_tree_root *root, unsigned long index,
-                         unsigned int tag);
-void *radix_tree_tag_clear(struct radix_tree_root *root, unsigned long index,
-                           unsigned int tag);
-int radix_tree_tag_get(struct radix_tree_root *root, unsigned long index,
-                       unsigned int tag);
-int radix_tree_tagged(struct radix_tree_root *root, unsigned int tag);
-unsigned int radix_tree_gang_lookup_tag(struct radix_tree_root *root, void **results,
-                                        unsigned long first, unsigned int max,
-                                        unsigned int tag);
 
 int radix_tree_preload(gfp_t gfp);
 void radix_tree_preload_end(void);

@@ -35,7 +35,6 @@ rcu_read_unlock(void)
 #define rcu_dereference_protected(p) (p)   // the caller holds the update-side lock
 // Publish: everything written to *v before is visible before the pointer is (release).
 #define rcu_assign_pointer(p, v) smp_store_release(&(p), (v))
-#define RCU_INIT_POINTER(p, v) WRITE_ONCE(p, v)
 
 void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *));
 void synchronize_rcu(void);

@@ -3,7 +3,6 @@
 #pragma once
 #include "compiler.h"
 #include "types.h"
-#include <asm/irqflags.h>   // local_irq_save for the _irqsave forms
 
 // One 32-bit word: bit 0 a writer holds the lock, bit 1 a writer waits for it,
 // bits 2..31 the number of readers holding it.
@@ -14,20 +13,9 @@ typedef struct {
 #define RWLOCK_INIT { .cnts = 0 }
 #define DEFINE_RWLOCK(x) rwlock_t x = RWLOCK_INIT
 
-void rwlock_init(rwlock_t *l);
 void read_lock(rwlock_t *l);
 void read_unlock(rwlock_t *l);
 bool read_trylock(rwlock_t *l);
 void write_lock(rwlock_t *l);
 void write_unlock(rwlock_t *l);
 bool write_trylock(rwlock_t *l);
-
-// flags is an lvalue the macro fills in, as with spin_lock_irqsave.
-#define read_lock_irqsave(l, flags) \
-  do { (flags) = local_irq_save(); read_lock(l); } while(0)
-#define read_unlock_irqrestore(l, flags) \
-  do { read_unlock(l); local_irq_restore(flags); } while(0)
-#define write_lock_irqsave(l, flags) \
-  do { (flags) = local_irq_save(); write_lock(l); } while(0)
-#define write_unlock_irqrestore(l, flags) \
-  do { write_unlock(l); local_irq_restore(flags); } while(0)

@@ -13,5 +13,3 @@ void tick_start(void);
 void irq_enter(void);
 void irq_exit(void);
 bool in_interrupt(void);
-// Hooks run from every tick on a busy CPU, in order (later issues add to the list).
-void tick_hooks(void);

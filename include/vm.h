@@ -2,8 +2,8 @@
 // mmap/munmap, demand paging, madvise (MADV_DONTNEED, MADV_FREE) and the TLB shootdowns they need.
 #pragma once
 #include "cpumask.h"
-#include "mutex.h"
 #include "rcupdate.h"
+#include "rwsem.h"
 #include "spinlock.h"
 #include "types.h"
 
@@ -75,7 +75,6 @@ int pgd_alloc(struct mm *mm);
 void free_pgtables(struct mm *mm);
 int handle_mm_fault(struct mm *mm, unsigned long addr, bool write);   // 0 or -EFAULT, -ENOMEM
 u64 *pte_lookup(struct mm *mm, unsigned long addr);   // NULL if no page table; under the lock
-u64 *next_present_pte(struct mm *mm, unsigned long *addr, unsigned long end);
 void zap_page_range(struct mm *mm, unsigned long start, unsigned long end);
 
 // A batch of pages whose PTEs were changed: one TLB flush covers them all before they are
@@ -93,6 +92,11 @@ bool tlb_gather_page(struct mmu_gather *tlb, struct page *page, unsigned long ad
 void tlb_gather_flush(struct mmu_gather *tlb);     // one shootdown for the range so far
 void tlb_gather_release(struct mmu_gather *tlb);   // flush, then free the unmapped pages
 void tlb_gather_done(struct mmu_gather *tlb);      // release, and give the batch page back
+// Each present PTE of [start, end) through pte_fn under the page-table lock, its page into
+// the batch; batch_fn on every full batch and the last, unlocked (mm/memory.c).
+void walk_present_ptes(struct mm *mm, unsigned long start, unsigned long end,
+                       struct page *(*pte_fn)(struct mm *mm, u64 *pte),
+                       void (*batch_fn)(struct mmu_gather *tlb));
 
 // mm/lazyfree.c: the owner of anonymous pages on the reclaim core's lists.
 extern const struct lru_ops *const anon_owner;   // &anon_owner: page->mapping once handed over

@@ -68,9 +68,6 @@ struct completion {
   struct wait_queue_head wait;
 };
 
-#define COMPLETION_INIT(c) { 0, WAIT_QUEUE_HEAD_INIT((c).wait) }
 void init_completion(struct completion *c);
-void reinit_completion(struct completion *c);
 void complete(struct completion *c);
-void complete_all(struct completion *c);
 void wait_for_completion(struct completion *c);

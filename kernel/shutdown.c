@@ -1,4 +1,4 @@
-// The end of every run: print the contract's END line, then leave QEMU or stay up.
+// The end of every run: print the END line (doc/console.md), then leave QEMU or stay up.
 // poweroff=no keeps every CPU idle for gdb; panic=halt keeps a failed run stopped where it is.
 #include "cmdline.h"
 #include "panic.h"
@@ -11,7 +11,7 @@
 void
 kernel_end(bool pass)
 {
-  // END is the last line of every run (the contract), so whatever else there is to say
+  // END is the last line of every run (doc/console.md), so whatever else there is to say
   // comes first.
   bool halt = !pass && kcmdline.panic == PANIC_HALT;
   if(halt)

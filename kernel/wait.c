@@ -63,12 +63,6 @@ init_completion(struct completion *c)
 }
 
 void
-reinit_completion(struct completion *c)
-{
-  WRITE_ONCE(c->done, 0);
-}
-
-void
 complete(struct completion *c)
 {
   u64 flags;
@@ -76,16 +70,6 @@ complete(struct completion *c)
   c->done++;
   spin_unlock_irqrestore(&c->wait.lock, flags);
   wake_up(&c->wait);
-}
-
-void
-complete_all(struct completion *c)
-{
-  u64 flags;
-  spin_lock_irqsave(&c->wait.lock, flags);
-  c->done = ~0u / 2;
-  spin_unlock_irqrestore(&c->wait.lock, flags);
-  wake_up_all(&c->wait);
 }
 
 // Takes one completion; a completion counts, so complete() before the wait is not lost.
@@ -97,8 +81,7 @@ wait_for_completion(struct completion *c)
     u64 flags;
     spin_lock_irqsave(&c->wait.lock, flags);
     if(c->done > 0) {
-      if(c->done != ~0u / 2)
-        c->done--;
+      c->done--;
       spin_unlock_irqrestore(&c->wait.lock, flags);
       return;
     }

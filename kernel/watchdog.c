@@ -118,7 +118,7 @@ watchdog_nmi(struct trapframe *tf)
 
 // A thread of its own, as Linux's khungtaskd, not the tick: in the hang it looks for, every CPU
 // is idle with its tick stopped, and only a sleeper's timer still fires. It lives on the last
-// CPU, away from init and rcu_gp on CPU 0: the timer that wakes it each second also runs the
+// CPU, with rcu_gp and away from init on CPU 0: the timer that wakes it each second also runs the
 // hard-lockup check above when CPU 0 is stuck with interrupts off and the others are idle.
 static int
 khungtaskd(void *arg)

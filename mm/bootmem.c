@@ -136,18 +136,6 @@ bootmem_for_each_free(void (*fn)(u64 start, u64 end))
   }
 }
 
-bool
-bootmem_is_ram(u64 base, u64 size)
-{
-  for(int i = 0; i < bootinfo.nmmap; i++) {
-    struct boot_mmap_entry *m = &bootinfo.mmap[i];
-    if(m->type != MEM_RESERVED && m->type != MEM_BAD && base >= m->base &&
-       base + size <= m->base + m->len)
-      return true;
-  }
-  return false;
-}
-
 // True if [base, base+size) lies inside one entry of the memory map, of any type but bad.
 bool
 bootmem_in_map(u64 base, u64 size)

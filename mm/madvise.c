@@ -2,6 +2,7 @@
 // reclaim drop them later (Rik van Riel's 2007 lazy-free patch; merged in Linux 4.5).
 #include "errno.h"
 #include "mm.h"
+#include "rwsem.h"
 #include "vm.h"
 #include <asm/paging.h>
 
@@ -26,30 +27,24 @@ lazyfree_batch(struct mmu_gather *tlb)
   tlb->n = 0;
 }
 
-// Clears the dirty and accessed bits of every resident page (atomically: the hardware may set
-// them meanwhile), flushes them out of every TLB once, then hands the pages to reclaim.
-// Each page is held by a reference while it is in the batch: a concurrent MADV_DONTNEED
-// under the shared mmap_sem may unmap it.
+// Clears the dirty and accessed bits of a resident page (atomically: the hardware may set
+// them meanwhile). The page is held by a reference while it is in the batch: a concurrent
+// MADV_DONTNEED under the shared mmap_sem may unmap it.
+static struct page *
+lazyfree_pte(struct mm *mm, u64 *pte)
+{
+  u64 old = __atomic_fetch_and(pte, ~(PTE_A | PTE_D), __ATOMIC_RELAXED);
+  struct page *page = pfn_to_page((old & PTE_ADDR) >> PAGE_SHIFT);
+  get_page(page);
+  return page;
+}
+
+// Cleans every resident page, flushes them out of every TLB once per batch, then hands the
+// pages to reclaim.
 static void
 madvise_free(struct mm *mm, unsigned long start, unsigned long end)
 {
-  struct mmu_gather tlb;
-  tlb_gather_init(&tlb, mm);
-  spin_lock(&mm->page_table_lock);
-  u64 *pte;
-  for(unsigned long a = start; (pte = next_present_pte(mm, &a, end)); a += PAGE_SIZE) {
-    u64 old = __atomic_fetch_and(pte, ~(PTE_A | PTE_D), __ATOMIC_RELAXED);
-    struct page *page = pfn_to_page((old & PTE_ADDR) >> PAGE_SHIFT);
-    get_page(page);
-    if(tlb_gather_page(&tlb, page, a)) {
-      spin_unlock(&mm->page_table_lock);
-      lazyfree_batch(&tlb);
-      spin_lock(&mm->page_table_lock);
-    }
-  }
-  spin_unlock(&mm->page_table_lock);
-  lazyfree_batch(&tlb);
-  tlb_gather_done(&tlb);
+  walk_present_ptes(mm, start, end, lazyfree_pte, lazyfree_batch);
 }
 
 // The checks and errnos of Linux's madvise(2): EINVAL for an unknown advice, a misaligned

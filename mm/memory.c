@@ -2,6 +2,7 @@
 // on first touch, and zapping a range with its TLB flush batched in an mmu_gather.
 #include "errno.h"
 #include "mm.h"
+#include "rwsem.h"
 #include "string.h"
 #include "vm.h"
 #include <asm/paging.h>
@@ -76,7 +77,7 @@ pte_lookup(struct mm *mm, unsigned long addr)
 
 // The next present PTE at or after *addr and below end, with *addr moved to its address;
 // NULL when there is none. A missing page table skips its whole span. Under the lock.
-u64 *
+static u64 *
 next_present_pte(struct mm *mm, unsigned long *addr, unsigned long end)
 {
   for(unsigned long a = *addr; a < end; a += PAGE_SIZE) {
@@ -207,25 +208,45 @@ tlb_gather_done(struct mmu_gather *tlb)
     free_page((unsigned long)tlb->pages);
 }
 
-// Unmaps every page in [start, end): PTEs cleared under the lock, one flush per batch, then
-// the frames freed. Clearing page->private tells lazyfree_evict the page has left this mm.
+// The walk zap and MADV_FREE share (Linux's walk_page_range with a pte_entry callback, and
+// the mmu_gather of zap_pte_range): pte_fn changes each present PTE of [start, end) under
+// the page-table lock and returns its page for the batch; batch_fn takes a full batch with
+// the lock dropped, since its flush waits for other CPUs, and at the end the last one.
 void
-zap_page_range(struct mm *mm, unsigned long start, unsigned long end)
+walk_present_ptes(struct mm *mm, unsigned long start, unsigned long end,
+                  struct page *(*pte_fn)(struct mm *mm, u64 *pte),
+                  void (*batch_fn)(struct mmu_gather *tlb))
 {
   struct mmu_gather tlb;
   tlb_gather_init(&tlb, mm);
   spin_lock(&mm->page_table_lock);
   u64 *pte;
   for(unsigned long a = start; (pte = next_present_pte(mm, &a, end)); a += PAGE_SIZE) {
-    struct page *page = pte_page(__atomic_exchange_n(pte, 0, __ATOMIC_RELAXED));
-    page->private = 0;
-    mm->rss--;
-    if(tlb_gather_page(&tlb, page, a)) {
+    if(tlb_gather_page(&tlb, pte_fn(mm, pte), a)) {
       spin_unlock(&mm->page_table_lock);
-      tlb_gather_release(&tlb);
+      batch_fn(&tlb);
       spin_lock(&mm->page_table_lock);
     }
   }
   spin_unlock(&mm->page_table_lock);
+  batch_fn(&tlb);
   tlb_gather_done(&tlb);
+}
+
+// Clearing page->private tells lazyfree_evict the page has left this mm.
+static struct page *
+zap_pte(struct mm *mm, u64 *pte)
+{
+  struct page *page = pte_page(__atomic_exchange_n(pte, 0, __ATOMIC_RELAXED));
+  page->private = 0;
+  mm->rss--;
+  return page;
+}
+
+// Unmaps every page in [start, end): PTEs cleared under the lock, one flush per batch, then
+// the frames freed.
+void
+zap_page_range(struct mm *mm, unsigned long start, unsigned long end)
+{
+  walk_present_ptes(mm, start, end, zap_pte, tlb_gather_release);
 }

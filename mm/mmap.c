@@ -2,6 +2,7 @@
 // address, and private anonymous mmap/munmap. The tree changes only under mmap_sem for write.
 #include "errno.h"
 #include "panic.h"
+#include "rwsem.h"
 #include "slab.h"
 #include "vm.h"
 #include <asm/memlayout.h>

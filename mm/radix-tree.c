@@ -15,22 +15,25 @@
 
 #define LONG_BITS (8 * sizeof(unsigned long))
 #define NR_SHIFTS (RADIX_TREE_MAX_SHIFT - RADIX_TREE_MIN_SHIFT + 1)
-#define TAG_LONGS (((1 << RADIX_TREE_MAX_SHIFT) + LONG_BITS - 1) / LONG_BITS)
 #define MAX_HEIGHT RADIX_TREE_MAX_PATH(RADIX_TREE_MIN_SHIFT)
 
 // Heights count from the bottom: a leaf (height 1) holds items, a node of height h
 // holds nodes of height h-1. A node's height never changes, because the tree grows
 // and shrinks only at the top, so lock-free readers can trust it.
+//
+// No tags (Linux's per-slot bitmaps that let writeback find dirty pages): nothing here
+// looks entries up by tag, and bitmaps sized for the widest fanout would make narrow
+// nodes look dearer in the fanout comparison. A node is three words and its slots:
+// 56 bytes at fanout 4, 88 at 8, 152 at 16, 280 at 32, 536 at 64, 1048 at 128.
 struct radix_tree_node {
   unsigned char height;
   unsigned char shift;     // the tree's, which names the cache the node returns to
   unsigned short count;    // non-NULL slots
   struct rcu_head rcu;
-  // Bit i of tags[t] is set if slot i holds an item tagged t (leaf) or a subtree
-  // holding one (higher up). Sized for the widest fanout; narrower nodes use the start.
-  unsigned long tags[RADIX_TREE_MAX_TAGS][TAG_LONGS];
   void *slots[];           // 2^shift of them
 };
+_Static_assert(sizeof(struct radix_tree_node) == 3 * sizeof(void *),
+               "a node is three words before its slots");
 
 // Per-CPU stash of nodes for inserts under a spinlock, one list per shift (Linux 2.5's
 // radix_tree_preload). Stashed nodes are unpublished, so their slot 0 chains the list.
@@ -82,43 +85,6 @@ static size_t
 node_size(unsigned int shift)
 {
   return sizeof(struct radix_tree_node) + (sizeof(void *) << shift);
-}
-
-static bool
-tag_test(struct radix_tree_node *node, unsigned int tag, unsigned int off)
-{
-  return (READ_ONCE(node->tags[tag][off / LONG_BITS]) >> (off % LONG_BITS)) & 1;
-}
-
-// Writers are serialized, so a plain read-modify-write suffices; the single store
-// keeps readers from seeing a torn word.
-static void
-tag_set_bit(struct radix_tree_node *node, unsigned int tag, unsigned int off)
-{
-  unsigned long *w;
-
-  w = &node->tags[tag][off / LONG_BITS];
-  WRITE_ONCE(*w, *w | 1UL << (off % LONG_BITS));
-}
-
-static void
-tag_clear_bit(struct radix_tree_node *node, unsigned int tag, unsigned int off)
-{
-  unsigned long *w;
-
-  w = &node->tags[tag][off / LONG_BITS];
-  WRITE_ONCE(*w, *w & ~(1UL << (off % LONG_BITS)));
-}
-
-static bool
-node_tagged(struct radix_tree_node *node, unsigned int tag)
-{
-  unsigned int i;
-
-  for(i = 0; i < TAG_LONGS; i++)
-    if(READ_ONCE(node->tags[tag][i]))
-      return true;
-  return false;
 }
 
 // Creates a node cache per fanout, each backed by a reserve of one worst-case insert
@@ -292,7 +258,7 @@ attach(struct radix_tree_root *root, unsigned long index, void *item,
        struct radix_tree_node **fresh)
 {
   struct radix_tree_node *top, *node, *child;
-  unsigned int shift, height, h, off, tag;
+  unsigned int shift, height, h, off;
 
   shift = root->shift;
   height = height_for(shift, index);
@@ -301,16 +267,13 @@ attach(struct radix_tree_root *root, unsigned long index, void *item,
     top = *fresh++;
     top->height = height;
   }
-  // Grow: each new root holds the old one in slot 0 and inherits its tags (Linux's
-  // radix_tree_extend). They stay private until root->rnode is set, so plain stores do.
+  // Grow: each new root holds the old one in slot 0 (Linux's radix_tree_extend). They
+  // stay private until root->rnode is set, so plain stores do.
   for(h = top->height + 1; h <= height; h++){
     node = *fresh++;
     node->height = h;
     node->slots[0] = top;
     node->count = 1;
-    for(tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
-      if(node_tagged(top, tag))
-        tag_set_bit(node, tag, 0);
     top = node;
   }
   node = top;
@@ -356,21 +319,6 @@ radix_tree_insert(struct radix_tree_root *root, unsigned long index, void *item)
   return 0;
 }
 
-// Clears tag for index bottom up, stopping at the first node that keeps another entry
-// with that tag; path and height are walk()'s.
-static void
-tag_clear_path(struct radix_tree_node **path, unsigned int height, unsigned int shift,
-               unsigned long index, unsigned int tag)
-{
-  unsigned int h;
-
-  for(h = 1; h <= height; h++){
-    tag_clear_bit(path[h], tag, offset(index, shift, h));
-    if(node_tagged(path[h], tag))
-      return;
-  }
-}
-
 // Drops root nodes whose only entry is in slot 0, keeping the height minimal (Linux's
 // radix_tree_shrink). The child is already published, and the old root still points
 // at it, so a reader holding the old root finds the same entries.
@@ -393,7 +341,7 @@ radix_tree_delete(struct radix_tree_root *root, unsigned long index)
 {
   struct radix_tree_node *path[MAX_HEIGHT + 1];
   struct radix_tree_node *node;
-  unsigned int shift, height, h, tag;
+  unsigned int shift, height, h;
   void *item;
 
   item = find(root, index, path);
@@ -401,8 +349,6 @@ radix_tree_delete(struct radix_tree_root *root, unsigned long index)
     return NULL;
   shift = root->shift;
   height = root->rnode->height;
-  for(tag = 0; tag < RADIX_TREE_MAX_TAGS; tag++)
-    tag_clear_path(path, height, shift, index, tag);
   // Clear the entry, then walk up freeing each node left empty. A node is freed only
   // after the slot that led to it is cleared, so no reader that starts later finds it.
   for(h = 1; h <= height; h++){
@@ -420,84 +366,14 @@ radix_tree_delete(struct radix_tree_root *root, unsigned long index)
   return item;
 }
 
-// Tags the item at index and returns it; NULL (and no tag) if there is none.
-void *
-radix_tree_tag_set(struct radix_tree_root *root, unsigned long index, unsigned int tag)
-{
-  struct radix_tree_node *path[MAX_HEIGHT + 1];
-  unsigned int h;
-  void *item;
-
-  item = find(root, index, path);
-  if(!item)
-    return NULL;
-  for(h = root->rnode->height; h > 0; h--)
-    tag_set_bit(path[h], tag, offset(index, root->shift, h));
-  return item;
-}
-
-// Untags the item at index and returns it; NULL if there is none.
-void *
-radix_tree_tag_clear(struct radix_tree_root *root, unsigned long index, unsigned int tag)
-{
-  struct radix_tree_node *path[MAX_HEIGHT + 1];
-  void *item;
-
-  item = find(root, index, path);
-  if(!item)
-    return NULL;
-  tag_clear_path(path, root->rnode->height, root->shift, index, tag);
-  return item;
-}
-
-int
-radix_tree_tag_get(struct radix_tree_root *root, unsigned long index, unsigned int tag)
-{
-  struct radix_tree_node *node;
-  unsigned int h, off;
-
-  node = rcu_dereference(root->rnode);
-  if(!node || index > maxindex(root->shift, node->height))
-    return 0;
-  for(h = node->height; h > 1; h--){
-    off = offset(index, root->shift, h);
-    if(!tag_test(node, tag, off))
-      return 0;
-    node = rcu_dereference(node->slots[off]);
-    if(!node)
-      return 0;
-  }
-  return tag_test(node, tag, offset(index, root->shift, 1));
-}
-
-// Whether any item in the tree has tag.
-int
-radix_tree_tagged(struct radix_tree_root *root, unsigned int tag)
-{
-  struct radix_tree_node *node;
-
-  node = rcu_dereference(root->rnode);
-  return node && node_tagged(node, tag);
-}
-
-// What slot off holds, if it counts for a gang lookup: any entry when tag < 0,
-// else only entries marked with tag.
-static void *
-entry(struct radix_tree_node *node, unsigned int off, int tag)
-{
-  if(tag >= 0 && !tag_test(node, tag, off))
-    return NULL;
-  return rcu_dereference(node->slots[off]);
-}
-
 // One descent of a gang lookup: finds the first leaf with an entry at or after *index,
 // appends that leaf's entries from there to results (up to max in all), and moves
 // *index past what it scanned. Returns false once nothing can follow. Each leaf starts
 // again from the root, which keeps the walk simple and right against concurrent
 // changes of height (the shape of Linux 2.6's __lookup).
 static bool
-gang_step(struct radix_tree_root *root, unsigned long *index, int tag,
-          void **results, unsigned int max, unsigned int *found)
+gang_step(struct radix_tree_root *root, unsigned long *index, void **results,
+          unsigned int max, unsigned int *found)
 {
   struct radix_tree_node *node, *child;
   unsigned int shift, nslots, h, off;
@@ -514,7 +390,7 @@ gang_step(struct radix_tree_root *root, unsigned long *index, int tag,
     span = 1UL << (shift * (h - 1));
     child = NULL;
     for(off = offset(i, shift, h); off < nslots; off++){
-      child = entry(node, off, tag);
+      child = rcu_dereference(node->slots[off]);
       if(child)
         break;
       i = (i & ~(span - 1)) + span;
@@ -528,7 +404,7 @@ gang_step(struct radix_tree_root *root, unsigned long *index, int tag,
     node = child;
   }
   for(off = offset(i, shift, 1); off < nslots && *found < max; off++){
-    item = entry(node, off, tag);
+    item = rcu_dereference(node->slots[off]);
     if(item)
       results[(*found)++] = item;
     i++;
@@ -537,32 +413,17 @@ gang_step(struct radix_tree_root *root, unsigned long *index, int tag,
   return i != 0;
 }
 
-static unsigned int
-gang_lookup(struct radix_tree_root *root, void **results, unsigned long first,
-            unsigned int max, int tag)
-{
-  unsigned int found;
-
-  found = 0;
-  while(found < max && gang_step(root, &first, tag, results, max, &found))
-    ;
-  return found;
-}
-
 // Up to max items at indices >= first, in index order.
 unsigned int
 radix_tree_gang_lookup(struct radix_tree_root *root, void **results, unsigned long first,
                        unsigned int max)
 {
-  return gang_lookup(root, results, first, max, -1);
-}
+  unsigned int found;
 
-// Up to max items tagged tag at indices >= first, in index order.
-unsigned int
-radix_tree_gang_lookup_tag(struct radix_tree_root *root, void **results,
-                           unsigned long first, unsigned int max, unsigned int tag)
-{
-  return gang_lookup(root, results, first, max, tag);
+  found = 0;
+  while(found < max && gang_step(root, &first, results, max, &found))
+    ;
+  return found;
 }
 
 // Fills this CPU's stash with enough nodes for one insert into any tree, so an insert

@@ -31,7 +31,7 @@ if [ ! -f "$iso" ] || [ "$build/kernel.elf" -nt "$iso" ]; then
   (cd "$top" && tools/mkiso.sh "$build/kernel.elf" "$cmdline" "$iso") || exit 2
 fi
 
-# KVM only where the CPU really offers it (FIELD-NOTES: /dev/kvm here is paravirtual).
+# KVM only where the CPU really offers it (doc/qemu.md: a /dev/kvm may be paravirtual).
 if [ -z "$accel" ]; then
   if grep -qwE 'vmx|svm' /proc/cpuinfo && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
     accel=kvm

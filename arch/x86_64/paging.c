@@ -119,25 +119,6 @@ kernel_unmap(u64 va, u64 size)
   spin_unlock_irqrestore(&kernel_pt_lock, irq);
 }
 
-int
-kernel_protect(u64 va, u64 size, u64 flags)
-{
-  u64 irq;
-  int err = 0;
-  spin_lock_irqsave(&kernel_pt_lock, irq);
-  for(u64 off = 0; off < size; off += PAGE_SIZE) {
-    u64 *pte = pte_walk(kernel_pml4, va + off, false);
-    if(!pte || !(*pte & PTE_P)) {
-      err = -1;
-      break;
-    }
-    *pte = (*pte & PTE_ADDR) | flags | PTE_P;
-    invlpg(va + off);
-  }
-  spin_unlock_irqrestore(&kernel_pt_lock, irq);
-  return err;
-}
-
 // True if reading va would not fault: used by the backtrace, which must not
 // fault while printing a panic.
 bool

@@ -55,7 +55,7 @@ tgdt_ptr:
   .short tgdt_ptr - tgdt - 1
   .long T(tgdt)
   .balign 8
-trampoline_cr3:   .long 0       // filled in by smp_boot_aps()
+trampoline_cr3:   .long 0       // filled in by start_aps()
 trampoline_efer:  .long 0
 trampoline_entry: .quad 0
 trampoline_end:

@@ -16,7 +16,7 @@ __mutex_init(struct mutex *m, const char *name)
 void
 mutex_lock(struct mutex *m)
 {
-  struct lock_waiter w = { .thread = current };
+  struct mutex_waiter w = { .thread = current };
   u64 flags;
   spin_lock_irqsave(&m->wait_lock, flags);
   if(m->owner == current)
@@ -64,17 +64,11 @@ mutex_unlock(struct mutex *m)
     panic("mutex_unlock: %s is not held by this thread (%s)", m->name, current->name);
   m->owner = NULL;
   if(!list_empty(&m->waiters)) {
-    struct lock_waiter *w = list_first_entry(&m->waiters, struct lock_waiter, list);
+    struct mutex_waiter *w = list_first_entry(&m->waiters, struct mutex_waiter, list);
     list_del(&w->list);
     m->owner = w->thread;
     w->granted = true;
     wake_up_thread(w->thread);
   }
   spin_unlock_irqrestore(&m->wait_lock, flags);
-}
-
-bool
-mutex_is_locked(struct mutex *m)
-{
-  return READ_ONCE(m->owner) != NULL;
 }

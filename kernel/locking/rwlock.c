@@ -15,12 +15,6 @@
 #define RW_WAITING 2u   // a writer waits: new readers wait too
 #define RW_READER  4u   // one reader
 
-void
-rwlock_init(rwlock_t *l)
-{
-  l->cnts = 0;
-}
-
 // The bits that keep a new reader out.
 static u32
 reader_blockers(void)

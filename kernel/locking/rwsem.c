@@ -1,8 +1,8 @@
-// The reader-writer semaphore: readers share it, a writer has it alone; the future mmap_sem.
+// The reader-writer semaphore: readers share it, a writer has it alone; mmap_sem is one.
 // Arrivals queue behind any waiter, so a waiting writer stops new readers from overtaking it:
 // writers do not starve (unlike 2.4's rwlocks).
-#include "mutex.h"
 #include "panic.h"
+#include "rwsem.h"
 #include "sched.h"
 #include "time.h"
 
@@ -22,7 +22,7 @@ static void
 rwsem_grant(struct rw_semaphore *s)
 {
   while(!list_empty(&s->waiters)) {
-    struct lock_waiter *w = list_first_entry(&s->waiters, struct lock_waiter, list);
+    struct rwsem_waiter *w = list_first_entry(&s->waiters, struct rwsem_waiter, list);
     if(w->write) {
       if(s->count != 0)
         return;
@@ -41,7 +41,7 @@ rwsem_grant(struct rw_semaphore *s)
 }
 
 static void
-rwsem_wait(struct rw_semaphore *s, struct lock_waiter *w, u64 *flags)
+rwsem_wait(struct rw_semaphore *s, struct rwsem_waiter *w, u64 *flags)
 {
   u64 t0 = ktime_ns();
   list_add_tail(&w->list, &s->waiters);
@@ -62,7 +62,7 @@ rwsem_wait(struct rw_semaphore *s, struct lock_waiter *w, u64 *flags)
 void
 down_read(struct rw_semaphore *s)
 {
-  struct lock_waiter w = { .thread = current, .write = false };
+  struct rwsem_waiter w = { .thread = current, .write = false };
   u64 flags;
   spin_lock_irqsave(&s->wait_lock, flags);
   if(s->count >= 0 && list_empty(&s->waiters))
@@ -75,7 +75,7 @@ down_read(struct rw_semaphore *s)
 void
 down_write(struct rw_semaphore *s)
 {
-  struct lock_waiter w = { .thread = current, .write = true };
+  struct rwsem_waiter w = { .thread = current, .write = true };
   u64 flags;
   spin_lock_irqsave(&s->wait_lock, flags);
   if(s->count == 0 && list_empty(&s->waiters))
@@ -93,20 +93,6 @@ down_read_trylock(struct rw_semaphore *s)
   spin_lock_irqsave(&s->wait_lock, flags);
   if(s->count >= 0 && list_empty(&s->waiters)) {
     s->count++;
-    ok = true;
-  }
-  spin_unlock_irqrestore(&s->wait_lock, flags);
-  return ok;
-}
-
-bool
-down_write_trylock(struct rw_semaphore *s)
-{
-  u64 flags;
-  bool ok = false;
-  spin_lock_irqsave(&s->wait_lock, flags);
-  if(s->count == 0 && list_empty(&s->waiters)) {
-    s->count = -1;
     ok = true;
   }
   spin_unlock_irqrestore(&s->wait_lock, flags);

@@ -1,4 +1,4 @@
-// Host test for kernel/bench/table.c: the contract's thread sweeps at many CPU counts, what
+// Host test for kernel/bench/table.c: doc/console.md's thread sweeps at many CPU counts, what
 // bench=quick keeps, the number formats of the BENCH lines and the human table.
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,7 +54,7 @@ test_sweeps(void)
 {
   int t[BENCH_MAX_SWEEP], cpus, n, i;
 
-  // The contract's own examples, at 8 CPUs.
+  // The examples of doc/console.md, at 8 CPUs.
   CHECK(same(sweep(SWEEP_UP, 8, false), "1 2 4 8"));
   CHECK(same(sweep(SWEEP_OVER, 8, false), "1 2 4 8 12 16 20"));
   CHECK(same(sweep(SWEEP_FIXED, 8, false), "1 2 4 8 16"));
@@ -71,7 +71,7 @@ test_sweeps(void)
   CHECK(same(sweep(SWEEP_OVER, 1, true), "1 2"));
   CHECK(same(sweep(SWEEP_OVER, 255, false), "1 2 4 8 16 32 64 128 255 383 510 638"));
 
-  // Every CPU count QEMU allows: strictly increasing, within the arrays, the contract's ends.
+  // Every CPU count QEMU allows: strictly increasing, within the arrays, doc/console.md's ends.
   for(cpus = 1; cpus <= 255; cpus++){
     bool ok = true;
     n = bench_sweep(SWEEP_OVER, cpus, false, t);

@@ -1,5 +1,5 @@
 // Page-cache self-tests, each run against all four indexing variants: the API at odd and huge
-// indices, lookups racing removal and reuse, reclaim, and allocation failure (issue 6).
+// indices, lookups racing removal and reuse, reclaim, and allocation failure.
 #include "cpumask.h"
 #include "errno.h"
 #include "fault_inject.h"

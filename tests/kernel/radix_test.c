@@ -1,5 +1,5 @@
 // In-kernel radix-tree test: readers on every CPU look up and gang-look-up under RCU alone
-// while writers on every CPU insert and delete under the tree's lock (issue 5 part 8).
+// while writers on every CPU insert and delete under the tree's lock.
 #include "cpumask.h"
 #include "gfp.h"
 #include "printk.h"

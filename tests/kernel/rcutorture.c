@@ -19,7 +19,7 @@
 #define NFAKE 2                 // fake writers
 #define MAGIC 0x52435554u       // an element in use
 #define POISON 0xdeadbeefu      // an element on the free pool
-#define WRITER_CPU 0            // where rcu.c's grace-period thread runs: see read_delay
+#define WRITER_CPU 0            // its reader keeps to short sections: see read_delay
 // Every LONG_READ_EVERY_MS or so a reader stays in its section for LONG_READ_US up to twice
 // that; one such section in LONG_TICKS_ONE_IN spans ticks (TICKS_READ_US up to twice that).
 #define LONG_READ_EVERY_MS 40
@@ -160,8 +160,8 @@ writer(void *arg __unused)
 // Mostly a few pauses, sometimes microseconds, and now and then milliseconds, so that the
 // writer can replace and retire the element under the reader. Busy-waiting only: sleeping
 // inside a read-side section is a bug (rcu.c panics). Non-preemptive, a long section stops
-// everything else on its CPU; so the reader beside the writer and the grace-period thread
-// keeps to short ones, or a planted early grace period could not age anything meanwhile.
+// everything else on its CPU; so the reader beside the writer keeps to short ones, or a
+// planted early grace period could not age anything meanwhile.
 static void
 read_delay(struct reader *rd, struct torture_rand *r)
 {

@@ -4,6 +4,7 @@
 #include "mutex.h"
 #include "printk.h"
 #include "rcupdate.h"
+#include "rwsem.h"
 #include "sched.h"
 #include "selftest.h"
 #include "smp.h"

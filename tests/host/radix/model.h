@@ -8,7 +8,6 @@
 struct ent {
   unsigned long index;
   void *item;
-  unsigned int tags;
 };
 
 struct model {
@@ -55,7 +54,7 @@ model_add(struct model *m, unsigned long index, void *item)
   }
   i = lower_bound(m, index);
   memmove(&m->e[i + 1], &m->e[i], (m->n - i) * sizeof(*m->e));
-  m->e[i] = (struct ent){ index, item, 0 };
+  m->e[i] = (struct ent){ index, item };
   m->n++;
 }
 

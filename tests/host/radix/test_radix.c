@@ -18,7 +18,6 @@
 #include "radix-tree.h"
 #include "model.h"
 
-#define TAGS RADIX_TREE_MAX_TAGS
 #define GANG_MAX 48
 
 static unsigned long seed;
@@ -49,23 +48,18 @@ mismatch(int line, const char *what)
     fprintf(stderr, "test_radix.c:%d: %s (seed %lu, op %lu)\n", line, what, seed, opno);
 }
 
-// Compares a gang lookup (tag < 0: untagged) from first against the model.
+// Compares a gang lookup from first against the model.
 static void
 check_gang(struct radix_tree_root *root, struct model *m, unsigned long first,
-           unsigned int max, int tag)
+           unsigned int max)
 {
   void *got[GANG_MAX];
   unsigned int n, k;
   size_t i;
 
-  if(tag < 0)
-    n = radix_tree_gang_lookup(root, got, first, max);
-  else
-    n = radix_tree_gang_lookup_tag(root, got, first, max, tag);
+  n = radix_tree_gang_lookup(root, got, first, max);
   k = 0;
   for(i = lower_bound(m, first); i < m->n && k < max; i++){
-    if(tag >= 0 && !(m->e[i].tags >> tag & 1))
-      continue;
     expect(k < n && got[k] == m->e[i].item);
     k++;
   }
@@ -77,8 +71,7 @@ static void
 check_tree(struct radix_tree_root *root, struct model *m)
 {
   void **all;
-  unsigned int n, tag;
-  bool any;
+  unsigned int n;
   size_t i;
 
   expect(radix_tree_height(root) == model_height(m, root->shift));
@@ -89,19 +82,8 @@ check_tree(struct radix_tree_root *root, struct model *m)
   for(i = 0; i < m->n && i < n; i++)
     expect(all[i] == m->e[i].item);
   free(all);
-  for(i = 0; i < m->n; i++){
+  for(i = 0; i < m->n; i++)
     expect(radix_tree_lookup(root, m->e[i].index) == m->e[i].item);
-    for(tag = 0; tag < TAGS; tag++)
-      expect(radix_tree_tag_get(root, m->e[i].index, tag) ==
-             (int)(m->e[i].tags >> tag & 1));
-  }
-  for(tag = 0; tag < TAGS; tag++){
-    any = false;
-    for(i = 0; i < m->n; i++)
-      any |= m->e[i].tags >> tag & 1;
-    expect(radix_tree_tagged(root, tag) == any);
-    check_gang(root, m, 0, GANG_MAX, tag);
-  }
 }
 
 static void
@@ -168,16 +150,13 @@ random_op(struct radix_tree_root *root, struct model *m, unsigned long *rs,
 {
   struct ent *e;
   void **slot;
-  unsigned int r, tag;
-  bool any;
-  size_t i;
+  unsigned int r;
 
   if(m->n > 0 && rnd(rs) % 4)
     key = m->e[rnd(rs) % m->n].index;
   e = model_get(m, key);
-  tag = rnd(rs) % TAGS;
   r = rnd(rs) % 100;
-  if(r < 40){
+  if(r < 58){
     if(rnd(rs) % 100 < ph->insert_pct){
       random_insert(root, m, rs, ph, key);
     } else {
@@ -186,30 +165,13 @@ random_op(struct radix_tree_root *root, struct model *m, unsigned long *rs,
         model_del(m, key);
     }
     expect(radix_tree_height(root) == model_height(m, root->shift));
-  } else if(r < 55){
+  } else if(r < 80){
     expect(radix_tree_lookup(root, key) == (e ? e->item : NULL));
-  } else if(r < 60){
+  } else if(r < 88){
     slot = radix_tree_lookup_slot(root, key);
     expect(e ? slot && *slot == e->item : !slot);
-  } else if(r < 70){
-    expect(radix_tree_tag_set(root, key, tag) == (e ? e->item : NULL));
-    if(e)
-      e->tags |= 1u << tag;
-  } else if(r < 78){
-    expect(radix_tree_tag_clear(root, key, tag) == (e ? e->item : NULL));
-    if(e)
-      e->tags &= ~(1u << tag);
-  } else if(r < 84){
-    expect(radix_tree_tag_get(root, key, tag) == (e && e->tags >> tag & 1));
-  } else if(r < 92){
-    check_gang(root, m, key + rnd(rs) % 7 - 3, 1 + rnd(rs) % GANG_MAX, -1);
-  } else if(r < 98){
-    check_gang(root, m, key + rnd(rs) % 7 - 3, 1 + rnd(rs) % GANG_MAX, tag);
   } else {
-    any = false;
-    for(i = 0; i < m->n; i++)
-      any |= m->e[i].tags >> tag & 1;
-    expect(radix_tree_tagged(root, tag) == any);
+    check_gang(root, m, key + rnd(rs) % 7 - 3, 1 + rnd(rs) % GANG_MAX);
   }
 }
 
@@ -314,7 +276,6 @@ test_args(void)
   CHECK(radix_tree_insert(&root, 5, NULL) == -EINVAL);
   CHECK(radix_tree_lookup(&root, 5) == NULL);
   CHECK(radix_tree_delete(&root, 5) == NULL);
-  CHECK(radix_tree_tag_set(&root, 5, 0) == NULL);
   CHECK(radix_tree_gang_lookup(&root, got, 0, 4) == 0);
   // A gang lookup that reaches ULONG_MAX stops instead of wrapping to index 0.
   CHECK(radix_tree_insert(&root, 1, (void *)1) == 0);
@@ -406,8 +367,6 @@ no_preload_thread(void *arg)
   CHECK(radix_tree_insert(&root, 6, (void *)6) == 0);   // needs no node
   model_add(&m, 6, (void *)6);
   slab_fail_percent(0);
-  radix_tree_tag_set(&root, 7, 1);
-  m.e[1].tags = 2;
 
   key = (1UL << 40) + 12345;
   model_add(&m, key, (void *)(key | 1));
@@ -517,33 +476,8 @@ reader_thread(void *arg)
     }
     n = radix_tree_gang_lookup(&race_root, got, first, 16);
     r->bad += check_race_gang(got, n, first);
-    n = radix_tree_gang_lookup_tag(&race_root, got, first, 16, key % TAGS);
-    r->bad += check_race_gang(got, n, first);
-    radix_tree_tag_get(&race_root, key, key % TAGS);
-    radix_tree_tagged(&race_root, 0);
     rcu_read_unlock();
     r->ops++;
-  }
-  rcu_unregister_thread();
-  return NULL;
-}
-
-// A second writer, as the page cache's writeback tags pages while others add them.
-static void *
-tagger_thread(void *arg)
-{
-  unsigned long rs, key;
-
-  rs = *(unsigned long *)arg;
-  rcu_register_thread();
-  while(!__atomic_load_n(&race_stop, __ATOMIC_RELAXED)){
-    key = pool_key(rnd(&rs) % POOL);
-    pthread_mutex_lock(&race_lock);
-    if(rnd(&rs) % 2)
-      radix_tree_tag_set(&race_root, key, key % TAGS);
-    else
-      radix_tree_tag_clear(&race_root, key, key % TAGS);
-    pthread_mutex_unlock(&race_lock);
   }
   rcu_unregister_thread();
   return NULL;
@@ -562,15 +496,13 @@ static void
 test_race(unsigned int shift, double seconds)
 {
   struct reader readers[3];
-  pthread_t tagger;
   static bool present[POOL];
-  unsigned long rs, tag_rs, writes, reads;
+  unsigned long rs, writes, reads;
   unsigned int i, k;
   long errs;
   double end;
 
   rs = seed ^ (shift * 77);
-  tag_rs = rs + 1;
   CHECK(INIT_RADIX_TREE(&race_root, shift) == 0);
   memset(present, 0, sizeof(present));
   __atomic_store_n(&race_stop, 0, __ATOMIC_RELAXED);
@@ -578,7 +510,6 @@ test_race(unsigned int shift, double seconds)
     readers[i] = (struct reader){ .rs = rs + 2 + i };
     pthread_create(&readers[i].tid, NULL, reader_thread, &readers[i]);
   }
-  pthread_create(&tagger, NULL, tagger_thread, &tag_rs);
   writes = 0;
   end = now() + seconds;
   while(now() < end){
@@ -596,7 +527,6 @@ test_race(unsigned int shift, double seconds)
     }
   }
   __atomic_store_n(&race_stop, 1, __ATOMIC_RELAXED);
-  pthread_join(tagger, NULL);
   errs = 0;
   reads = 0;
   for(i = 0; i < 3; i++){

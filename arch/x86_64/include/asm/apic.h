@@ -4,7 +4,6 @@
 #include "types.h"
 
 #define APIC_ID      0x020
-#define APIC_VER     0x030
 #define APIC_TPR     0x080
 #define APIC_EOI     0x0b0
 #define APIC_ISR     0x100   // 8 registers, 0x10 apart: vectors in service

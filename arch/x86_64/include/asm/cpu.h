@@ -31,7 +31,7 @@ struct cpu {
   u64 stack_top;             // this CPU's boot/idle stack
   struct thread *curr;       // the running kernel thread (NULL until the scheduler starts)
   int online;
-  int idle;                  // halted in cpu_idle with the tick stopped
+  int idle;                  // halted in sched_idle_loop with the tick stopped
   int irq_depth;             // nesting of interrupt handlers (in_interrupt())
   int stopped;               // halted by a panic's NMI
   u64 irq_count;             // interrupts taken

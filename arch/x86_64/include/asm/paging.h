@@ -1,4 +1,4 @@
-// Kernel page tables: the direct map, the image's protections, and a small map/unmap/protect API.
+// Kernel page tables: the direct map, the image's protections, and a small map/unmap API.
 // x86-64 4-level paging (Intel SDM vol. 3A, 4.5).
 #pragma once
 #include "types.h"
@@ -25,7 +25,6 @@ u64 *pt_va(u64 pa);
 u64 *pte_walk(u64 *pml4, u64 va, bool create);
 int kernel_map(u64 va, u64 pa, u64 size, u64 flags);
 void kernel_unmap(u64 va, u64 size);
-int kernel_protect(u64 va, u64 size, u64 flags);
 bool kernel_addr_mapped(u64 va);
 void *ioremap(u64 phys, u64 size);
 u64 stack_alloc(u64 size);   // returns the top of a stack with an unmapped guard page below

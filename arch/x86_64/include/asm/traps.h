@@ -10,11 +10,8 @@ struct trapframe {
   u64 rip, cs, rflags, rsp, ss;   // pushed by the CPU
 };
 
-#define T_DIVIDE    0
 #define T_NMI       2
-#define T_BRKPT     3
 #define T_DBLFLT    8
-#define T_GPFLT     13
 #define T_PGFLT     14
 #define T_MCHK      18
 

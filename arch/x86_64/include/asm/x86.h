@@ -9,8 +9,6 @@
 
 static inline void outb(u16 port, u8 v) { __asm__ volatile("outb %0, %1" ::"a"(v), "Nd"(port)); }
 static inline u8 inb(u16 port) { u8 v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port)); return v; }
-static inline void outl(u16 port, u32 v) { __asm__ volatile("outl %0, %1" ::"a"(v), "Nd"(port)); }
-static inline u32 inl(u16 port) { u32 v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port)); return v; }
 
 static inline u64
 rdmsr(u32 msr)
@@ -42,18 +40,14 @@ cpuid(u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d)
   __asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(sub));
 }
 
-static inline u64 read_cr0(void) { u64 v; __asm__ volatile("mov %%cr0, %0" : "=r"(v)); return v; }
 static inline u64 read_cr2(void) { u64 v; __asm__ volatile("mov %%cr2, %0" : "=r"(v)); return v; }
 static inline u64 read_cr3(void) { u64 v; __asm__ volatile("mov %%cr3, %0" : "=r"(v)); return v; }
-static inline u64 read_cr4(void) { u64 v; __asm__ volatile("mov %%cr4, %0" : "=r"(v)); return v; }
 static inline void write_cr3(u64 v) { __asm__ volatile("mov %0, %%cr3" ::"r"(v) : "memory"); }
-static inline void write_cr4(u64 v) { __asm__ volatile("mov %0, %%cr4" ::"r"(v) : "memory"); }
 static inline void invlpg(u64 va) { __asm__ volatile("invlpg (%0)" ::"r"(va) : "memory"); }
 
 static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
 
 #define MSR_EFER         0xc0000080
 #define MSR_GS_BASE      0xc0000101
-#define MSR_KERNEL_GS    0xc0000102
 #define MSR_APIC_BASE    0x1b
 #define EFER_NXE         (1 << 11)

@@ -1,0 +1,34 @@
+// The reader-writer semaphore, a sleeping lock: readers share it, a writer has it alone.
+// mmap_sem is one (include/vm.h). Waiters get it in arrival order; never take it in interrupts.
+#pragma once
+#include "list.h"
+#include "spinlock.h"
+
+struct thread;
+
+// A sleeping waiter, on its own stack, queued on an rwsem.
+struct rwsem_waiter {
+  struct list_head list;
+  struct thread *thread;
+  bool write;      // a writer
+  bool granted;    // set by the releasing thread, under wait_lock: the lock is now ours
+};
+
+struct rw_semaphore {
+  spinlock_t wait_lock;
+  int count;                  // readers holding it; -1: a writer holds it
+  struct list_head waiters;   // struct rwsem_waiter, readers and writers, oldest first
+  const char *name;
+  u64 wait_ns;                // time its waiters spent queued, summed (lock_stat's waittime)
+};
+
+#define RWSEM_INIT(s) { SPINLOCK_INIT, 0, LIST_HEAD_INIT((s).waiters), #s, 0 }
+#define DECLARE_RWSEM(s) struct rw_semaphore s = RWSEM_INIT(s)
+#define init_rwsem(s) __init_rwsem((s), #s)
+
+void __init_rwsem(struct rw_semaphore *s, const char *name);
+void down_read(struct rw_semaphore *s);
+void down_write(struct rw_semaphore *s);
+bool down_read_trylock(struct rw_semaphore *s);
+void up_read(struct rw_semaphore *s);
+void up_write(struct rw_semaphore *s);
