@@ -3,7 +3,6 @@
 
 BUILD   := build
 CC      := gcc
-LD      := ld
 SMP     ?= 8
 MEM     ?= 1G
 CMDLINE ?=
@@ -33,48 +32,81 @@ KSRC := $(wildcard boot/*.S kernel/*.c kernel/locking/*.c kernel/lib/*.c kernel/
           mm/*.c fs/*.c tests/kernel/*.c)
 KOBJ := $(patsubst %,$(BUILD)/obj/%.o,$(basename $(KSRC)))
 
-.PHONY: all deps clean test host-tests bench-host qemu-gdb gdb report FORCE
-all: deps $(BUILD)/kernel.elf $(BUILD)/kernel.iso
+# V=1 prints every command in full; by default a rule prints one short line (Linux's kbuild).
+ifeq ($(V),1)
+  Q   :=
+  say := @:
+else
+  Q   := @
+  say := @echo
+endif
 
+.PHONY: all deps clean test host-tests bench-host qemu-gdb gdb report FORCE
+# compile_commands.json, once made, is kept up to date by every build.
+all: $(BUILD)/.deps-ok $(BUILD)/kernel.elf $(BUILD)/kernel.iso \
+  $(if $(wildcard compile_commands.json),compile_commands.json)
+
+# tools/deps.sh checks (and as root installs) the tools with apt. A build runs it only when
+# the stamp is missing or the script changed; `make deps` always checks.
+$(BUILD)/.deps-ok: tools/deps.sh
+	$(Q)tools/deps.sh
+	@mkdir -p $(BUILD) && touch $@
 deps:
-	@tools/deps.sh
+	$(Q)tools/deps.sh
+	@mkdir -p $(BUILD) && touch $(BUILD)/.deps-ok
+# Installed before anything is compiled (order-only: a new stamp rebuilds nothing).
+$(KOBJ) $(BUILD)/kernel.iso: | $(BUILD)/.deps-ok
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(KCFLAGS) -c $< -o $@
+	$(say) "  CC      $<"
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
 $(BUILD)/obj/%.o: %.S
 	@mkdir -p $(dir $@)
-	@echo "  AS      $<"
-	@$(CC) $(KCFLAGS) -c $< -o $@
+	$(say) "  AS      $<"
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
+
+# update-stamp FILE,WORDS: rewrites FILE only when its words differ, so its date is when they
+# last changed. Make compares and writes it itself: no shell runs while nothing changes.
+update-stamp = $(if $(filter-out $(file <$1),$2)$(filter-out $2,$(file <$1)), \
+  $(shell mkdir -p $(dir $1))$(file >$1,$2))
 
 # Every object depends on the lock choices: the stamp is rewritten only when they change.
 $(KOBJ): $(BUILD)/config
 $(BUILD)/config: FORCE
-	@mkdir -p $(BUILD)
-	@echo "SPINLOCK=$(SPINLOCK) DEBUG_SPINLOCK=$(DEBUG_SPINLOCK)" | cmp -s - $@ || \
-	  echo "SPINLOCK=$(SPINLOCK) DEBUG_SPINLOCK=$(DEBUG_SPINLOCK)" > $@
+	$(call update-stamp,$@,SPINLOCK=$(SPINLOCK) DEBUG_SPINLOCK=$(DEBUG_SPINLOCK))
 
 # Two links: the first gives the addresses, tools/ksyms.sh turns them into the embedded
 # symbol table, the second links it in. The table sits after everything else
 # (linker.ld), so no other symbol moves; the cmp proves it.
 $(BUILD)/kernel.elf: $(KOBJ) linker.ld tools/ksyms.sh
-	@echo "  LD      $@"
-	@tools/ksyms.sh > $(BUILD)/ksyms0.S
-	@$(CC) $(KCFLAGS) -c $(BUILD)/ksyms0.S -o $(BUILD)/ksyms0.o
-	@$(CC) $(LDFLAGS) -o $(BUILD)/kernel.pass1.elf $(KOBJ) $(BUILD)/ksyms0.o -lgcc
-	@tools/ksyms.sh $(BUILD)/kernel.pass1.elf > $(BUILD)/ksyms.S
-	@$(CC) $(KCFLAGS) -c $(BUILD)/ksyms.S -o $(BUILD)/ksyms.o
-	@$(CC) $(LDFLAGS) -o $@ $(KOBJ) $(BUILD)/ksyms.o -lgcc
-	@nm $(BUILD)/kernel.pass1.elf | grep -v -e ksyms_ -e ' _end$$' > $(BUILD)/syms1
-	@nm $@ | grep -v -e ksyms_ -e ' _end$$' > $(BUILD)/syms2
-	@cmp -s $(BUILD)/syms1 $(BUILD)/syms2 || { echo "ksyms: symbols moved between links"; exit 1; }
+	$(say) "  LD      $@"
+	$(Q)tools/ksyms.sh > $(BUILD)/ksyms0.S
+	$(Q)$(CC) $(KCFLAGS) -c $(BUILD)/ksyms0.S -o $(BUILD)/ksyms0.o
+	$(Q)$(CC) $(LDFLAGS) -o $(BUILD)/kernel.pass1.elf $(KOBJ) $(BUILD)/ksyms0.o -lgcc
+	$(Q)tools/ksyms.sh $(BUILD)/kernel.pass1.elf > $(BUILD)/ksyms.S
+	$(Q)$(CC) $(KCFLAGS) -c $(BUILD)/ksyms.S -o $(BUILD)/ksyms.o
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(KOBJ) $(BUILD)/ksyms.o -lgcc
+	$(Q)nm $(BUILD)/kernel.pass1.elf | grep -v -e ksyms_ -e ' _end$$' > $(BUILD)/syms1
+	$(Q)nm $@ | grep -v -e ksyms_ -e ' _end$$' > $(BUILD)/syms2
+	$(Q)cmp -s $(BUILD)/syms1 $(BUILD)/syms2 || { echo "ksyms: symbols moved between links"; exit 1; }
 
 # The image `make` leaves behind boots with an empty command line (bench=all).
 $(BUILD)/kernel.iso: $(BUILD)/kernel.elf boot/grub.cfg.in tools/mkiso.sh
-	@echo "  ISO     $@"
-	@tools/mkiso.sh $(BUILD)/kernel.elf "" $@
+	$(say) "  ISO     $@"
+	$(Q)tools/mkiso.sh $(BUILD)/kernel.elf "" $@
+
+# compile_commands.json for clangd and other tools: the compiler commands make would run for
+# every kernel source and host test, read from a dry run (make -n -B), so they are exactly the
+# build's. Remade when the Makefile, the lock choices or the list of kernel sources change.
+# The dry run reads no .d file (NODEPS): a parallel build may be writing them.
+$(BUILD)/sources: FORCE
+	$(call update-stamp,$@,$(KSRC))
+compile_commands.json: Makefile $(BUILD)/config $(BUILD)/sources tools/compile_commands.py
+	$(say) "  GEN     $@"
+	$(Q)$(MAKE) --no-print-directory -n -B NODEPS=1 $(KOBJ) host-tests > $(BUILD)/dry-run
+	$(Q)tools/compile_commands.py $(BUILD)/dry-run $@
 
 # make qemu-smpN: boot through GRUB on N vCPUs; exits 0 only on END result=pass.
 qemu-smp%: all FORCE
@@ -160,4 +192,4 @@ clean:
 	rm -rf $(BUILD)
 
 FORCE:
--include $(KOBJ:.o=.d)
+-include $(if $(NODEPS),,$(KOBJ:.o=.d))

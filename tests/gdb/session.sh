@@ -1,7 +1,8 @@
 #!/bin/bash
 # gdb session test: the kernel-aware commands (tools/gdb/kernel.py) on a live 8-vCPU kernel,
-# a breakpoint, step, finish and continue under `make qemu-gdb`'s setup, and a failed
-# self-test that must stop in gdb. Usage: session.sh [live|step|fail] (all by default).
+# a breakpoint, step, finish and continue under `make qemu-gdb`'s setup, a failed self-test
+# that must stop in gdb, and kmm, kpage and kradix (tools/gdb/) on a self-test's address space
+# and page cache. Usage: session.sh [live|step|fail|mm] (all by default).
 set -u
 cd "$(dirname "$0")/../.."
 out=build/test-logs/gdb-session
@@ -12,9 +13,10 @@ check() { # check DESCRIPTION COMMAND...
   if "${@:2}"; then echo "PASS  $1"; else echo "FAIL  $1"; fail=1; fi
 }
 
-# section NAME: the gdb output between `echo @@NAME` and the next marker.
+# section NAME [FILE]: the gdb output between `echo @@NAME` and the next marker (in the live
+# part's output unless FILE names another).
 section() {
-  awk -v s="@@$1" '/^@@/ { on = ($0 == s); next } on' "$out/live-gdb.out"
+  awk -v s="@@$1" '/^@@/ { on = ($0 == s); next } on' "${2:-$out/live-gdb.out}"
 }
 
 # pick_port: a port nobody listens on, from above the user's make qemu-gdb and smoke.sh
@@ -180,12 +182,132 @@ failed() {
   check "panic=halt kept the failed run up (QEMU had not exited)" test $up = 0
 }
 
+# mm: stop in two self-tests and look at their data with kmm, kpage and kradix. madvise-free
+# (tests/kernel/vm_test.c) calls try_to_free_pages with 128 pages mapped, all handed to reclaim
+# by MADV_FREE and two of them written again; pagecache-basic (tests/kernel/pagecache_test.c)
+# calls check_gang with its odd indices in the page cache, here on 16-way and 128-way trees.
+mm() {
+  pick_port
+  snapshot
+  tools/qemu.sh --smp 8 --cmdline "bench=none panic=halt selftest=madvise-free,pagecache-basic" \
+    --gdb "$port" --timeout 120 --log "$out/mm-serial.log" > "$out/mm-qemu.out" 2>&1 < /dev/null &
+  local qemu=$!
+  wait_stub
+  # $gs_base is the struct cpu of the vCPU at the breakpoint (see kvcpus in tools/gdb/kernel.py);
+  # MADV_FREE puts pages at the inactive list's tail (lru_add_lazyfree).
+  local mine='((struct cpu *)$gs_base)->curr->mm'
+  local tail="(unsigned long)'mm/vmscan.c'::lru.inactive.prev - (unsigned long)&((struct page *)0)->lru"
+  local image='p/x ((unsigned long)&threads - 0xffffffff80000000) >> 12'   # KERNEL_VMA
+  local cmds=() c
+  for c in kmm "kmm $mine" "kmm 0" "kpage $tail" 'p/x (unsigned long)&anon_owner' "kpage $mine" \
+           'p sizeof(struct mm)' "kpage &threads" "$image" "kpage 0xdeadbeef"; do
+    cmds+=(-ex "echo @@$c\\n" -ex "$c")
+  done
+  cmds+=(-ex "echo @@radix16\\n" -ex "delete 2" -ex "continue")
+  for c in "kradix m->page_tree" 'kpage $kradix_last' "p m" "kradix m"; do
+    cmds+=(-ex "echo @@16 $c\\n" -ex "$c")
+  done
+  cmds+=(-ex "echo @@radix128\\n" -ex "condition 3 m->variant == PC_RADIX_RCU && m->fanout == 128"
+         -ex "continue" -ex "echo @@128 kradix\\n" -ex "kradix &m->page_tree")
+  timeout 60 gdb -batch -nx -x tools/gdbinit -ex "file $out/kernel.elf" \
+    -ex "target remote 127.0.0.1:$port" -ex "thbreak kmain" -ex "continue" \
+    -ex "break try_to_free_pages" \
+    -ex "break check_gang if m->variant == PC_RADIX_LOCK && m->fanout == 16" \
+    -ex "echo @@madvise\\n" -ex "continue" "${cmds[@]}" -ex "echo @@end\\n" -ex "kill" \
+    > "$out/mm-gdb.out" 2>&1
+  sleep 1
+  kill -0 "$qemu" 2>/dev/null && stop_qemu "$qemu"
+  wait "$qemu"
+  local f=$out/mm-gdb.out
+
+  check "stopped in try_to_free_pages, called by madvise-free" \
+    grep -qE '^(Thread [0-9]+ hit )?Breakpoint 2, try_to_free_pages ' <(section madvise "$f")
+  # kmm: the mm the test thread adopted, one VMA of 128 pages, every one resident and lazily
+  # freed, pages 0 and 10 dirty again; the same with the mm given as an expression.
+  local mm start end
+  mm=$(section kmm "$f" |
+       sed -nE 's/^mm (0x[0-9a-f]+) cr3 0x[0-9a-f]+ users 2 rss 128 vmas 1 flushes [0-9]+ cpus [0-9]+$/\1/p')
+  check "kmm shows the running thread's mm: users 2 rss 128 vmas 1 (mm ${mm:-none})" test -n "$mm"
+  check "kmm: one rw VMA of 128 pages, resident 128 dirty 2 lazyfree 128" \
+    grep -qE '^  0x[0-9a-f]+-0x[0-9a-f]+ rw +128 pages  resident 128 dirty 2 lazyfree 128$' \
+    <(section kmm "$f")
+  check "kmm: total resident 128 lazyfree 128" \
+    grep -qx '  total resident 128 lazyfree 128' <(section kmm "$f")
+  check "kmm MM shows the same" cmp -s <(section kmm "$f") <(section "kmm $mine" "$f")
+  check "kmm 0 is refused" grep -qx 'kmm: 0 is NULL' <(section "kmm 0" "$f")
+  read -r start end < <(section kmm "$f" | sed -nE 's/^  (0x[0-9a-f]+)-(0x[0-9a-f]+) rw .*/\1 \2/p')
+
+  # kpage on the last page MADV_FREE handed over: lazily freed, of that mm, at an address
+  # inside its VMA, with page->mapping at anon_owner.
+  local owner addr
+  owner=$(section 'p/x (unsigned long)&anon_owner' "$f" | sed -nE 's/^\$[0-9]+ = (0x[0-9a-f]+)$/\1/p')
+  addr=$(section "kpage $tail" "$f" |
+         sed -nE "s/^  lazily freed \(MADV_FREE\): mm ${mm:-none} address (0x[0-9a-f]+)$/\1/p")
+  check "kpage: the LRU's last page is lazily freed memory of mm ${mm:-none}" test -n "$addr"
+  check "kpage: its address ${addr:-none} is inside the VMA ${start:-?}-${end:-?}" \
+    test $((${addr:-0})) -ge $((${start:-1})) -a $((${addr:-0})) -lt $((${end:-0}))
+  check "kpage: flags PG_lru PG_lazyfree, mapping &anon_owner (${owner:-none})" \
+    grep -Pzq "\n  flags 0x[0-9a-f]+ PG_lru PG_lazyfree\n  refcount [0-9]+ mapping ${owner:-none} index ${addr:-none} private ${mm:-none}\n" \
+    <(section "kpage $tail" "$f")
+  # kpage on the mm itself: a kmalloc object, on a page of the power-of-two cache that fits it.
+  local size cache=8 pfn
+  size=$(section 'p sizeof(struct mm)' "$f" | sed -nE 's/^\$[0-9]+ = ([0-9]+)$/\1/p')
+  while [ "$cache" -lt "${size:-99999}" ]; do cache=$((cache * 2)); done
+  check "kpage MM: a page of slab cache kmalloc-$cache (sizeof(struct mm) is ${size:-?})" \
+    grep -qE "^  slab of cache 'kmalloc-$cache': [0-9]+ of [0-9]+ objects free$" \
+    <(section "kpage $mine" "$f")
+  pfn=$(section "$image" "$f" | sed -nE 's/^\$[0-9]+ = (0x[0-9a-f]+)$/\1/p')
+  check "kpage &threads: pfn ${pfn:-?} of the kernel image, reserved" \
+    grep -Pzq "^pfn ${pfn:-none} phys ${pfn:-none}000 page 0x[0-9a-f]+\n  flags 0x[0-9a-f]+ PG_reserved\n.*\n  reserved: never given to the page allocator\n" \
+    <(section "kpage &threads" "$f")
+  check "kpage refuses a number that is neither a pfn nor a kernel address" \
+    grep -q '^kpage: 0xdeadbeef is neither a pfn (below 0x[0-9a-f]*) nor a kernel address' \
+    <(section "kpage 0xdeadbeef" "$f")
+
+  # kradix: per height, the nodes the odd indices need (the distinct values of
+  # index >> shift * height), the first and last index; the last item is a page cache page.
+  check "stopped in check_gang on radix-lock, fanout 16" \
+    grep -qE '^(Thread [0-9]+ hit )?Breakpoint 3, check_gang ' <(section radix16 "$f")
+  check "stopped in check_gang on radix-rcu, fanout 128" \
+    grep -qE '^(Thread [0-9]+ hit )?Breakpoint 3, check_gang ' <(section radix128 "$f")
+  local expect m
+  expect=$(python3 - <<'PY'
+# odd_indices of tests/kernel/pagecache_test.c
+idx = [0, 1, 3, 17, 255, 256, 4095, 65537, 2**32 - 1, 2**32, 2**32 + 1, 2**64 - 2, 2**64 - 1]
+for shift, height in ((4, 16), (7, 10)):
+    nodes = [len({i >> (shift * h) for i in idx}) for h in range(height, 0, -1)]
+    print("radix tree: fanout %d, height %d, %d nodes, %d entries"
+          % (1 << shift, height, sum(nodes), len(idx)))
+    for h, n in zip(range(height, 0, -1), nodes):
+        print("  height %d: %d nodes" % (h, n))
+    print("  first index 0x0 item")
+    print("  last index 0xffffffffffffffff item")
+PY
+)
+  check "kradix, 16-way tree: height 16, 13 entries, the nodes of every height" \
+    cmp -s <(sed -n '1,19p' <<< "$expect") \
+    <(section "16 kradix m->page_tree" "$f" | sed -E 's/ item 0x[0-9a-f]+$/ item/')
+  check "kradix, 128-way tree: height 10, 13 entries, the nodes of every height" \
+    cmp -s <(sed -n '20,$p' <<< "$expect") \
+    <(section "128 kradix" "$f" | sed -E 's/ item 0x[0-9a-f]+$/ item/')
+  m=$(section "16 p m" "$f" | sed -nE 's/^\$[0-9]+ = \(struct address_space \*\) (0x[0-9a-f]+)$/\1/p')
+  check "kpage \$kradix_last: the page cache page of address_space ${m:-?} at index ~0" \
+    grep -Pzq "\n  flags 0x[0-9a-f]+ PG_lru[^\n]*\n.*\n  page cache: address_space ${m:-none} index 0xffffffffffffffff\n" \
+    <(section '16 kpage $kradix_last' "$f")
+  check "kradix refuses what is not a radix_tree_root" \
+    grep -q '^kradix: m is a struct address_space, not a struct radix_tree_root' \
+    <(section "16 kradix m" "$f")
+  check "no Python exception in the mm session" \
+    test "$(grep -cE 'Python Exception|Traceback|Error occurred in Python' "$f")" = 0
+}
+
 case ${1:-all} in
   live) live ;;
   step) step ;;
   fail) failed ;;
-  all) live; step; failed ;;
-  *) echo "usage: $0 [live|step|fail]" >&2; exit 2 ;;
+  mm) mm ;;
+  all) live; step; failed; mm ;;
+  *) echo "usage: $0 [live|step|fail|mm]" >&2; exit 2 ;;
 esac
 [ $fail = 0 ] || echo "  gdb output: $out/*-gdb.out"
 exit $fail
