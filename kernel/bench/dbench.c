@@ -3,7 +3,6 @@
 #include "bench.h"
 #include "errno.h"
 #include "fs.h"
-#include "panic.h"
 #include "printk.h"
 #include "slab.h"
 #include "string.h"
@@ -33,7 +32,6 @@ struct client {
 
 static struct client *clients;
 static int nclients;
-static bool mounted;
 static u64 want[MAX_WRITE / 8], got[MAX_WRITE / 8];   // verify's buffers
 
 // The first word of each page of a file says whose, which script and which page, so that a
@@ -81,38 +79,6 @@ size_of(u32 seq)
   return sizes[seq % ARRAY_SIZE(sizes)];
 }
 
-// An error that is not "already gone", kept if it is the first.
-static void
-note(int *err, int e)
-{
-  if(e && e != -ENOENT && !*err)
-    *err = e;
-}
-
-// Removes whatever setup and the clients built, also after a setup cut short; returns the
-// first error that is not "already gone".
-static int
-dbench_cleanup(void)
-{
-  int err = 0, i, s;
-
-  for(i = 0; i < nclients; i++){
-    for(s = 0; s < NSLOTS; s++)
-      note(&err, vfs_unlink(clients[i].slot[s]));
-    note(&err, vfs_unlink(clients[i].tmp));
-    note(&err, vfs_rmdir(clients[i].dir));
-    kfree(clients[i].buf);
-  }
-  kfree(clients);
-  clients = NULL;
-  nclients = 0;
-  note(&err, vfs_rmdir(SHARED));
-  note(&err, bench_umount(MNT, mounted));
-  mounted = false;
-  rcu_barrier();   // the freed inodes and radix nodes go before the next variant
-  return err;
-}
-
 static enum pagecache_variant
 variant_of(const char *name)
 {
@@ -123,57 +89,68 @@ variant_of(const char *name)
   return v;   // NR_PC_VARIANTS, which vfs_mount refuses, if none is called name
 }
 
-// A directory per client and the shared one, on a ramfs whose files' pages are indexed by
-// the variant being measured.
-static int
-dbench_setup(struct bench_ctx *ctx)
+// The files' pages are indexed by the variant being measured.
+static void
+dbench_mount_opts(const struct bench_ctx *ctx, struct ramfs_opts *o)
 {
-  struct ramfs_opts o = { variant_of(ctx->variant->name), ctx->variant->fanout, FREE_RCU,
-                          WALK_AUTO };
+  *o = (struct ramfs_opts){ variant_of(ctx->variant->name), ctx->variant->fanout, FREE_RCU,
+                            WALK_AUTO };
+}
+
+// A directory per client and the shared one.
+static int
+dbench_build(struct bench_ctx *ctx)
+{
   struct client *c;
   int err, s;
 
-  if((err = bench_mount(MNT, &o)) < 0)
-    return err;
-  mounted = true;
   if((err = vfs_mkdir(SHARED)) < 0)
-    goto fail;
-  err = -ENOMEM;
+    return err;
   if(!(clients = kzalloc(ctx->max_threads * sizeof(*clients), GFP_KERNEL)))
-    goto fail;
+    return -ENOMEM;
   for(; nclients < ctx->max_threads; nclients++){
     c = &clients[nclients];
     snprintf(c->dir, sizeof(c->dir), MNT "/c%d", nclients);
     snprintf(c->tmp, sizeof(c->tmp), "%s/new", c->dir);
     for(s = 0; s < NSLOTS; s++)
       snprintf(c->slot[s], sizeof(c->slot[s]), SHARED "/c%d-%d", nclients, s);
-    if(!(c->buf = kmalloc(MAX_WRITE, GFP_KERNEL))){
-      err = -ENOMEM;
-      goto fail;
-    }
+    if(!(c->buf = kmalloc(MAX_WRITE, GFP_KERNEL)))
+      return -ENOMEM;
     fill(c->buf, nclients, 0);
     if((err = vfs_mkdir(c->dir)) < 0){
       nclients++;   // its buffer is freed with the others
-      goto fail;
+      return err;
     }
   }
   return 0;
-fail:
-  pr_err("bench: dbench: setup: %d\n", err);
-  dbench_cleanup();
+}
+
+// Removes whatever the build and the clients made, also after a build cut short.
+static int
+dbench_clean(struct bench_ctx *ctx)
+{
+  int err = 0, i, s;
+
+  for(i = 0; i < nclients; i++){
+    for(s = 0; s < NSLOTS; s++)
+      bench_fs_note(&err, vfs_unlink(clients[i].slot[s]));
+    bench_fs_note(&err, vfs_unlink(clients[i].tmp));
+    bench_fs_note(&err, vfs_rmdir(clients[i].dir));
+    kfree(clients[i].buf);
+  }
+  kfree(clients);
+  clients = NULL;
+  nclients = 0;
+  bench_fs_note(&err, vfs_rmdir(SHARED));
   return err;
 }
 
-// A filesystem that cannot be emptied is a VFS bug that would also break every later
-// suite; the harness's teardown has no way to report it, so it stops the run.
-static void
-dbench_teardown(struct bench_ctx *ctx)
-{
-  int err = dbench_cleanup();
-
-  if(err)
-    panic("bench: dbench: %s: teardown failed: %d", ctx->variant->name, err);
-}
+static const struct bench_fs dbench_fs = {
+  .mnt = MNT,
+  .opts = dbench_mount_opts,
+  .build = dbench_build,
+  .clean = dbench_clean,
+};
 
 // One pass of the client's script; returns the file operations it made. It always runs to
 // the end, so that between runs every client's files are in a known state.
@@ -298,6 +275,7 @@ dbench_extra(struct bench_ctx *ctx, u64 ops, u64 ns, u64 *value_m)
 
 BENCH_SUITE(dbench_suite) = {
   .name = "dbench",
+  .order = 40,
   .seed = "2002 radix-tree pagecache: dbench clients, 2.4.17 vs rat-7 (128-way) vs rat-4 (16-way)",
   .op = "one client file operation (create, write, read, stat, unlink, rename)",
   .sweep = SWEEP_OVER,
@@ -313,8 +291,9 @@ BENCH_SUITE(dbench_suite) = {
     { "radix-rcu", 64, "hash-global", 0 },
   },
   .extras = { "mb_per_sec" },
-  .setup = dbench_setup,
-  .teardown = dbench_teardown,
+  .fs = &dbench_fs,
+  .setup = bench_fs_setup,
+  .teardown = bench_fs_teardown,
   .worker = dbench_worker,
   .verify = dbench_verify,
   .extra = dbench_extra,

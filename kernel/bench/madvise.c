@@ -358,6 +358,7 @@ madv_point_done(struct bench_ctx *ctx)
 
 BENCH_SUITE(madvise_suite) = {
   .name = "madvise",
+  .order = 80,
   .seed = "2007 MADV_FREE and madvise under a shared mmap_sem (Rik van Riel, Nick Piggin)",
   .op = "one malloc/free transaction (3-6 buffers of 4-128 KiB written, summed, freed)",
   .sweep = SWEEP_FIXED,

@@ -3,7 +3,6 @@
 #include "bench.h"
 #include "errno.h"
 #include "fs.h"
-#include "panic.h"
 #include "printk.h"
 #include "slab.h"
 #include "vsprintf.h"
@@ -24,7 +23,6 @@ static struct tstate *ts;
 static int nts;
 static char paths[NR_FILES][32];
 static int nfiles;
-static bool mounted;
 
 // A multiple of 8 bytes from 4 KiB to 16 KiB, spread over the files.
 static u64
@@ -58,72 +56,57 @@ write_file(int n, u64 *buf)
   return done == (ssize_t)size ? 0 : -ENOMEM;
 }
 
-// Removes whatever setup built, in reverse, also after a setup cut short; returns the first
-// error that is not "already gone".
-static int
-webserve_cleanup(void)
+static void
+webserve_mount_opts(const struct bench_ctx *ctx, struct ramfs_opts *o)
 {
-  int err = 0, e, i;
+  *o = (struct ramfs_opts){ ctx->vi == HASH_GLOBAL_V ? PC_HASH_GLOBAL : PC_HASH_BUCKET, 0,
+                            FREE_RCU, WALK_AUTO };
+}
 
-  for(i = nfiles - 1; i >= 0; i--){
-    e = vfs_unlink(paths[i]);
-    if(e && e != -ENOENT && !err)
-      err = e;
+// The files are written once, here: the runs only read, as a static web server does.
+static int
+webserve_build(struct bench_ctx *ctx)
+{
+  int err;
+
+  if(!(ts = kzalloc(ctx->max_threads * sizeof(*ts), GFP_KERNEL)))
+    return -ENOMEM;
+  for(; nts < ctx->max_threads; nts++)
+    if(!(ts[nts].buf = kmalloc(MAX_SIZE, GFP_KERNEL)))
+      return -ENOMEM;
+  for(; nfiles < NR_FILES; nfiles++){
+    snprintf(paths[nfiles], sizeof(paths[nfiles]), MNT "/page-%d", nfiles);
+    if((err = write_file(nfiles, ts[0].buf)) < 0){
+      nfiles++;   // it may exist, half written
+      return err;
+    }
   }
+  return 0;
+}
+
+// Removes whatever the build made, in reverse, also after a build cut short.
+static int
+webserve_clean(struct bench_ctx *ctx)
+{
+  int err = 0, i;
+
+  for(i = nfiles - 1; i >= 0; i--)
+    bench_fs_note(&err, vfs_unlink(paths[i]));
   nfiles = 0;
-  if((e = bench_umount(MNT, mounted)) && !err)
-    err = e;
-  mounted = false;
   for(i = 0; i < nts; i++)
     kfree(ts[i].buf);
   kfree(ts);
   ts = NULL;
   nts = 0;
-  rcu_barrier();
   return err;
 }
 
-// The files are written once, here: the runs only read, as a static web server does.
-static int
-webserve_setup(struct bench_ctx *ctx)
-{
-  struct ramfs_opts o = { ctx->vi == HASH_GLOBAL_V ? PC_HASH_GLOBAL : PC_HASH_BUCKET, 0,
-                          FREE_RCU, WALK_AUTO };
-  int err;
-
-  if((err = bench_mount(MNT, &o)) < 0)
-    return err;
-  mounted = true;
-  err = -ENOMEM;
-  if(!(ts = kzalloc(ctx->max_threads * sizeof(*ts), GFP_KERNEL)))
-    goto fail;
-  for(; nts < ctx->max_threads; nts++)
-    if(!(ts[nts].buf = kmalloc(MAX_SIZE, GFP_KERNEL)))
-      goto fail;
-  for(; nfiles < NR_FILES; nfiles++){
-    snprintf(paths[nfiles], sizeof(paths[nfiles]), MNT "/page-%d", nfiles);
-    if((err = write_file(nfiles, ts[0].buf)) < 0){
-      nfiles++;   // it may exist, half written
-      goto fail;
-    }
-  }
-  return 0;
-fail:
-  pr_err("bench: webserve: setup: %d\n", err);
-  webserve_cleanup();
-  return err;
-}
-
-// A filesystem that cannot be emptied is a VFS bug that would also break every later
-// suite; the harness's teardown has no way to report it, so it stops the run.
-static void
-webserve_teardown(struct bench_ctx *ctx)
-{
-  int err = webserve_cleanup();
-
-  if(err)
-    panic("bench: webserve: %s: teardown failed: %d", ctx->variant->name, err);
-}
+static const struct bench_fs webserve_fs = {
+  .mnt = MNT,
+  .opts = webserve_mount_opts,
+  .build = webserve_build,
+  .clean = webserve_clean,
+};
 
 // A served file has its whole length, and the first word of each page is the one written
 // there: a cheap check of the page the cache handed out, made on every request.
@@ -186,6 +169,7 @@ webserve_verify(struct bench_ctx *ctx, u64 ops)
 
 BENCH_SUITE(webserve_suite) = {
   .name = "webserve",
+  .order = 50,
   .seed = "2001 pagecache_lock vs hashed bucket locks, static web serving (kumon's WebBench)",
   .op = "one small cached file served (open, read whole, close)",
   .sweep = SWEEP_UP,
@@ -196,8 +180,9 @@ BENCH_SUITE(webserve_suite) = {
   .pairs = {
     { "hash-bucket", 0, "hash-global", 0 },
   },
-  .setup = webserve_setup,
-  .teardown = webserve_teardown,
+  .fs = &webserve_fs,
+  .setup = bench_fs_setup,
+  .teardown = bench_fs_teardown,
   .worker = webserve_worker,
   .verify = webserve_verify,
 };
