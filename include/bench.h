@@ -33,7 +33,6 @@ struct bench_pair {
 };
 
 struct benchsuite;
-struct bench_fs;
 struct ramfs_opts;
 
 // What a worker sees. The harness owns everything but priv.
@@ -48,6 +47,24 @@ struct bench_ctx {
   u64 deadline;      // ktime_ns at which the run's time is up
   u64 stop_ns;       // ktime_ns at which the last worker returned: the timed interval ends
   void *priv;        // the suite's own state, from setup
+};
+
+// A file-system suite (kernel/bench/fs.c): each variant's points run on a fresh ramfs mounted
+// on mnt, which the suite fills in (build) and empties (clean); fs.c mounts, unmounts, keeps
+// the workers' state, reports a failed setup and stops the kernel on a teardown that cannot
+// empty the filesystem.
+struct bench_fs {
+  const char *mnt;      // a directory of the root, made and removed with the mount
+  // Bytes of each worker's state: ctx->priv holds max_threads of them, zeroed (0: NULL).
+  size_t thread_size;
+  // The mount's options for the variant about to run (ctx->vi, ctx->variant).
+  void (*opts)(const struct bench_ctx *ctx, struct ramfs_opts *o);
+  // Fills the fresh mount for ctx->max_threads workers; 0 or a negative errno, after which
+  // clean still runs and must undo whatever build did.
+  int (*build)(struct bench_ctx *ctx);
+  // Removes what build made, also after a build cut short or never run (ctx->priv NULL), and
+  // frees what build allocated; returns the first error worth reporting (bench_fs_note).
+  int (*clean)(struct bench_ctx *ctx);
 };
 
 // The registry: every BENCH_SUITE in the kernel is a suite, and the only list of them; bench=
@@ -87,7 +104,7 @@ struct benchsuite {
   void (*point_done)(struct bench_ctx *ctx);
   // A file-system suite's ramfs (optional), for setup = bench_fs_setup and teardown =
   // bench_fs_teardown.
-  const struct bench_fs *fs;
+  struct bench_fs fs;
 };
 
 #define BENCH_SUITE(var)                                                      \
@@ -101,21 +118,6 @@ bench_stopped(const struct bench_ctx *ctx)
 
 // A worker's cond_resched, which also ends the run once its time is up.
 void bench_yield(struct bench_ctx *ctx);
-
-// A file-system suite (kernel/bench/fs.c): each variant's points run on a fresh ramfs mounted
-// on mnt, which the suite fills in (build) and empties (clean); fs.c mounts, unmounts, reports
-// a failed setup and stops the kernel on a teardown that cannot empty the filesystem.
-struct bench_fs {
-  const char *mnt;   // a directory of the root, made and removed with the mount
-  // The mount's options for the variant about to run (ctx->vi, ctx->variant).
-  void (*opts)(const struct bench_ctx *ctx, struct ramfs_opts *o);
-  // Fills the fresh mount for ctx->max_threads workers; 0 or a negative errno, after which
-  // clean still runs and must undo whatever build did.
-  int (*build)(struct bench_ctx *ctx);
-  // Removes what build made, also after a build cut short, and frees the suite's state;
-  // returns the first error worth reporting (bench_fs_note).
-  int (*clean)(struct bench_ctx *ctx);
-};
 
 int bench_fs_setup(struct bench_ctx *ctx);
 void bench_fs_teardown(struct bench_ctx *ctx);

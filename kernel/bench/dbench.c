@@ -30,8 +30,7 @@ struct client {
   u64 errors;                 // calls that failed or gave wrong data
 } __aligned(64);
 
-static struct client *clients;
-static int nclients;
+static int nclients;   // clients that build set up, for clean to undo
 static u64 want[MAX_WRITE / 8], got[MAX_WRITE / 8];   // verify's buffers
 
 // The first word of each page of a file says whose, which script and which page, so that a
@@ -101,13 +100,11 @@ dbench_mount_opts(const struct bench_ctx *ctx, struct ramfs_opts *o)
 static int
 dbench_build(struct bench_ctx *ctx)
 {
-  struct client *c;
+  struct client *clients = ctx->priv, *c;
   int err, s;
 
   if((err = vfs_mkdir(SHARED)) < 0)
     return err;
-  if(!(clients = kzalloc(ctx->max_threads * sizeof(*clients), GFP_KERNEL)))
-    return -ENOMEM;
   for(; nclients < ctx->max_threads; nclients++){
     c = &clients[nclients];
     snprintf(c->dir, sizeof(c->dir), MNT "/c%d", nclients);
@@ -129,6 +126,7 @@ dbench_build(struct bench_ctx *ctx)
 static int
 dbench_clean(struct bench_ctx *ctx)
 {
+  struct client *clients = ctx->priv;
   int err = 0, i, s;
 
   for(i = 0; i < nclients; i++){
@@ -138,19 +136,10 @@ dbench_clean(struct bench_ctx *ctx)
     bench_fs_note(&err, vfs_rmdir(clients[i].dir));
     kfree(clients[i].buf);
   }
-  kfree(clients);
-  clients = NULL;
   nclients = 0;
   bench_fs_note(&err, vfs_rmdir(SHARED));
   return err;
 }
-
-static const struct bench_fs dbench_fs = {
-  .mnt = MNT,
-  .opts = dbench_mount_opts,
-  .build = dbench_build,
-  .clean = dbench_clean,
-};
 
 // One pass of the client's script; returns the file operations it made. It always runs to
 // the end, so that between runs every client's files are in a known state.
@@ -209,7 +198,7 @@ fail:
 static u64
 dbench_worker(struct bench_ctx *ctx, int thread_index)
 {
-  struct client *c = &clients[thread_index];
+  struct client *c = (struct client *)ctx->priv + thread_index;
   u64 ops = 0;
 
   c->bytes = 0;
@@ -238,7 +227,7 @@ file_ok(const char *path, int client, u32 seq)
 static bool
 dbench_verify(struct bench_ctx *ctx, u64 ops)
 {
-  struct client *c;
+  struct client *clients = ctx->priv, *c;
   struct kstat st;
   u64 errors = 0;
   int i, s, wrong = 0;
@@ -265,6 +254,7 @@ dbench_verify(struct bench_ctx *ctx, u64 ops)
 static void
 dbench_extra(struct bench_ctx *ctx, u64 ops, u64 ns, u64 *value_m)
 {
+  struct client *clients = ctx->priv;
   u64 bytes = 0;
   int i;
 
@@ -291,7 +281,7 @@ BENCH_SUITE(dbench_suite) = {
     { "radix-rcu", 64, "hash-global", 0 },
   },
   .extras = { "mb_per_sec" },
-  .fs = &dbench_fs,
+  .fs = { MNT, sizeof(struct client), dbench_mount_opts, dbench_build, dbench_clean },
   .setup = bench_fs_setup,
   .teardown = bench_fs_teardown,
   .worker = dbench_worker,

@@ -6,6 +6,7 @@
 #include "panic.h"
 #include "printk.h"
 #include "rcupdate.h"
+#include "slab.h"
 
 // Whether the running variant's ramfs is mounted: the harness sets up one variant at a time
 // (kernel/bench/bench.c), so one flag serves every suite.
@@ -30,14 +31,17 @@ fs_mount(const char *dir, const struct ramfs_opts *o)
   return err;
 }
 
-// Undoes what setup did, also after a setup cut short: the suite's clean, the unmount if it
-// was mounted, then the directory, which may already be gone. Returns the first error.
+// Undoes what setup did, also after a setup cut short: the suite's clean, the workers' state,
+// the unmount if it was mounted, then the directory, which may already be gone. Returns the
+// first error.
 static int
 fs_cleanup(struct bench_ctx *ctx)
 {
-  const struct bench_fs *fs = ctx->suite->fs;
+  const struct bench_fs *fs = &ctx->suite->fs;
   int err = fs->clean(ctx), e;
 
+  kfree(ctx->priv);
+  ctx->priv = NULL;
   e = mounted ? vfs_umount(fs->mnt) : 0;
   if(e && !err)
     err = e;
@@ -52,7 +56,7 @@ fs_cleanup(struct bench_ctx *ctx)
 int
 bench_fs_setup(struct bench_ctx *ctx)
 {
-  const struct bench_fs *fs = ctx->suite->fs;
+  const struct bench_fs *fs = &ctx->suite->fs;
   struct ramfs_opts o;
   int err;
 
@@ -60,7 +64,11 @@ bench_fs_setup(struct bench_ctx *ctx)
   if((err = fs_mount(fs->mnt, &o)) < 0)
     return err;
   mounted = true;
-  if((err = fs->build(ctx)) < 0){
+  if(fs->thread_size && !(ctx->priv = kzalloc(ctx->max_threads * fs->thread_size, GFP_KERNEL)))
+    err = -ENOMEM;
+  else
+    err = fs->build(ctx);
+  if(err < 0){
     pr_err("bench: %s: setup: %d\n", ctx->suite->name, err);
     fs_cleanup(ctx);
   }

@@ -4,7 +4,6 @@
 #include "errno.h"
 #include "fs.h"
 #include "printk.h"
-#include "slab.h"
 #include "vsprintf.h"
 
 #define MNT "/lookup"
@@ -27,8 +26,7 @@ struct tstate {
   u64 misses;      // stats that did not find their file
 } __aligned(64);
 
-static struct tstate *ts;
-static int point_threads;   // the point ts[] counts for
+static int point_threads;   // the point the workers' counts are for
 
 // A free-rcu mount, the only kind RCU-walk may enter (fs/super.c).
 static void
@@ -45,8 +43,6 @@ lookup_build(struct bench_ctx *ctx)
   u32 i;
 
   point_threads = 0;
-  if(!(ts = kzalloc(ctx->max_threads * sizeof(*ts), GFP_KERNEL)))
-    return -ENOMEM;
   for(i = 0; i < ARRAY_SIZE(dirs); i++)
     if((err = vfs_mkdir(dirs[i])) < 0)
       return err;
@@ -76,24 +72,15 @@ lookup_clean(struct bench_ctx *ctx)
   nfiles = 0;
   for(i = ARRAY_SIZE(dirs) - 1; i >= 0; i--)
     bench_fs_note(&err, vfs_rmdir(dirs[i]));
-  kfree(ts);
-  ts = NULL;
   return err;
 }
-
-static const struct bench_fs lookup_fs = {
-  .mnt = MNT,
-  .opts = lookup_mount_opts,
-  .build = lookup_build,
-  .clean = lookup_clean,
-};
 
 // An RCU-walk that cannot finish is redone by reference, as the kernel's own default walk
 // does, and counted: a point with many is not a fair RCU-walk number.
 static u64
 lookup_worker(struct bench_ctx *ctx, int thread_index)
 {
-  struct tstate *t = &ts[thread_index];
+  struct tstate *t = (struct tstate *)ctx->priv + thread_index;
   u64 x = 0x9e3779b97f4a7c15ULL * (thread_index + 1), ops = 0;
   unsigned flags = ctx->vi == RCU_WALK ? LOOKUP_RCU_ONLY : LOOKUP_REF_ONLY;
   struct kstat st;
@@ -122,6 +109,7 @@ lookup_worker(struct bench_ctx *ctx, int thread_index)
 static void
 report_point(const struct bench_ctx *ctx)
 {
+  struct tstate *ts = ctx->priv;
   u64 lookups = 0, fallbacks = 0;
   int i;
 
@@ -148,6 +136,7 @@ lookup_teardown(struct bench_ctx *ctx)
 static bool
 lookup_verify(struct bench_ctx *ctx, u64 ops)
 {
+  struct tstate *ts = ctx->priv;
   u64 misses = 0;
   int i;
 
@@ -178,7 +167,7 @@ BENCH_SUITE(lookup_suite) = {
   .pairs = {
     { "rcu-walk", 0, "ref-walk", 0 },
   },
-  .fs = &lookup_fs,
+  .fs = { MNT, sizeof(struct tstate), lookup_mount_opts, lookup_build, lookup_clean },
   .setup = bench_fs_setup,
   .teardown = lookup_teardown,
   .worker = lookup_worker,

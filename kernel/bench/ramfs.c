@@ -1,10 +1,8 @@
 // The ramfs suite: create + unlink of an empty file in a per-thread directory, on a ramfs that
 // frees inodes at once against one that frees them after an RCU grace period (Piggin, 2010).
 #include "bench.h"
-#include "errno.h"
 #include "fs.h"
 #include "printk.h"
-#include "slab.h"
 #include "vsprintf.h"
 
 #define MNT "/bench-ramfs"
@@ -18,8 +16,7 @@ struct tstate {
   u64 errors;        // calls that failed
 } __aligned(64);
 
-static struct tstate *ts;
-static int nts;
+static int nts;   // per-thread directories made
 static struct super_block *sb;
 
 // Both mounts index their (empty) files' pages alike, radix-rcu at fanout 64, and both
@@ -36,11 +33,10 @@ ramfs_mount_opts(const struct bench_ctx *ctx, struct ramfs_opts *o)
 static int
 ramfs_build(struct bench_ctx *ctx)
 {
+  struct tstate *ts = ctx->priv;
   struct dentry *root;
   int err;
 
-  if(!(ts = kzalloc(ctx->max_threads * sizeof(*ts), GFP_KERNEL)))
-    return -ENOMEM;
   for(; nts < ctx->max_threads; nts++){
     snprintf(ts[nts].dir, sizeof(ts[nts].dir), MNT "/t%d", nts);
     snprintf(ts[nts].file, sizeof(ts[nts].file), "%s/f", ts[nts].dir);
@@ -57,29 +53,21 @@ ramfs_build(struct bench_ctx *ctx)
 static int
 ramfs_clean(struct bench_ctx *ctx)
 {
+  struct tstate *ts = ctx->priv;
   int err = 0, i;
 
   for(i = 0; i < nts; i++){
     bench_fs_note(&err, vfs_unlink(ts[i].file));
     bench_fs_note(&err, vfs_rmdir(ts[i].dir));
   }
-  kfree(ts);
-  ts = NULL;
   nts = 0;
   return err;
 }
 
-static const struct bench_fs ramfs_fs = {
-  .mnt = MNT,
-  .opts = ramfs_mount_opts,
-  .build = ramfs_build,
-  .clean = ramfs_clean,
-};
-
 static u64
 ramfs_worker(struct bench_ctx *ctx, int thread_index)
 {
-  struct tstate *t = &ts[thread_index];
+  struct tstate *t = (struct tstate *)ctx->priv + thread_index;
   u64 ops = 0;
 
   while(!bench_stopped(ctx)){
@@ -119,6 +107,7 @@ dir_empty(const char *path)
 static bool
 ramfs_verify(struct bench_ctx *ctx, u64 ops)
 {
+  struct tstate *ts = ctx->priv;
   u64 errors = 0;
   long inodes = READ_ONCE(sb->s_inodes);
   int i, full = 0;
@@ -152,7 +141,7 @@ BENCH_SUITE(ramfs_suite) = {
   // The 2010 question is a few percent at 1 thread, and in one boot the 1-thread rate drifted
   // by more than that between points measured 20 s apart (free-rcu/free-now 0.64-1.12).
   .interleave = true,
-  .fs = &ramfs_fs,
+  .fs = { MNT, sizeof(struct tstate), ramfs_mount_opts, ramfs_build, ramfs_clean },
   .setup = bench_fs_setup,
   .teardown = bench_fs_teardown,
   .worker = ramfs_worker,

@@ -19,8 +19,6 @@ struct tstate {
   u64 bad;   // files that could not be opened or came back wrong
 } __aligned(64);
 
-static struct tstate *ts;
-static int nts;
 static char paths[NR_FILES][32];
 static int nfiles;
 
@@ -67,12 +65,11 @@ webserve_mount_opts(const struct bench_ctx *ctx, struct ramfs_opts *o)
 static int
 webserve_build(struct bench_ctx *ctx)
 {
-  int err;
+  struct tstate *ts = ctx->priv;
+  int err, i;
 
-  if(!(ts = kzalloc(ctx->max_threads * sizeof(*ts), GFP_KERNEL)))
-    return -ENOMEM;
-  for(; nts < ctx->max_threads; nts++)
-    if(!(ts[nts].buf = kmalloc(MAX_SIZE, GFP_KERNEL)))
+  for(i = 0; i < ctx->max_threads; i++)
+    if(!(ts[i].buf = kmalloc(MAX_SIZE, GFP_KERNEL)))
       return -ENOMEM;
   for(; nfiles < NR_FILES; nfiles++){
     snprintf(paths[nfiles], sizeof(paths[nfiles]), MNT "/page-%d", nfiles);
@@ -88,25 +85,16 @@ webserve_build(struct bench_ctx *ctx)
 static int
 webserve_clean(struct bench_ctx *ctx)
 {
+  struct tstate *ts = ctx->priv;
   int err = 0, i;
 
   for(i = nfiles - 1; i >= 0; i--)
     bench_fs_note(&err, vfs_unlink(paths[i]));
   nfiles = 0;
-  for(i = 0; i < nts; i++)
+  for(i = 0; ts && i < ctx->max_threads; i++)
     kfree(ts[i].buf);
-  kfree(ts);
-  ts = NULL;
-  nts = 0;
   return err;
 }
-
-static const struct bench_fs webserve_fs = {
-  .mnt = MNT,
-  .opts = webserve_mount_opts,
-  .build = webserve_build,
-  .clean = webserve_clean,
-};
 
 // A served file has its whole length, and the first word of each page is the one written
 // there: a cheap check of the page the cache handed out, made on every request.
@@ -126,7 +114,7 @@ served_ok(const u64 *buf, int n, ssize_t len)
 static u64
 webserve_worker(struct bench_ctx *ctx, int thread_index)
 {
-  struct tstate *t = &ts[thread_index];
+  struct tstate *t = (struct tstate *)ctx->priv + thread_index;
   u64 x = 0x9e3779b97f4a7c15ULL * (thread_index + 1), ops = 0;
   struct file *f;
   ssize_t len;
@@ -154,6 +142,7 @@ webserve_worker(struct bench_ctx *ctx, int thread_index)
 static bool
 webserve_verify(struct bench_ctx *ctx, u64 ops)
 {
+  struct tstate *ts = ctx->priv;
   u64 bad = 0;
   int i;
 
@@ -180,7 +169,7 @@ BENCH_SUITE(webserve_suite) = {
   .pairs = {
     { "hash-bucket", 0, "hash-global", 0 },
   },
-  .fs = &webserve_fs,
+  .fs = { MNT, sizeof(struct tstate), webserve_mount_opts, webserve_build, webserve_clean },
   .setup = bench_fs_setup,
   .teardown = bench_fs_teardown,
   .worker = webserve_worker,

@@ -179,51 +179,35 @@ refused(const struct benchsuite *s)
 static void
 test_suite_bad(void)
 {
+  // Names bench= cannot say (31 bytes fit in its words, 32 do not), or says as a flag.
+  static const char *const bad_names[] = {
+    "Dbench", "", NULL, "db_bench", "db bench", "quick", "none", "all",
+    "01234567890123456789012345678901",
+  };
+  // op and seed are text, but no '=' (it would start a key) and no line break.
+  static const char *const bad_texts[] = { "x = y", "two\nlines", "", NULL, "caf\xc3\xa9" };
   static char op[BENCH_LINE_MAX + 2];
   char line[BENCH_LINE_MAX + 2];
-  struct benchsuite s;
+  struct benchsuite s = good_suite();
+  size_t i;
   int n;
 
-  s = good_suite();
   CHECK(!refused(&s));
-  s = good_suite();
-  s.name = "Dbench";
-  CHECK(refused(&s));
-  s = good_suite();
-  s.name = "";
-  CHECK(refused(&s));
-  s = good_suite();
-  s.name = NULL;
-  CHECK(refused(&s));
-  s = good_suite();
-  s.name = "db_bench";
-  CHECK(refused(&s));
-  s = good_suite();
-  s.name = "quick";
-  CHECK(refused(&s));
-  s = good_suite();
-  s.name = "none";
-  CHECK(refused(&s));
-  // 31 bytes is a name bench= can keep, 32 is not.
-  s = good_suite();
   s.name = "0123456789012345678901234567890";
   CHECK(!refused(&s));
-  s = good_suite();
-  s.name = "01234567890123456789012345678901";
-  CHECK(refused(&s));
-  // op and seed: text, but no '=' (it would start a key) and no line break.
-  s = good_suite();
-  s.op = "x = y";
-  CHECK(refused(&s));
-  s = good_suite();
-  s.seed = "two\nlines";
-  CHECK(refused(&s));
-  s = good_suite();
-  s.seed = NULL;
-  CHECK(refused(&s));
-  s = good_suite();
-  s.op = "";
-  CHECK(refused(&s));
+  for(i = 0; i < ARRAY_SIZE(bad_names); i++){
+    s = good_suite();
+    s.name = bad_names[i];
+    CHECK(refused(&s));
+  }
+  for(i = 0; i < ARRAY_SIZE(bad_texts); i++){
+    s = good_suite();
+    s.op = bad_texts[i];
+    CHECK(refused(&s));
+    s = good_suite();
+    s.seed = bad_texts[i];
+    CHECK(refused(&s));
+  }
   s = good_suite();
   s.variants[1].name = "radix lock";
   CHECK(refused(&s));
