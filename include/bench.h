@@ -1,5 +1,5 @@
-// The benchmark harness: suites register with BENCH_SUITE; kernel/bench/bench.c runs their thread
-// sweeps and prints the BENCH-SUITE, BENCH, BENCH-CMP and BENCH-DONE lines (doc/console.md).
+// The benchmark harness: suites register with BENCH_SUITE; kernel/bench/bench.c runs their
+// thread sweeps and prints the BENCH-SUITE, BENCH, BENCH-CMP and BENCH-DONE lines (doc/console.md).
 #pragma once
 #include "compiler.h"
 #include "stats.h"
@@ -54,7 +54,7 @@ struct bench_ctx {
 // the workers' state, reports a failed setup and stops the kernel on a teardown that cannot
 // empty the filesystem.
 struct bench_fs {
-  const char *mnt;      // a directory of the root, made and removed with the mount
+  const char *mnt;      // a directory of the root, made and removed with the mount; NULL: none
   // Bytes of each worker's state: ctx->priv holds max_threads of them, zeroed (0: NULL).
   size_t thread_size;
   // The mount's options for the variant about to run (ctx->vi, ctx->variant).
@@ -102,8 +102,8 @@ struct benchsuite {
   void (*extra)(struct bench_ctx *ctx, u64 ops, u64 ns, u64 *value_m);
   // After a point's BENCH line (optional): the suite's own account of the point, for people.
   void (*point_done)(struct bench_ctx *ctx);
-  // A file-system suite's ramfs (optional), for setup = bench_fs_setup and teardown =
-  // bench_fs_teardown.
+  // A file-system suite's ramfs (mnt NULL: none), which setup = bench_fs_setup and
+  // teardown = bench_fs_teardown (or a teardown that ends by calling it) take care of.
   struct bench_fs fs;
 };
 
@@ -119,6 +119,7 @@ bench_stopped(const struct bench_ctx *ctx)
 // A worker's cond_resched, which also ends the run once its time is up.
 void bench_yield(struct bench_ctx *ctx);
 
+// A file-system suite's setup and teardown (kernel/bench/fs.c), for its .fs.
 int bench_fs_setup(struct bench_ctx *ctx);
 void bench_fs_teardown(struct bench_ctx *ctx);
 // Keeps e in *err if it is the first error and not -ENOENT: a clean that undoes a build cut

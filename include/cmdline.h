@@ -24,11 +24,12 @@ enum panic_action { PANIC_EXIT, PANIC_HALT };
 
 struct cmdline {
   // bench=: every suite (bench=all, or flags alone: bench=quick), else the suites named;
-  // bench=none is bench_all false and no names.
+  // bench=none is bench_all false and no names. The names are [a-z0-9-]+, not yet checked
+  // against the registry.
   bool bench_all;
   bool bench_quick;   // bench=quick: shorter runs
   int nbench;
-  char bench_names[BENCH_NAMES_MAX][BENCH_NAME_MAX];  // [a-z0-9-]+, not yet checked against the registry
+  char bench_names[BENCH_NAMES_MAX][BENCH_NAME_MAX];
   u32 bench_runs;     // repetitions per point, 1..1000; 0: the kernel's default
   u32 bench_secs_us;  // time per run, 1000..600000000 us; 0: the kernel's default
   int selftest;       // enum selftest_mode

@@ -191,7 +191,10 @@ script(struct bench_ctx *ctx, struct client *c, int client)
   bench_yield(ctx);
   return ops;
 fail:
+  // The run must still end: a client whose every call fails (a file left behind makes each
+  // create fail) would otherwise never reach bench_yield, which alone sets the stop flag.
   c->errors++;
+  bench_yield(ctx);
   return ops;
 }
 
