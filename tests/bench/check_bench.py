@@ -31,7 +31,7 @@ DEFAULT_SUITES = ["locks", "radix", "pagecache", "dbench", "webserve", "ramfs", 
                   "madvise"]
 QUICK_FANOUT = 64              # bench=quick keeps the variants with this fanout or none
 QUICK_RUNS = 3
-DEFAULT_RUNS = 5               # kernel/bench.c's default when bench.runs= is not given
+DEFAULT_RUNS = 5               # kernel/bench/bench.c's default when bench.runs= is not given
 
 STAMP = re.compile(r"^\[\s*\d+\.\d+\] ")
 DECIMAL = re.compile(r"^\d+(\.\d+)?$")
@@ -62,7 +62,8 @@ def sweep(kind, cpus, quick):
 
 
 def variant(label):
-    """"radix-lock/128" -> ("radix-lock", 128), "ticket" -> ("ticket", None); None if bad."""
+    """A variant as (name, fanout): radix-lock/128 is ("radix-lock", 128), ticket is
+    ("ticket", None); None if label is malformed."""
     name, slash, fanout = label.partition("/")
     if not NAME.match(name) or (slash and not COUNT.match(fanout)):
         return None
