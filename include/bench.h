@@ -1,5 +1,5 @@
 // The benchmark harness: suites register with BENCH_SUITE; kernel/bench/bench.c runs their
-// thread sweeps and prints the BENCH, BENCH-CMP and BENCH-DONE lines of doc/console.md.
+// thread sweeps and prints the BENCH-SUITE, BENCH, BENCH-CMP and BENCH-DONE lines (doc/console.md).
 #pragma once
 #include "compiler.h"
 #include "stats.h"
@@ -16,6 +16,7 @@ enum bench_sweep {
 #define BENCH_MAX_EXTRAS 4
 #define BENCH_MAX_SWEEP 16     // thread counts in one sweep (12 at 255 CPUs)
 #define BENCH_QUICK_FANOUT 64  // bench=quick keeps only this fanout
+#define BENCH_LINE_MAX 510     // a machine line's bytes: with its newline, one printk message
 
 struct bench_variant {
   const char *name;
@@ -32,6 +33,7 @@ struct bench_pair {
 };
 
 struct benchsuite;
+struct ramfs_opts;
 
 // What a worker sees. The harness owns everything but priv.
 struct bench_ctx {
@@ -47,10 +49,36 @@ struct bench_ctx {
   void *priv;        // the suite's own state, from setup
 };
 
+// A file-system suite (kernel/bench/fs.c): each variant's points run on a fresh ramfs mounted
+// on mnt, which the suite fills in (build) and empties (clean); fs.c mounts, unmounts, keeps
+// the workers' state, reports a failed setup and stops the kernel on a teardown that cannot
+// empty the filesystem.
+struct bench_fs {
+  const char *mnt;      // a directory of the root, made and removed with the mount; NULL: none
+  // Bytes of each worker's state: ctx->priv holds max_threads of them, zeroed (0: NULL).
+  size_t thread_size;
+  // The mount's options for the variant about to run (ctx->vi, ctx->variant).
+  void (*opts)(const struct bench_ctx *ctx, struct ramfs_opts *o);
+  // Fills the fresh mount for ctx->max_threads workers; 0 or a negative errno, after which
+  // clean still runs and must undo whatever build did.
+  int (*build)(struct bench_ctx *ctx);
+  // Removes what build made, also after a build cut short or never run (ctx->priv NULL), and
+  // frees what build allocated; returns the first error worth reporting (bench_fs_note).
+  int (*clean)(struct bench_ctx *ctx);
+};
+
+// The registry: every BENCH_SUITE in the kernel is a suite, and the only list of them; bench=
+// names them, the BENCH-SUITE line tells the host tools about them (bench_suite_line).
 struct benchsuite {
-  const char *name;      // as in bench=, one of bench_names[]
-  const char *seed;      // the experiment it re-runs (doc/seeds.md), one line
-  const char *op;        // one operation, as doc/console.md counts it
+  const char *name;      // as in bench=: [a-z0-9-]+, shorter than BENCH_NAME_MAX (cmdline.h)
+  // Where it runs among the suites: lowest first, a tie broken by name. Link order would
+  // follow the file names, and the Makefile's wildcard sorts those only in some versions of
+  // make; an explicit number keeps the order the suites have always run in (cheap lock and
+  // radix-tree baselines first, madvise last), the README's table's, on any build. Steps of 10
+  // leave room for a new suite between two.
+  int order;
+  const char *seed;      // the experiment it re-runs (doc/seeds.md), one line without '='
+  const char *op;        // one operation, as doc/console.md counts it; one line without '='
   int sweep;             // enum bench_sweep
   struct bench_variant variants[BENCH_MAX_VARIANTS];   // up to the first without a name
   struct bench_pair pairs[BENCH_MAX_PAIRS];   // likewise; the first is the table's ratio column
@@ -74,6 +102,9 @@ struct benchsuite {
   void (*extra)(struct bench_ctx *ctx, u64 ops, u64 ns, u64 *value_m);
   // After a point's BENCH line (optional): the suite's own account of the point, for people.
   void (*point_done)(struct bench_ctx *ctx);
+  // A file-system suite's ramfs (mnt NULL: none), which setup = bench_fs_setup and
+  // teardown = bench_fs_teardown (or a teardown that ends by calling it) take care of.
+  struct bench_fs fs;
 };
 
 #define BENCH_SUITE(var)                                                      \
@@ -88,13 +119,20 @@ bench_stopped(const struct bench_ctx *ctx)
 // A worker's cond_resched, which also ends the run once its time is up.
 void bench_yield(struct bench_ctx *ctx);
 
-// The ramfs of a file-system suite (kernel/bench/fs.c).
-struct ramfs_opts;
-int bench_mount(const char *dir, const struct ramfs_opts *o);
-int bench_umount(const char *dir, bool mounted);
+// A file-system suite's setup and teardown (kernel/bench/fs.c), for its .fs.
+int bench_fs_setup(struct bench_ctx *ctx);
+void bench_fs_teardown(struct bench_ctx *ctx);
+// Keeps e in *err if it is the first error and not -ENOENT: a clean that undoes a build cut
+// short finds some of the files and directories already gone.
+void bench_fs_note(int *err, int e);
 
-// Runs every suite bench= selects, then prints BENCH-DONE (always, also with bench=none).
-// Returns the number of failures: setups that failed, workers that could not start, verify.
+// Reports through bad(word, why), as the command line's bad words are reported, every name in
+// bench= that no suite has (kernel/main.c calls it once the command line is parsed).
+void bench_check_cmdline(void (*bad)(const char *word, const char *why));
+
+// Runs every suite bench= selects, in registry order, then prints BENCH-DONE (always, also
+// with bench=none). Returns the number of failures: suites the registry cannot take, setups
+// that failed, workers that could not start, verify.
 int bench_run(void);
 
 // One suite's measured points, kept for its comparisons and its table.
@@ -106,6 +144,8 @@ struct bench_results {
 };
 
 // Plans and human tables (kernel/bench/table.c).
+const char *bench_suite_bad(const struct benchsuite *s);
+int bench_suite_line(char *buf, size_t size, const struct benchsuite *s, int cpus, bool quick);
 int bench_nvariants(const struct benchsuite *s);
 int bench_find_variant(const struct benchsuite *s, const char *name, int fanout);
 int bench_sweep(int sweep, int cpus, bool quick, int *threads);

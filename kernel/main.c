@@ -66,6 +66,7 @@ kmain(u32 magic, u64 mbi_phys)
   printk("kernel: booted by %s, command line '%s'\n", bootinfo.loader, bootinfo.cmdline);
   cmdline_defaults(&kcmdline);         // bench=all selftest=none poweroff=yes panic=exit
   cmdline_parse(&kcmdline, bootinfo.cmdline, report_bad_word);  // bad words named, ignored
+  bench_check_cmdline(report_bad_word); // and bench= names that no suite has
   tsc_init();                          // calibrate the TSC: timestamps from here on
   bootmem_init();                      // the early allocator over the memory map
   paging_init();                       // direct map, W^X kernel image, no page 0

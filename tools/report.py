@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Turns a saved serial log into OUTDIR/report.md and one gnuplot chart per benchmark suite.
-# Usage: report.py LOG OUTDIR   (the line formats are the console contract in README.md)
+# Usage: report.py LOG OUTDIR   (the line formats are the console contract in doc/console.md)
 
 import os
 import re
@@ -8,32 +8,8 @@ import shutil
 import subprocess
 import sys
 
-# What each known suite measures, and the mailing-list thread it re-runs (shared/seeds).
-# The variant order is the contract's; unknown suites and variants follow, sorted by name.
-SUITES = {
-    "locks": ("lock + increment a shared counter + unlock",
-              "spinlock baseline", ["ticket", "queued", "tas"]),
-    "radix": ("one radix-tree lookup",
-              "2002 radix-tree pagecache thread", ["lookup"]),
-    "pagecache": ("one page-cache operation",
-                  "2002 radix-tree pagecache thread",
-                  ["hash-global", "hash-bucket", "radix-lock", "radix-rcu"]),
-    "dbench": ("one client file operation",
-               "2002 radix-tree pagecache thread",
-               ["hash-global", "radix-lock", "radix-rcu"]),
-    "webserve": ("one small cached file served",
-                 "2001 hashed page-cache locks thread",
-                 ["hash-global", "hash-bucket"]),
-    "ramfs": ("one create + unlink of an empty file",
-              "2010 RCU inode freeing thread", ["free-now", "free-rcu"]),
-    "lookup": ("one path lookup (stat)",
-               "2010 RCU inode freeing thread", ["rcu-walk", "ref-walk"]),
-    "madvise": ("one malloc/free transaction", "2007 MADV_FREE thread",
-                ["dontneed-wlock", "dontneed-rlock", "free-wlock",
-                 "free-rlock"]),
-}
-
-# The contract's extras, with the column heading each gets.
+# Headings for the extras' tables; an extra not here is headed by its own name. Without a
+# BENCH-SUITE line to name a suite's extras, these are the ones looked for.
 EXTRAS = {
     "mb_per_sec": "MB/s",
     "ns_per_op": "ns/op",
@@ -43,6 +19,8 @@ EXTRAS = {
 }
 
 STAMP = re.compile(r"\[\s*\d+\.\d+\] ?")
+# BENCH-SUITE: space-free key=value words, then op= and seed=, texts without '='.
+SUITE_LINE = re.compile(r"(?P<words>.*?) op=(?P<op>[^=]*) seed=(?P<seed>[^=]*)")
 DECIMAL = re.compile(r"\d+(\.\d+)?")
 COUNT = re.compile(r"\d+")
 
@@ -60,6 +38,7 @@ class Log:
         self.end = None           # "pass" or "fail"
         self.selftests = []       # (name, result)
         self.panics = []          # text after PANIC
+        self.suites = {}          # suite -> its BENCH-SUITE line, in log order
         self.points = {}          # suite -> {(variant, fanout, threads): point}
         self.cmps = {}            # suite -> [comparison]
         self.skipped = 0
@@ -100,6 +79,29 @@ def optional(d, key, kind):
     return need(d, key, kind) if key in d else None
 
 
+def take_suite(log, text):
+    """A BENCH-SUITE line: what the suite measures, its seed, variants and extras."""
+    m = SUITE_LINE.fullmatch(text)
+    if not m:
+        raise BadLine("no op= and seed= at its end")
+    d = fields(m.group("words").split())
+    suite = need(d, "suite")
+    labels = [v for key in ("variants", "skipped") for v in d.get(key, "").split(",") if v]
+    if not labels:
+        raise BadLine("no variants")
+    log.suites[suite] = {
+        "op": m.group("op").strip(),
+        "seed": m.group("seed").strip(),
+        "variants": labels,
+        "extras": [e for e in d.get("extras", "").split(",") if e],
+    }
+
+
+def extras_of(log, suite):
+    """The extras the suite's BENCH-SUITE line names; without one, doc/console.md's."""
+    return log.suites[suite]["extras"] if suite in log.suites else list(EXTRAS)
+
+
 def take_bench(log, d):
     suite = need(d, "suite")
     p = {
@@ -112,7 +114,7 @@ def take_bench(log, d):
         "ci95": need(d, "ci95", "decimal"),
         "extras": {},
     }
-    for key in EXTRAS:
+    for key in extras_of(log, suite):
         if key in d:
             p["extras"][key] = need(d, key, "decimal")
     pts = log.points.setdefault(suite, {})
@@ -142,6 +144,9 @@ def take(log, word, rest):
     """Records one machine line; raises BadLine when it is unusable."""
     if word == "PANIC":
         log.panics.append(" ".join(rest))
+        return
+    if word == "BENCH-SUITE":
+        take_suite(log, " ".join(rest))
         return
     d = fields(rest)
     if word == "BENCH":
@@ -173,9 +178,9 @@ def parse(path):
         if m:
             text = text[m.end():]
         words = text.split()
-        if not words or words[0] not in ("BOOT", "BENCH", "BENCH-CMP",
-                                         "BENCH-DONE", "SELFTEST", "PANIC",
-                                         "END"):
+        if not words or words[0] not in ("BOOT", "BENCH-SUITE", "BENCH",
+                                         "BENCH-CMP", "BENCH-DONE", "SELFTEST",
+                                         "PANIC", "END"):
             continue
         try:
             # A log cut mid-line can end in a number that looks whole but is
@@ -193,11 +198,12 @@ def label(variant, fanout):
     return variant if fanout is None else "%s/%d" % (variant, fanout)
 
 
-def series(suite, pts):
-    """The suite's points grouped by variant(/fanout), in the contract's order."""
-    order = SUITES.get(suite, ("", "", []))[2]
+def series(log, suite, pts):
+    """The suite's points grouped by variant(/fanout), in its BENCH-SUITE
+    line's order; variants it does not name follow, sorted."""
+    order = log.suites[suite]["variants"] if suite in log.suites else []
     keys = sorted({(v, f) for v, f, _ in pts},
-                  key=lambda k: (order.index(k[0]) if k[0] in order
+                  key=lambda k: (order.index(label(*k)) if label(*k) in order
                                  else len(order), k[0], k[1] or 0))
     out = []
     for v, f in keys:
@@ -289,21 +295,24 @@ def header(log, path):
 
 def section(log, suite, chart):
     out = ["## " + suite, ""]
-    if suite in SUITES:
-        op, seed, _ = SUITES[suite]
-        out += ["Operation: %s; seed: %s." % (op, seed), ""]
-    groups = series(suite, log.points.get(suite, {}))
+    if suite in log.suites:
+        info = log.suites[suite]
+        out += ["Operation: %s; seed: %s." % (info["op"], info["seed"]), ""]
+    groups = series(log, suite, log.points.get(suite, {}))
     if groups:
         threads = sorted({p["threads"] for _, rows in groups for p in rows})
         out += ["Operations per second, mean ± 95% confidence half-width:", ""]
         out += sweep_table(log, groups, threads, lambda p: "%s ± %s" % (
             human(p["mean"]), human(p["ci95"])))
         # One table per extra keeps each as narrow as the main one.
-        for key, unit in EXTRAS.items():
+        for key in extras_of(log, suite):
+            unit = EXTRAS.get(key, key)
             if any(key in p["extras"] for _, rows in groups for p in rows):
                 out += ["%s (mean over the runs):" % unit, ""]
                 out += sweep_table(log, groups, threads, lambda p: human(
                     p["extras"][key]) if key in p["extras"] else "")
+    else:
+        out += ["No points were measured.", ""]
     cmps = log.cmps.get(suite, [])
     if cmps:
         rows = [(c["a"], c["b"], c["threads"],
@@ -335,14 +344,20 @@ def quote(s):
     return "'" + s.replace("'", "''") + "'"
 
 
+def lines(*texts):
+    """A gnuplot double-quoted string of one line per text ("\\n" breaks)."""
+    return '"' + "\\n".join(t.replace("\\", "\\\\").replace('"', '\\"')
+                             for t in texts) + '"'
+
+
 def chart_script(log, suite, groups, terminal):
     """The gnuplot script for the suite's chart; the data sit in NAME.dat."""
     name = filename(suite)
-    title = suite
-    ylabel = "operations per second"
-    if suite in SUITES:
-        title += " (%s)" % SUITES[suite][1]
-        ylabel += ": " + SUITES[suite][0]
+    title = [suite]
+    if suite in log.suites:
+        # The kernel's texts are too long for the y axis: both go above the plot.
+        title = [suite + ": " + log.suites[suite]["seed"],
+                 "one operation: " + log.suites[suite]["op"]]
     threads = sorted({p["threads"] for _, rows in groups for p in rows})
     n = cpus(log)
     lo, hi = threads[0], max(threads[-1], n or 0)
@@ -351,9 +366,9 @@ def chart_script(log, suite, groups, terminal):
         "# The %s chart; edit and re-run with: gnuplot %s.gp" % (suite, name),
         "set terminal %s size 960,600 noenhanced%s" % (terminal, font),
         "set output %s" % quote(name + ".png"),
-        "set title %s" % quote(title),
+        "set title %s" % lines(*title),
         "set xlabel 'threads'",
-        "set ylabel %s" % quote(ylabel),
+        "set ylabel 'operations per second'",
         # The sweeps double the threads, so a log2 axis spaces them evenly.
         "set logscale x 2",
         "set xrange [%g:%g]" % (lo / 1.25, hi * 1.25),
@@ -426,8 +441,10 @@ def write(path, text, written):
 
 
 def suites(log):
-    known = [s for s in SUITES if s in log.points or s in log.cmps]
-    other = sorted((set(log.points) | set(log.cmps)) - set(SUITES))
+    """In the order the log's BENCH-SUITE lines came; suites without one
+    (a log cut short, an older kernel) follow, sorted."""
+    known = list(log.suites)
+    other = sorted((set(log.points) | set(log.cmps)) - set(log.suites))
     return known + other
 
 
@@ -450,7 +467,7 @@ def main(argv):
     term = terminal() if gnuplot else None
     written, errors, md = [], [], header(log, path)
     for suite in suites(log):
-        groups = series(suite, log.points.get(suite, {}))
+        groups = series(log, suite, log.points.get(suite, {}))
         chart = None
         if groups:
             name = filename(suite)

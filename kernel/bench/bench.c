@@ -1,5 +1,6 @@
-// The benchmark runner: runs the sweeps of the suites bench= selects, a warm-up and bench.runs
-// timed runs per point, and prints the BENCH, BENCH-CMP and BENCH-DONE lines of the contract.
+// The benchmark runner: finds the suites bench= selects in the registry (the BENCH_SUITEs of
+// kernel/bench/*.c), runs their sweeps, a warm-up and bench.runs timed runs per point, and
+// prints the BENCH-SUITE, BENCH, BENCH-CMP and BENCH-DONE lines of doc/console.md.
 #include "bench.h"
 #include "cmdline.h"
 #include "cpumask.h"
@@ -21,7 +22,7 @@ extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 // overrun (a lock hand-over may wait for a descheduled vCPU; a run ends between operations).
 #define DEFAULT_RUNS 5
 #define DEFAULT_US 100000
-#define QUICK_RUNS 3        // bench=quick, as the contract fixes it
+#define QUICK_RUNS 3        // bench=quick, as doc/console.md fixes it
 #define QUICK_US 200000
 #define MAX_WORKERS 640     // ceil(2.5 * 255): the over sweep at the most CPUs QEMU gives
 
@@ -153,7 +154,7 @@ run_once(u32 us, u64 *ns)
   return ops;
 }
 
-// Workers one per online CPU in id order, then round-robin over them again: the contract's
+// Workers one per online CPU in id order, then round-robin over them again: doc/console.md's
 // "bound one per CPU up to cpus; beyond that they share CPUs". Returns how many started.
 static int
 start_workers(int n)
@@ -348,13 +349,15 @@ static void
 run_suite(const struct benchsuite *s, int cpus, bool quick, u32 runs, u32 us)
 {
   int nv = bench_nvariants(s), points = bench_points(s, cpus, quick);
+  char line[BENCH_LINE_MAX + 1];
   int vi, t, i;
 
   memset(&results, 0, sizeof(results));
   results.nthreads = bench_sweep(s->sweep, cpus, quick, results.threads);
-  printk("bench: %s: %d points x %u runs x %u.%02u s = ~%lu s (%s; one operation: %s)\n",
-         s->name, points, runs + 1, us / 1000000, us % 1000000 / 10000,
-         (plan_ms(points, runs, us) + 500) / 1000, s->seed, s->op);
+  bench_suite_line(line, sizeof(line), s, cpus, quick);
+  printk("%s\n", line);
+  printk("bench: %s: %d points x %u runs x %u.%02u s = ~%lu s\n", s->name, points, runs + 1,
+         us / 1000000, us % 1000000 / 10000, (plan_ms(points, runs, us) + 500) / 1000);
 
   if(s->interleave){
     for(t = 0; t < results.nthreads; t++)
@@ -372,46 +375,131 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, u32 runs, u32 us)
     compare(s, &s->pairs[i]);
 }
 
+// Whether the registry can take suite s: bench_suite_bad has nothing against it, and no other
+// suite has its name (bench= could not tell the two apart, nor could the BENCH lines).
+static bool
+usable(const struct benchsuite *s)
+{
+  const struct benchsuite *t;
+
+  if(bench_suite_bad(s))
+    return false;
+  for(t = __benchsuites_start; t < __benchsuites_end; t++)
+    if(t != s && t->name && strcmp(t->name, s->name) == 0)
+      return false;
+  return true;
+}
+
+// Whether suite a runs before suite b: by order, then by name.
+static bool
+before(const struct benchsuite *a, const struct benchsuite *b)
+{
+  return a->order != b->order ? a->order < b->order : strcmp(a->name, b->name) < 0;
+}
+
+// The usable suites in running order: the one after prev, or the first with prev NULL; NULL
+// after the last. A scan per step: there are a handful of suites, and nothing to allocate.
+static const struct benchsuite *
+next_suite(const struct benchsuite *prev)
+{
+  const struct benchsuite *s, *next = NULL;
+
+  for(s = __benchsuites_start; s < __benchsuites_end; s++)
+    if(usable(s) && (!prev || before(prev, s)) && (!next || before(s, next)))
+      next = s;
+  return next;
+}
+
+// Every suite the registry can take, in running order.
+#define for_each_suite(s) for(s = next_suite(NULL); s; s = next_suite(s))
+
+// The suite called name, if there is one the registry can take.
 static const struct benchsuite *
 find_suite(const char *name)
 {
   const struct benchsuite *s;
 
-  for(s = __benchsuites_start; s < __benchsuites_end; s++)
+  for_each_suite(s)
     if(strcmp(s->name, name) == 0)
       return s;
   return NULL;
 }
 
+// Whether bench= asks for suite s.
+static bool
+selected(const struct benchsuite *s)
+{
+  int i;
+
+  if(kcmdline.bench_all)
+    return true;
+  for(i = 0; i < kcmdline.nbench; i++)
+    if(strcmp(kcmdline.bench_names[i], s->name) == 0)
+      return true;
+  return false;
+}
+
+// A name bench= gives that no suite has is reported as the word bench=NAME, so that every
+// unknown name is named whatever list it came in; the suites it does name still run.
+void
+bench_check_cmdline(void (*bad)(const char *word, const char *why))
+{
+  char word[sizeof("bench=") + BENCH_NAME_MAX];
+  int i;
+
+  for(i = 0; i < kcmdline.nbench; i++){
+    if(find_suite(kcmdline.bench_names[i]))
+      continue;
+    scnprintf(word, sizeof(word), "bench=%s", kcmdline.bench_names[i]);
+    bad(word, "no such suite");
+  }
+}
+
+// A suite the registry cannot take is a fault of the kernel itself: reported, and counted as
+// a failure, whatever bench= says.
+static int
+check_registry(void)
+{
+  const struct benchsuite *s;
+  const char *why;
+  int bad = 0;
+
+  for(s = __benchsuites_start; s < __benchsuites_end; s++){
+    if(usable(s))
+      continue;
+    why = bench_suite_bad(s);
+    pr_err("bench: suite '%s': %s; not run\n", s->name ? s->name : "", why ? why :
+           "another suite has its name");
+    bad++;
+  }
+  return bad;
+}
+
 int
 bench_run(void)
 {
-  const struct benchsuite *todo[NBENCH];
-  int cpus = num_online_cpus(), nsuites = 0, points = 0, i;
+  const struct benchsuite *s;
+  int cpus = num_online_cpus(), nsuites = 0, points = 0;
   bool quick = kcmdline.bench_quick;
   u32 runs = kcmdline.bench_runs ? kcmdline.bench_runs : quick ? QUICK_RUNS : DEFAULT_RUNS;
   u32 us = kcmdline.bench_secs_us ? kcmdline.bench_secs_us : quick ? QUICK_US : DEFAULT_US;
   u64 t0 = ktime_ns(), ms;
 
-  // In contract order. bench=all runs what is compiled in; a suite named on its own
-  // that is not is worth a line, since the user asked for it.
-  for(i = 0; i < NBENCH; i++){
-    if(!(kcmdline.bench & (1u << i)))
-      continue;
-    todo[nsuites] = find_suite(bench_names[i]);
-    if(todo[nsuites])
-      points += bench_points(todo[nsuites++], cpus, quick);
-    else if(kcmdline.bench != BENCH_ALL)
-      pr_err("bench: no suite '%s' in this kernel; skipped\n", bench_names[i]);
+  failures = check_registry();
+  for_each_suite(s){
+    if(selected(s)){
+      nsuites++;
+      points += bench_points(s, cpus, quick);
+    }
   }
   if(nsuites > 0)
     printk("bench: %d suites, %d points at %d CPUs, %u runs of %u.%02u s each and a warm-up:"
            " ~%lu s\n", nsuites, points, cpus, runs, us / 1000000, us % 1000000 / 10000,
            (plan_ms(points, runs, us) + 500) / 1000);
 
-  failures = 0;
-  for(i = 0; i < nsuites; i++)
-    run_suite(todo[i], cpus, quick, runs, us);
+  for_each_suite(s)
+    if(selected(s))
+      run_suite(s, cpus, quick, runs, us);
 
   ms = (ktime_ns() - t0) / 1000000;
   printk("BENCH-DONE suites=%d secs=%lu.%03lu\n", nsuites, ms / 1000, ms % 1000);

@@ -3,7 +3,6 @@
 #include "bench.h"
 #include "errno.h"
 #include "fs.h"
-#include "panic.h"
 #include "printk.h"
 #include "slab.h"
 #include "string.h"
@@ -31,9 +30,7 @@ struct client {
   u64 errors;                 // calls that failed or gave wrong data
 } __aligned(64);
 
-static struct client *clients;
-static int nclients;
-static bool mounted;
+static int nclients;   // clients that build set up, for clean to undo
 static u64 want[MAX_WRITE / 8], got[MAX_WRITE / 8];   // verify's buffers
 
 // The first word of each page of a file says whose, which script and which page, so that a
@@ -81,38 +78,6 @@ size_of(u32 seq)
   return sizes[seq % ARRAY_SIZE(sizes)];
 }
 
-// An error that is not "already gone", kept if it is the first.
-static void
-note(int *err, int e)
-{
-  if(e && e != -ENOENT && !*err)
-    *err = e;
-}
-
-// Removes whatever setup and the clients built, also after a setup cut short; returns the
-// first error that is not "already gone".
-static int
-dbench_cleanup(void)
-{
-  int err = 0, i, s;
-
-  for(i = 0; i < nclients; i++){
-    for(s = 0; s < NSLOTS; s++)
-      note(&err, vfs_unlink(clients[i].slot[s]));
-    note(&err, vfs_unlink(clients[i].tmp));
-    note(&err, vfs_rmdir(clients[i].dir));
-    kfree(clients[i].buf);
-  }
-  kfree(clients);
-  clients = NULL;
-  nclients = 0;
-  note(&err, vfs_rmdir(SHARED));
-  note(&err, bench_umount(MNT, mounted));
-  mounted = false;
-  rcu_barrier();   // the freed inodes and radix nodes go before the next variant
-  return err;
-}
-
 static enum pagecache_variant
 variant_of(const char *name)
 {
@@ -123,56 +88,57 @@ variant_of(const char *name)
   return v;   // NR_PC_VARIANTS, which vfs_mount refuses, if none is called name
 }
 
-// A directory per client and the shared one, on a ramfs whose files' pages are indexed by
-// the variant being measured.
-static int
-dbench_setup(struct bench_ctx *ctx)
+// The files' pages are indexed by the variant being measured.
+static void
+dbench_mount_opts(const struct bench_ctx *ctx, struct ramfs_opts *o)
 {
-  struct ramfs_opts o = { variant_of(ctx->variant->name), ctx->variant->fanout, FREE_RCU,
-                          WALK_AUTO };
-  struct client *c;
+  *o = (struct ramfs_opts){ variant_of(ctx->variant->name), ctx->variant->fanout, FREE_RCU,
+                            WALK_AUTO };
+}
+
+// A directory per client and the shared one.
+static int
+dbench_build(struct bench_ctx *ctx)
+{
+  struct client *clients = ctx->priv, *c;
   int err, s;
 
-  if((err = bench_mount(MNT, &o)) < 0)
-    return err;
-  mounted = true;
   if((err = vfs_mkdir(SHARED)) < 0)
-    goto fail;
-  err = -ENOMEM;
-  if(!(clients = kzalloc(ctx->max_threads * sizeof(*clients), GFP_KERNEL)))
-    goto fail;
+    return err;
   for(; nclients < ctx->max_threads; nclients++){
     c = &clients[nclients];
     snprintf(c->dir, sizeof(c->dir), MNT "/c%d", nclients);
     snprintf(c->tmp, sizeof(c->tmp), "%s/new", c->dir);
     for(s = 0; s < NSLOTS; s++)
       snprintf(c->slot[s], sizeof(c->slot[s]), SHARED "/c%d-%d", nclients, s);
-    if(!(c->buf = kmalloc(MAX_WRITE, GFP_KERNEL))){
-      err = -ENOMEM;
-      goto fail;
-    }
+    if(!(c->buf = kmalloc(MAX_WRITE, GFP_KERNEL)))
+      return -ENOMEM;
     fill(c->buf, nclients, 0);
     if((err = vfs_mkdir(c->dir)) < 0){
       nclients++;   // its buffer is freed with the others
-      goto fail;
+      return err;
     }
   }
   return 0;
-fail:
-  pr_err("bench: dbench: setup: %d\n", err);
-  dbench_cleanup();
-  return err;
 }
 
-// A filesystem that cannot be emptied is a VFS bug that would also break every later
-// suite; the harness's teardown has no way to report it, so it stops the run.
-static void
-dbench_teardown(struct bench_ctx *ctx)
+// Removes whatever the build and the clients made, also after a build cut short.
+static int
+dbench_clean(struct bench_ctx *ctx)
 {
-  int err = dbench_cleanup();
+  struct client *clients = ctx->priv;
+  int err = 0, i, s;
 
-  if(err)
-    panic("bench: dbench: %s: teardown failed: %d", ctx->variant->name, err);
+  for(i = 0; i < nclients; i++){
+    for(s = 0; s < NSLOTS; s++)
+      bench_fs_note(&err, vfs_unlink(clients[i].slot[s]));
+    bench_fs_note(&err, vfs_unlink(clients[i].tmp));
+    bench_fs_note(&err, vfs_rmdir(clients[i].dir));
+    kfree(clients[i].buf);
+  }
+  nclients = 0;
+  bench_fs_note(&err, vfs_rmdir(SHARED));
+  return err;
 }
 
 // One pass of the client's script; returns the file operations it made. It always runs to
@@ -225,14 +191,17 @@ script(struct bench_ctx *ctx, struct client *c, int client)
   bench_yield(ctx);
   return ops;
 fail:
+  // The run must still end: a client whose every call fails (a file left behind makes each
+  // create fail) would otherwise never reach bench_yield, which alone sets the stop flag.
   c->errors++;
+  bench_yield(ctx);
   return ops;
 }
 
 static u64
 dbench_worker(struct bench_ctx *ctx, int thread_index)
 {
-  struct client *c = &clients[thread_index];
+  struct client *c = (struct client *)ctx->priv + thread_index;
   u64 ops = 0;
 
   c->bytes = 0;
@@ -261,7 +230,7 @@ file_ok(const char *path, int client, u32 seq)
 static bool
 dbench_verify(struct bench_ctx *ctx, u64 ops)
 {
-  struct client *c;
+  struct client *clients = ctx->priv, *c;
   struct kstat st;
   u64 errors = 0;
   int i, s, wrong = 0;
@@ -288,6 +257,7 @@ dbench_verify(struct bench_ctx *ctx, u64 ops)
 static void
 dbench_extra(struct bench_ctx *ctx, u64 ops, u64 ns, u64 *value_m)
 {
+  struct client *clients = ctx->priv;
   u64 bytes = 0;
   int i;
 
@@ -298,6 +268,7 @@ dbench_extra(struct bench_ctx *ctx, u64 ops, u64 ns, u64 *value_m)
 
 BENCH_SUITE(dbench_suite) = {
   .name = "dbench",
+  .order = 40,
   .seed = "2002 radix-tree pagecache: dbench clients, 2.4.17 vs rat-7 (128-way) vs rat-4 (16-way)",
   .op = "one client file operation (create, write, read, stat, unlink, rename)",
   .sweep = SWEEP_OVER,
@@ -313,8 +284,9 @@ BENCH_SUITE(dbench_suite) = {
     { "radix-rcu", 64, "hash-global", 0 },
   },
   .extras = { "mb_per_sec" },
-  .setup = dbench_setup,
-  .teardown = dbench_teardown,
+  .fs = { MNT, sizeof(struct client), dbench_mount_opts, dbench_build, dbench_clean },
+  .setup = bench_fs_setup,
+  .teardown = bench_fs_teardown,
   .worker = dbench_worker,
   .verify = dbench_verify,
   .extra = dbench_extra,

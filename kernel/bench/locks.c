@@ -98,6 +98,7 @@ locks_verify(struct bench_ctx *ctx, u64 ops)
 
 BENCH_SUITE(locks_suite) = {
   .name = "locks",
+  .order = 10,
   .seed = "spinlock baseline for the seeds' lock comparisons",
   .op = "lock + increment a shared counter + unlock",
   .sweep = SWEEP_OVER,

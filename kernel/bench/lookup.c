@@ -3,9 +3,7 @@
 #include "bench.h"
 #include "errno.h"
 #include "fs.h"
-#include "panic.h"
 #include "printk.h"
-#include "slab.h"
 #include "vsprintf.h"
 
 #define MNT "/lookup"
@@ -20,7 +18,6 @@ static const char *const dirs[] = { MNT "/a", MNT "/a/b", MNT "/a/b/c" };
 static char paths[NR_FILES][32];
 static unsigned long inos[NR_FILES];   // what each stat must find
 static int nfiles;
-static bool mounted;
 
 // One per worker, on its own cache line.
 struct tstate {
@@ -29,13 +26,43 @@ struct tstate {
   u64 misses;      // stats that did not find their file
 } __aligned(64);
 
-static struct tstate *ts;
-static int point_threads;   // the point ts[] counts for
+static int point_threads;   // the point the workers' counts are for
 
-// Removes whatever setup built, in reverse, also after a setup cut short; returns the first
-// error that is not "already gone".
+// A free-rcu mount, the only kind RCU-walk may enter (fs/super.c).
+static void
+lookup_mount_opts(const struct bench_ctx *ctx, struct ramfs_opts *o)
+{
+  *o = (struct ramfs_opts){ PC_RADIX_RCU, 64, FREE_RCU, WALK_AUTO };
+}
+
 static int
-lookup_cleanup(void)
+lookup_build(struct bench_ctx *ctx)
+{
+  struct kstat st;
+  int err;
+  u32 i;
+
+  point_threads = 0;
+  for(i = 0; i < ARRAY_SIZE(dirs); i++)
+    if((err = vfs_mkdir(dirs[i])) < 0)
+      return err;
+  for(; nfiles < NR_FILES; nfiles++){
+    snprintf(paths[nfiles], sizeof(paths[nfiles]), "%s/file-%d", dirs[2], nfiles);
+    if((err = vfs_create(paths[nfiles], 0)) < 0)
+      return err;
+    if((err = vfs_stat(paths[nfiles], LOOKUP_REF_ONLY, &st)) < 0){
+      nfiles++;
+      return err;
+    }
+    inos[nfiles] = st.ino;
+  }
+  return 0;
+}
+
+// Removes whatever the build made, in reverse, also after a build cut short. Every file
+// counted in nfiles was created, so for them "already gone" is an error too.
+static int
+lookup_clean(struct bench_ctx *ctx)
 {
   int err = 0, e, i;
 
@@ -43,55 +70,8 @@ lookup_cleanup(void)
     if((e = vfs_unlink(paths[i])) && !err)
       err = e;
   nfiles = 0;
-  for(i = ARRAY_SIZE(dirs) - 1; i >= 0; i--){
-    e = vfs_rmdir(dirs[i]);
-    if(e && e != -ENOENT && !err)
-      err = e;
-  }
-  if((e = bench_umount(MNT, mounted)) && !err)
-    err = e;
-  mounted = false;
-  kfree(ts);
-  ts = NULL;
-  rcu_barrier();
-  return err;
-}
-
-// A free-rcu mount, the only kind RCU-walk may enter (fs/super.c).
-static int
-lookup_setup(struct bench_ctx *ctx)
-{
-  static const struct ramfs_opts o = { PC_RADIX_RCU, 64, FREE_RCU, WALK_AUTO };
-  struct kstat st;
-  int err;
-  u32 i;
-
-  point_threads = 0;
-  if((err = bench_mount(MNT, &o)) < 0)
-    return err;
-  mounted = true;
-  ts = kzalloc(ctx->max_threads * sizeof(*ts), GFP_KERNEL);
-  if(!ts){
-    err = -ENOMEM;
-    goto fail;
-  }
-  for(i = 0; i < ARRAY_SIZE(dirs); i++)
-    if((err = vfs_mkdir(dirs[i])) < 0)
-      goto fail;
-  for(; nfiles < NR_FILES; nfiles++){
-    snprintf(paths[nfiles], sizeof(paths[nfiles]), "%s/file-%d", dirs[2], nfiles);
-    if((err = vfs_create(paths[nfiles], 0)) < 0)
-      goto fail;
-    if((err = vfs_stat(paths[nfiles], LOOKUP_REF_ONLY, &st)) < 0){
-      nfiles++;
-      goto fail;
-    }
-    inos[nfiles] = st.ino;
-  }
-  return 0;
-fail:
-  pr_err("bench: lookup: setup: %d\n", err);
-  lookup_cleanup();
+  for(i = ARRAY_SIZE(dirs) - 1; i >= 0; i--)
+    bench_fs_note(&err, vfs_rmdir(dirs[i]));
   return err;
 }
 
@@ -100,7 +80,7 @@ fail:
 static u64
 lookup_worker(struct bench_ctx *ctx, int thread_index)
 {
-  struct tstate *t = &ts[thread_index];
+  struct tstate *t = (struct tstate *)ctx->priv + thread_index;
   u64 x = 0x9e3779b97f4a7c15ULL * (thread_index + 1), ops = 0;
   unsigned flags = ctx->vi == RCU_WALK ? LOOKUP_RCU_ONLY : LOOKUP_REF_ONLY;
   struct kstat st;
@@ -129,6 +109,7 @@ lookup_worker(struct bench_ctx *ctx, int thread_index)
 static void
 report_point(const struct bench_ctx *ctx)
 {
+  struct tstate *ts = ctx->priv;
   u64 lookups = 0, fallbacks = 0;
   int i;
 
@@ -142,17 +123,12 @@ report_point(const struct bench_ctx *ctx)
            point_threads, fallbacks, lookups);
 }
 
-// A filesystem that cannot be emptied is a VFS bug that would also break every later
-// suite; the harness's teardown has no way to report it, so it stops the run.
+// The last point's fallbacks, then the ramfs goes.
 static void
 lookup_teardown(struct bench_ctx *ctx)
 {
-  int err;
-
   report_point(ctx);
-  err = lookup_cleanup();
-  if(err)
-    panic("bench: lookup: %s: teardown failed: %d", ctx->variant->name, err);
+  bench_fs_teardown(ctx);
 }
 
 // Every stat found its own file. The fallback count of a point is printed when the next
@@ -160,6 +136,7 @@ lookup_teardown(struct bench_ctx *ctx)
 static bool
 lookup_verify(struct bench_ctx *ctx, u64 ops)
 {
+  struct tstate *ts = ctx->priv;
   u64 misses = 0;
   int i;
 
@@ -179,6 +156,7 @@ lookup_verify(struct bench_ctx *ctx, u64 ops)
 
 BENCH_SUITE(lookup_suite) = {
   .name = "lookup",
+  .order = 70,
   .seed = "2010 rcu-walk path lookup vs ref-walk, one shared directory tree",
   .op = "one path lookup (stat) of /lookup/a/b/c/file-N",
   .sweep = SWEEP_UP,
@@ -189,7 +167,8 @@ BENCH_SUITE(lookup_suite) = {
   .pairs = {
     { "rcu-walk", 0, "ref-walk", 0 },
   },
-  .setup = lookup_setup,
+  .fs = { MNT, sizeof(struct tstate), lookup_mount_opts, lookup_build, lookup_clean },
+  .setup = bench_fs_setup,
   .teardown = lookup_teardown,
   .worker = lookup_worker,
   .verify = lookup_verify,

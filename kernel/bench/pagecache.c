@@ -102,6 +102,7 @@ pc_verify(struct bench_ctx *ctx, u64 ops)
 
 BENCH_SUITE(pagecache_suite) = {
   .name = "pagecache",
+  .order = 30,
   .seed = "2001 pagecache_lock vs hashed locks; 2002 radix-tree pagecache, 16- vs 128-way",
   .op = "one page-cache operation (find_get_page + put; 1 in 64 a remove and re-add)",
   .sweep = SWEEP_OVER,

@@ -83,6 +83,7 @@ radix_verify(struct bench_ctx *ctx, u64 ops)
 
 BENCH_SUITE(radix_suite) = {
   .name = "radix",
+  .order = 20,
   .seed = "2002 radix-tree pagecache: 128-way (rat-7) vs 16-way (rat-4) branch factor",
   .op = "one radix-tree lookup",
   .sweep = SWEEP_UP,

@@ -1,11 +1,8 @@
 // The ramfs suite: create + unlink of an empty file in a per-thread directory, on a ramfs that
 // frees inodes at once against one that frees them after an RCU grace period (Piggin, 2010).
 #include "bench.h"
-#include "errno.h"
 #include "fs.h"
-#include "panic.h"
 #include "printk.h"
-#include "slab.h"
 #include "vsprintf.h"
 
 #define MNT "/bench-ramfs"
@@ -19,88 +16,58 @@ struct tstate {
   u64 errors;        // calls that failed
 } __aligned(64);
 
-static struct tstate *ts;
-static int nts;
-static bool mounted;
+static int nts;   // per-thread directories made
 static struct super_block *sb;
-
-// Removes whatever setup built, in reverse; tolerant of a setup cut short. Returns the first
-// error that is not "already gone".
-static int
-ramfs_cleanup(void)
-{
-  int err = 0, e, i;
-
-  for(i = 0; i < nts; i++){
-    e = vfs_unlink(ts[i].file);
-    if(e && e != -ENOENT && !err)
-      err = e;
-    e = vfs_rmdir(ts[i].dir);
-    if(e && e != -ENOENT && !err)
-      err = e;
-  }
-  if((e = bench_umount(MNT, mounted)) && !err)
-    err = e;
-  mounted = false;
-  kfree(ts);
-  ts = NULL;
-  nts = 0;
-  rcu_barrier();   // free-rcu's inodes really go before the next variant is measured
-  return err;
-}
 
 // Both mounts index their (empty) files' pages alike, radix-rcu at fanout 64, and both
 // walk paths by reference (WALK_REF_ONLY), as both of Piggin's 2010 kernels did: only the
 // freeing of inodes differs, which is what the 2010 thread measured. The lookup suite
 // shows what RCU-walk, which free-rcu makes possible, is worth on top.
-static int
-ramfs_setup(struct bench_ctx *ctx)
+static void
+ramfs_mount_opts(const struct bench_ctx *ctx, struct ramfs_opts *o)
 {
-  struct ramfs_opts o = { PC_RADIX_RCU, 64, ctx->vi == FREE_RCU_V ? FREE_RCU : FREE_NOW,
-                          WALK_REF_ONLY };
+  *o = (struct ramfs_opts){ PC_RADIX_RCU, 64, ctx->vi == FREE_RCU_V ? FREE_RCU : FREE_NOW,
+                            WALK_REF_ONLY };
+}
+
+static int
+ramfs_build(struct bench_ctx *ctx)
+{
+  struct tstate *ts = ctx->priv;
   struct dentry *root;
   int err;
 
-  if((err = bench_mount(MNT, &o)) < 0)
-    return err;
-  mounted = true;
-  ts = kzalloc(ctx->max_threads * sizeof(*ts), GFP_KERNEL);
-  if(!ts){
-    err = -ENOMEM;
-    goto fail;
-  }
   for(; nts < ctx->max_threads; nts++){
     snprintf(ts[nts].dir, sizeof(ts[nts].dir), MNT "/t%d", nts);
     snprintf(ts[nts].file, sizeof(ts[nts].file), "%s/f", ts[nts].dir);
     if((err = vfs_mkdir(ts[nts].dir)) < 0)
-      goto fail;
+      return err;
   }
   if((err = path_lookup(MNT, LOOKUP_REF_ONLY, &root)) < 0)
-    goto fail;
+    return err;
   sb = root->d_sb;   // the mount keeps it until teardown
   dput(root);
   return 0;
-fail:
-  pr_err("bench: ramfs: setup: %d\n", err);
-  ramfs_cleanup();
-  return err;
 }
 
-// A filesystem that cannot be emptied is a VFS bug that would also break every later
-// suite; the harness's teardown has no way to report it, so it stops the run.
-static void
-ramfs_teardown(struct bench_ctx *ctx)
+static int
+ramfs_clean(struct bench_ctx *ctx)
 {
-  int err = ramfs_cleanup();
+  struct tstate *ts = ctx->priv;
+  int err = 0, i;
 
-  if(err)
-    panic("bench: ramfs: %s: teardown failed: %d", ctx->variant->name, err);
+  for(i = 0; i < nts; i++){
+    bench_fs_note(&err, vfs_unlink(ts[i].file));
+    bench_fs_note(&err, vfs_rmdir(ts[i].dir));
+  }
+  nts = 0;
+  return err;
 }
 
 static u64
 ramfs_worker(struct bench_ctx *ctx, int thread_index)
 {
-  struct tstate *t = &ts[thread_index];
+  struct tstate *t = (struct tstate *)ctx->priv + thread_index;
   u64 ops = 0;
 
   while(!bench_stopped(ctx)){
@@ -140,6 +107,7 @@ dir_empty(const char *path)
 static bool
 ramfs_verify(struct bench_ctx *ctx, u64 ops)
 {
+  struct tstate *ts = ctx->priv;
   u64 errors = 0;
   long inodes = READ_ONCE(sb->s_inodes);
   int i, full = 0;
@@ -159,6 +127,7 @@ ramfs_verify(struct bench_ctx *ctx, u64 ops)
 
 BENCH_SUITE(ramfs_suite) = {
   .name = "ramfs",
+  .order = 60,
   .seed = "2010 RCU-freed inodes: ramfs create+unlink busy loop, 95% confidence",
   .op = "one create + unlink of an empty file",
   .sweep = SWEEP_UP,
@@ -172,8 +141,9 @@ BENCH_SUITE(ramfs_suite) = {
   // The 2010 question is a few percent at 1 thread, and in one boot the 1-thread rate drifted
   // by more than that between points measured 20 s apart (free-rcu/free-now 0.64-1.12).
   .interleave = true,
-  .setup = ramfs_setup,
-  .teardown = ramfs_teardown,
+  .fs = { MNT, sizeof(struct tstate), ramfs_mount_opts, ramfs_build, ramfs_clean },
+  .setup = bench_fs_setup,
+  .teardown = bench_fs_teardown,
   .worker = ramfs_worker,
   .verify = ramfs_verify,
 };

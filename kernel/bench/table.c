@@ -1,6 +1,8 @@
 // Benchmark plans and human tables: the thread counts of each sweep, the variants bench=quick
-// keeps, and the table of means printed under a suite's BENCH lines. No machine lines here.
+// keeps, the BENCH-SUITE line that states a suite's plan (formatted here, printed by bench.c),
+// and the table of means printed under a suite's BENCH lines.
 #include "bench.h"
+#include "cmdline.h"
 #include "printk.h"
 #include "stats.h"
 #include "string.h"
@@ -39,7 +41,7 @@ add(int *threads, int *n, int t)
     threads[(*n)++] = t;
 }
 
-// The thread counts of a sweep at cpus online CPUs (the contract's "Suites" section),
+// The thread counts of a sweep at cpus online CPUs (doc/console.md, "Suites"),
 // in increasing order, into threads[BENCH_MAX_SWEEP]; returns how many.
 int
 bench_sweep(int sweep, int cpus, bool quick, int *threads)
@@ -80,6 +82,106 @@ bool
 bench_variant_runs(const struct bench_variant *v, bool quick)
 {
   return !quick || v->quick || v->fanout == 0 || v->fanout == BENCH_QUICK_FANOUT;
+}
+
+// A variant as the BENCH-SUITE line and the table's columns call it: "ticket", "radix-rcu/64".
+static int
+label(char *buf, int size, const struct bench_variant *v)
+{
+  if(v->fanout)
+    return scnprintf(buf, size, "%s/%d", v->name, v->fanout);
+  return scnprintf(buf, size, "%s", v->name);
+}
+
+static const char *const sweep_names[] = {
+  [SWEEP_UP] = "up",
+  [SWEEP_OVER] = "over",
+  [SWEEP_FIXED] = "fixed",
+};
+
+// Appends key (" variants=") and a comma list to buf at len: the variants that bench=quick
+// runs (runs true) or leaves out (runs false); nothing if there are none. Returns the new length.
+static int
+variant_list(char *buf, size_t size, int len, const char *key, const struct benchsuite *s,
+             bool quick, bool runs)
+{
+  bool first = true;
+  int i;
+
+  for(i = 0; i < bench_nvariants(s); i++){
+    if(bench_variant_runs(&s->variants[i], quick) != runs)
+      continue;
+    len += scnprintf(buf + len, size - len, "%s", first ? key : ",");
+    len += label(buf + len, size - len, &s->variants[i]);
+    first = false;
+  }
+  return len;
+}
+
+// The suite's BENCH-SUITE line, printed before its points; doc/console.md is the contract:
+//   BENCH-SUITE suite=S sweep=up|over|fixed threads=1,2,4 variants=V,V/64[ skipped=V/16,...]
+//     [extras=K,...] op=TEXT seed=TEXT
+// Every value before op= is free of spaces; op and seed are text with spaces but no '='
+// (bench_suite_bad), so op= runs to " seed=" and seed= to the end of the line. A variant
+// with a fanout is name/fanout; skipped= lists those bench=quick leaves out.
+int
+bench_suite_line(char *buf, size_t size, const struct benchsuite *s, int cpus, bool quick)
+{
+  int threads[BENCH_MAX_SWEEP], n, i, len;
+
+  len = scnprintf(buf, size, "BENCH-SUITE suite=%s sweep=%s threads=", s->name,
+                  sweep_names[s->sweep]);
+  n = bench_sweep(s->sweep, cpus, quick, threads);
+  for(i = 0; i < n; i++)
+    len += scnprintf(buf + len, size - len, i ? ",%d" : "%d", threads[i]);
+  len = variant_list(buf, size, len, " variants=", s, quick, true);
+  len = variant_list(buf, size, len, " skipped=", s, quick, false);
+  for(i = 0; i < BENCH_MAX_EXTRAS && s->extras[i]; i++)
+    len += scnprintf(buf + len, size - len, "%s%s", i ? "," : " extras=", s->extras[i]);
+  return len + scnprintf(buf + len, size - len, " op=%s seed=%s", s->op, s->seed);
+}
+
+// Whether every byte of p is in set, or, with set NULL, printable ASCII but '='.
+static bool
+made_of(const char *p, const char *set)
+{
+  for(; *p; p++){
+    if(set ? !strchr(set, *p) : *p < 0x20 || *p > 0x7e || *p == '=')
+      return false;
+  }
+  return true;
+}
+
+#define NAME_CHARS "abcdefghijklmnopqrstuvwxyz0123456789-"
+
+// Why the registry cannot take suite s, or NULL: its name must be one bench= can say and the
+// BENCH lines can carry, and its BENCH-SUITE line must parse and fit one printk.
+const char *
+bench_suite_bad(const struct benchsuite *s)
+{
+  char line[BENCH_LINE_MAX + 2];   // one byte more than a line may have
+  int i;
+
+  if(!s->name || !s->name[0] || !made_of(s->name, NAME_CHARS) ||
+     strlen(s->name) >= BENCH_NAME_MAX)
+    return "its name is not [a-z0-9-]+ short enough for bench=";
+  if(!strcmp(s->name, "all") || !strcmp(s->name, "none") || !strcmp(s->name, "quick"))
+    return "its name is a word of bench= itself";
+  if(!s->seed || !s->op || !s->seed[0] || !s->op[0] || !made_of(s->seed, NULL) ||
+     !made_of(s->op, NULL))
+    return "its seed or op is missing or holds '=' or a control character";
+  if(s->sweep < SWEEP_UP || s->sweep > SWEEP_FIXED || !s->worker || bench_nvariants(s) == 0)
+    return "it has no sweep, worker or variant";
+  for(i = 0; i < bench_nvariants(s); i++)
+    if(!s->variants[i].name[0] || !made_of(s->variants[i].name, NAME_CHARS))
+      return "a variant's name is not [a-z0-9-]+";
+  for(i = 0; i < BENCH_MAX_EXTRAS && s->extras[i]; i++)
+    if(!s->extras[i][0] || !made_of(s->extras[i], NAME_CHARS "_"))
+      return "an extra's name is not [a-z0-9_-]+";
+  // The longest line: every variant, and the over sweep at the most CPUs.
+  if(bench_suite_line(line, sizeof(line), s, 255, false) > BENCH_LINE_MAX)
+    return "its BENCH-SUITE line is too long";
+  return NULL;
 }
 
 // Measured points of suite s: variants that run times thread counts.
@@ -126,16 +228,6 @@ bench_fmt_rate(char *buf, size_t size, u64 m)
   }
   r = (q + 5) / 10;
   return scnprintf(buf, size, "%lu.%02lu%s", r / 100, r % 100, suffix[i]);
-}
-
-// A variant as its table column calls it: "ticket", "radix-rcu/64".
-static void
-label(char *buf, int size, const struct bench_variant *v)
-{
-  if(v->fanout)
-    scnprintf(buf, size, "%s/%d", v->name, v->fanout);
-  else
-    scnprintf(buf, size, "%s", v->name);
 }
 
 // One cell, such as "9.78M +-322k", right-aligned in a column, at buf + len; returns the

@@ -3,7 +3,6 @@
 #include "bench.h"
 #include "errno.h"
 #include "fs.h"
-#include "panic.h"
 #include "printk.h"
 #include "slab.h"
 #include "vsprintf.h"
@@ -20,11 +19,8 @@ struct tstate {
   u64 bad;   // files that could not be opened or came back wrong
 } __aligned(64);
 
-static struct tstate *ts;
-static int nts;
 static char paths[NR_FILES][32];
 static int nfiles;
-static bool mounted;
 
 // A multiple of 8 bytes from 4 KiB to 16 KiB, spread over the files.
 static u64
@@ -58,71 +54,46 @@ write_file(int n, u64 *buf)
   return done == (ssize_t)size ? 0 : -ENOMEM;
 }
 
-// Removes whatever setup built, in reverse, also after a setup cut short; returns the first
-// error that is not "already gone".
-static int
-webserve_cleanup(void)
+static void
+webserve_mount_opts(const struct bench_ctx *ctx, struct ramfs_opts *o)
 {
-  int err = 0, e, i;
-
-  for(i = nfiles - 1; i >= 0; i--){
-    e = vfs_unlink(paths[i]);
-    if(e && e != -ENOENT && !err)
-      err = e;
-  }
-  nfiles = 0;
-  if((e = bench_umount(MNT, mounted)) && !err)
-    err = e;
-  mounted = false;
-  for(i = 0; i < nts; i++)
-    kfree(ts[i].buf);
-  kfree(ts);
-  ts = NULL;
-  nts = 0;
-  rcu_barrier();
-  return err;
+  *o = (struct ramfs_opts){ ctx->vi == HASH_GLOBAL_V ? PC_HASH_GLOBAL : PC_HASH_BUCKET, 0,
+                            FREE_RCU, WALK_AUTO };
 }
 
 // The files are written once, here: the runs only read, as a static web server does.
 static int
-webserve_setup(struct bench_ctx *ctx)
+webserve_build(struct bench_ctx *ctx)
 {
-  struct ramfs_opts o = { ctx->vi == HASH_GLOBAL_V ? PC_HASH_GLOBAL : PC_HASH_BUCKET, 0,
-                          FREE_RCU, WALK_AUTO };
-  int err;
+  struct tstate *ts = ctx->priv;
+  int err, i;
 
-  if((err = bench_mount(MNT, &o)) < 0)
-    return err;
-  mounted = true;
-  err = -ENOMEM;
-  if(!(ts = kzalloc(ctx->max_threads * sizeof(*ts), GFP_KERNEL)))
-    goto fail;
-  for(; nts < ctx->max_threads; nts++)
-    if(!(ts[nts].buf = kmalloc(MAX_SIZE, GFP_KERNEL)))
-      goto fail;
+  for(i = 0; i < ctx->max_threads; i++)
+    if(!(ts[i].buf = kmalloc(MAX_SIZE, GFP_KERNEL)))
+      return -ENOMEM;
   for(; nfiles < NR_FILES; nfiles++){
     snprintf(paths[nfiles], sizeof(paths[nfiles]), MNT "/page-%d", nfiles);
     if((err = write_file(nfiles, ts[0].buf)) < 0){
       nfiles++;   // it may exist, half written
-      goto fail;
+      return err;
     }
   }
   return 0;
-fail:
-  pr_err("bench: webserve: setup: %d\n", err);
-  webserve_cleanup();
-  return err;
 }
 
-// A filesystem that cannot be emptied is a VFS bug that would also break every later
-// suite; the harness's teardown has no way to report it, so it stops the run.
-static void
-webserve_teardown(struct bench_ctx *ctx)
+// Removes whatever the build made, in reverse, also after a build cut short.
+static int
+webserve_clean(struct bench_ctx *ctx)
 {
-  int err = webserve_cleanup();
+  struct tstate *ts = ctx->priv;
+  int err = 0, i;
 
-  if(err)
-    panic("bench: webserve: %s: teardown failed: %d", ctx->variant->name, err);
+  for(i = nfiles - 1; i >= 0; i--)
+    bench_fs_note(&err, vfs_unlink(paths[i]));
+  nfiles = 0;
+  for(i = 0; ts && i < ctx->max_threads; i++)
+    kfree(ts[i].buf);
+  return err;
 }
 
 // A served file has its whole length, and the first word of each page is the one written
@@ -143,7 +114,7 @@ served_ok(const u64 *buf, int n, ssize_t len)
 static u64
 webserve_worker(struct bench_ctx *ctx, int thread_index)
 {
-  struct tstate *t = &ts[thread_index];
+  struct tstate *t = (struct tstate *)ctx->priv + thread_index;
   u64 x = 0x9e3779b97f4a7c15ULL * (thread_index + 1), ops = 0;
   struct file *f;
   ssize_t len;
@@ -171,6 +142,7 @@ webserve_worker(struct bench_ctx *ctx, int thread_index)
 static bool
 webserve_verify(struct bench_ctx *ctx, u64 ops)
 {
+  struct tstate *ts = ctx->priv;
   u64 bad = 0;
   int i;
 
@@ -186,6 +158,7 @@ webserve_verify(struct bench_ctx *ctx, u64 ops)
 
 BENCH_SUITE(webserve_suite) = {
   .name = "webserve",
+  .order = 50,
   .seed = "2001 pagecache_lock vs hashed bucket locks, static web serving (kumon's WebBench)",
   .op = "one small cached file served (open, read whole, close)",
   .sweep = SWEEP_UP,
@@ -196,8 +169,9 @@ BENCH_SUITE(webserve_suite) = {
   .pairs = {
     { "hash-bucket", 0, "hash-global", 0 },
   },
-  .setup = webserve_setup,
-  .teardown = webserve_teardown,
+  .fs = { MNT, sizeof(struct tstate), webserve_mount_opts, webserve_build, webserve_clean },
+  .setup = bench_fs_setup,
+  .teardown = bench_fs_teardown,
   .worker = webserve_worker,
   .verify = webserve_verify,
 };

@@ -1,10 +1,12 @@
 // Kernel command line parsing: one table row and one small parse function per key.
-// The keys and values are the boot contract listed in the table below.
+// The keys and values are the boot command line of doc/console.md, listed in the table below.
 //
 // Rules, after Linux's parse_args() (kernel/params.c) but stricter:
 //   Words are separated by spaces, tabs or newlines; there is no quoting.
 //   A word that fails to parse is reported through bad() and changes nothing:
-//   bench=locks,bogus leaves bench as it was, it does not run "locks".
+//   bench=locks,Bogus leaves bench as it was, it does not run "locks".
+//   Names of suites and tests are only checked for shape here: the registries
+//   that know which exist are the kernel's (kernel/bench/bench.c, kernel/selftest.c).
 //   When a key repeats, the last good word wins.
 //   Some loaders pass the kernel's path as the first word (GRUB's multiboot
 //   does not): a first word without '=' that starts with '/' is skipped.
@@ -16,22 +18,11 @@
 #include "string.h"
 #include "cmdline.h"
 
-const char *const bench_names[NBENCH] = {
-  [BENCH_LOCKS] = "locks",
-  [BENCH_RADIX] = "radix",
-  [BENCH_PAGECACHE] = "pagecache",
-  [BENCH_DBENCH] = "dbench",
-  [BENCH_WEBSERVE] = "webserve",
-  [BENCH_RAMFS] = "ramfs",
-  [BENCH_LOOKUP] = "lookup",
-  [BENCH_MADVISE] = "madvise",
-};
-
 void
 cmdline_defaults(struct cmdline *c)
 {
   memset(c, 0, sizeof(*c));
-  c->bench = BENCH_ALL;
+  c->bench_all = true;
   c->selftest = SELFTEST_NONE;
   c->poweroff = true;
   c->panic = PANIC_EXIT;
@@ -118,40 +109,63 @@ yesno(const char *v, bool *out)
   return NULL;
 }
 
-// bench=: none alone, or a comma list of suite names, "all" and "quick".
-// A list that names no suite ("bench=quick") means every suite.
+// A suite's or a test's name: [a-z0-9-]+.
+static bool
+is_name(const char *s, size_t n)
+{
+  size_t i;
+
+  for(i = 0; i < n; i++)
+    if(!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+      return false;
+  return n > 0;
+}
+
+// bench=: none alone, or a comma list of suite names and the flags "all" and "quick".
+// A list that names no suite ("bench=quick") means every suite. The names are only
+// checked for shape here; kernel/bench/bench.c reports those no suite has.
 static const char *
 parse_bench(struct cmdline *c, const char *v)
 {
-  u32 mask = 0;
-  bool quick = false;
+  bool all = false, quick = false;
   const char *s, *next;
   size_t n;
-  int i;
+  int count = 0;
 
   if(strcmp(v, "none") == 0){
-    c->bench = 0;
+    c->bench_all = false;
     c->bench_quick = false;
+    c->nbench = 0;
     return NULL;
   }
+  // Check every item before storing any, so a bad list changes nothing.
   for(s = v; s != NULL; s = next){
     next = item(s, &n);
-    if(is(s, n, "quick")){
+    if(is(s, n, "quick"))
       quick = true;
-      continue;
-    }
-    if(is(s, n, "all")){
-      mask = BENCH_ALL;
-      continue;
-    }
-    for(i = 0; i < NBENCH && !is(s, n, bench_names[i]); i++)
-      ;
-    if(i == NBENCH)
-      return n == 0 ? "empty suite name" : "unknown suite";
-    mask |= 1u << i;
+    else if(is(s, n, "all"))
+      all = true;
+    else if(is(s, n, "none"))
+      return "none stands alone";
+    else if(n == 0)
+      return "empty suite name";
+    else if(!is_name(s, n))
+      return "bad suite name";
+    else if(n >= BENCH_NAME_MAX)
+      return "suite name too long";
+    else if(++count > BENCH_NAMES_MAX)
+      return "too many suite names";
   }
-  c->bench = mask != 0 ? mask : BENCH_ALL;
+  c->bench_all = all || count == 0;
   c->bench_quick = quick;
+  c->nbench = 0;
+  for(s = v; s != NULL; s = next){
+    next = item(s, &n);
+    if(is(s, n, "quick") || is(s, n, "all"))
+      continue;
+    memcpy(c->bench_names[c->nbench], s, n);
+    c->bench_names[c->nbench++][n] = '\0';
+  }
   return NULL;
 }
 
@@ -192,17 +206,6 @@ parse_secs(struct cmdline *c, const char *v)
   return NULL;
 }
 
-static bool
-is_test_name(const char *s, size_t n)
-{
-  size_t i;
-
-  for(i = 0; i < n; i++)
-    if(!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-      return false;
-  return n > 0;
-}
-
 static const char *const selftest_modes[] = {
   [SELFTEST_NONE] = "none",
   [SELFTEST_ALL] = "all",
@@ -228,7 +231,7 @@ parse_selftest(struct cmdline *c, const char *v)
   // Check every name before storing any, so a bad list changes nothing.
   for(s = v; s != NULL; s = next){
     next = item(s, &n);
-    if(!is_test_name(s, n))
+    if(!is_name(s, n))
       return "bad test name";
     if(n >= SELFTEST_NAME_MAX)
       return "test name too long";

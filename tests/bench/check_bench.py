@@ -1,51 +1,50 @@
 #!/usr/bin/env python3
-# Checks the BENCH lines of a serial log against the contract (shared/CONTRACT.md): every point
+# Checks the BENCH lines of a serial log against the contract (doc/console.md): every point
 # of each suite present, numbers sane, one BENCH-DONE, END result=pass. Exit 0 only if all hold.
 """Usage: check_bench.py LOG CPUS [--quick]
 
-For every suite with at least one BENCH line in LOG, the expected points of a
-CPUS-CPU run (the quick set with --quick, else the full sweeps) must each
-appear exactly once, and no other point may. Every number must be a plain
-decimal, ops_per_sec positive, the suite's extras present (dbench: mb_per_sec),
-runs= what the command line asked for, and at one thread, where nothing
-contends, ci95 below the mean (contended points on a host with fewer cores than
-vCPUs are legitimately noisy and only need to be finite). With 3 runs or fewer
-(bench=quick) Student's t is 4.3 or more, so one run slowed by the host breaks
-that bound without anything being wrong in the kernel: there the bound is the
-standard deviation below the mean. BENCH-CMP lines must name measured points; BENCH-DONE must appear
-once and count the suites; END result=pass must be the last machine line.
+Each suite the kernel ran announces itself with a BENCH-SUITE line: its sweep,
+thread counts, variants and extras. The thread counts must be doc/console.md's
+sweep at CPUS CPUs (the quick set with --quick, else the full sweeps), bench=quick
+may leave out only variants with a fanout other than 64 (skipped=), and every
+variant must then be measured at every thread count exactly once, and no other
+point may appear. Every number must be a plain decimal, ops_per_sec positive,
+the suite's extras present, runs= what the command line asked for, and at one
+thread, where nothing contends, ci95 below the mean (contended points on a host
+with fewer cores than vCPUs are legitimately noisy and only need to be finite).
+With 3 runs or fewer (bench=quick) Student's t is 4.3 or more, so one run
+slowed by the host breaks that bound without anything being wrong in the
+kernel: there the bound is the standard deviation below the mean. BENCH-CMP
+lines must name measured points; BENCH-DONE must appear once and count the
+suites; END result=pass must be the last machine line. A boot that names no
+suite (bench=all, bench=quick, or no bench=) must run at least the suites
+listed in DEFAULT_SUITES, in that order.
 """
 
 import re
 import sys
 
-# The contract's suites: sweep and variants as (name, fanout or None).
-SUITES = {
-    "locks": ("over", [("ticket", None), ("queued", None), ("tas", None)]),
-    "radix": ("up", [("lookup", 16), ("lookup", 64), ("lookup", 128)]),
-    "pagecache": ("over", [("hash-global", None), ("hash-bucket", None)]
-                  + [(v, f) for v in ("radix-lock", "radix-rcu") for f in (16, 64, 128)]),
-    "dbench": ("over", [("hash-global", None), ("radix-lock", 128), ("radix-lock", 16),
-                        ("radix-rcu", 64)]),
-    "webserve": ("up", [("hash-global", None), ("hash-bucket", None)]),
-    "ramfs": ("up", [("free-now", None), ("free-rcu", None)]),
-    "lookup": ("up", [("rcu-walk", None), ("ref-walk", None)]),
-    "madvise": ("fixed", [("dontneed-wlock", None), ("dontneed-rlock", None),
-                          ("free-wlock", None), ("free-rlock", None)]),
-}
-QUICK_KEEPS_ALL = {"dbench"}   # "dbench keeps its four columns"
-EXTRAS = {"dbench": ["mb_per_sec"]}   # extras the contract's suite table names
+# The suites a boot that names none must run, in the order they run: kept here on purpose,
+# apart from the kernel's registry, so that a suite that goes missing is noticed. A new suite
+# need not be added: any other suite is checked from its BENCH-SUITE line alike.
+DEFAULT_SUITES = ["locks", "radix", "pagecache", "dbench", "webserve", "ramfs", "lookup",
+                  "madvise"]
+QUICK_FANOUT = 64              # bench=quick keeps the variants with this fanout or none
 QUICK_RUNS = 3
-DEFAULT_RUNS = 5               # kernel/bench.c's default when bench.runs= is not given
+DEFAULT_RUNS = 5               # kernel/bench/bench.c's default when bench.runs= is not given
 
 STAMP = re.compile(r"^\[\s*\d+\.\d+\] ")
 DECIMAL = re.compile(r"^\d+(\.\d+)?$")
 COUNT = re.compile(r"^[1-9]\d*$")
-MACHINE = ("BOOT", "BENCH", "BENCH-CMP", "BENCH-DONE", "SELFTEST", "PANIC", "END")
+NAME = re.compile(r"^[a-z0-9-]+$")
+MACHINE = ("BOOT", "BENCH-SUITE", "BENCH", "BENCH-CMP", "BENCH-DONE", "SELFTEST", "PANIC",
+           "END")
+# BENCH-SUITE: space-free key=value words, then op= and seed=, texts without '='.
+SUITE_LINE = re.compile(r"^BENCH-SUITE (?P<words>.*?) op=(?P<op>[^=]*) seed=(?P<seed>[^=]*)$")
 
 
 def sweep(kind, cpus, quick):
-    """The contract's thread counts, in increasing order, without repeats."""
+    """doc/console.md's thread counts, in increasing order, without repeats."""
     if kind == "fixed":
         counts = [1, 8] if quick else [1, 2, 4, 8, 16]
     elif quick:
@@ -62,11 +61,19 @@ def sweep(kind, cpus, quick):
     return sorted(set(counts))
 
 
-def expected(suite, cpus, quick):
-    kind, variants = SUITES[suite]
-    if quick and suite not in QUICK_KEEPS_ALL:
-        variants = [(v, f) for v, f in variants if f in (None, 64)]
-    return {(v, f, t) for v, f in variants for t in sweep(kind, cpus, quick)}
+def variant(label):
+    """A variant as (name, fanout): radix-lock/128 is ("radix-lock", 128), ticket is
+    ("ticket", None); None if label is malformed."""
+    name, slash, fanout = label.partition("/")
+    if not NAME.match(name) or (slash and not COUNT.match(fanout)):
+        return None
+    return (name, int(fanout) if slash else None)
+
+
+def variants(text):
+    """A BENCH-SUITE list of variants, or None if one is malformed."""
+    out = [variant(v) for v in text.split(",")] if text else []
+    return None if None in out else out
 
 
 def fields(words):
@@ -84,6 +91,7 @@ class Checker:
         self.cpus = cpus
         self.quick = quick
         self.problems = []
+        self.suites = {}      # suite -> its BENCH-SUITE line's fields, in log order
         self.points = {}      # suite -> {(variant, fanout, threads): fields}
         self.cmps = []
         self.done = []
@@ -106,10 +114,48 @@ class Checker:
             self.bad(n, "%s=%s is not positive" % (key, v))
         return x
 
+    def suite(self, n, text):
+        m = SUITE_LINE.match(text)
+        d = fields(m.group("words").split()) if m else None
+        if d is None:
+            self.bad(n, "BENCH-SUITE is not key=value words ending in op= and seed=: %s"
+                     % text)
+            return
+        name = d.get("suite", "")
+        if not NAME.match(name):
+            self.bad(n, "BENCH-SUITE suite=%s is not a name" % name)
+            return
+        if name in self.suites:
+            self.bad(n, "a second BENCH-SUITE line for %s" % name)
+            return
+        if not m.group("op").strip() or not m.group("seed").strip():
+            self.bad(n, "%s: empty op= or seed=" % name)
+        kind = d.get("sweep")
+        threads = d.get("threads", "").split(",")
+        measured, skipped = variants(d.get("variants", "")), variants(d.get("skipped", ""))
+        if kind not in ("up", "over", "fixed") or not all(COUNT.match(t) for t in threads):
+            self.bad(n, "%s: sweep=%s threads=%s" % (name, kind, d.get("threads")))
+            return
+        if not measured or skipped is None:
+            self.bad(n, "%s: variants=%s skipped=%s" % (name, d.get("variants"),
+                                                         d.get("skipped")))
+            return
+        want = sweep(kind, self.cpus, self.quick)
+        if [int(t) for t in threads] != want:
+            self.bad(n, "%s: threads=%s, but the %s sweep at %d CPUs is %s" % (
+                name, d["threads"], kind, self.cpus, ",".join(map(str, want))))
+        for v, f in skipped:
+            if not self.quick or f in (None, QUICK_FANOUT):
+                self.bad(n, "%s: %s left out, which %s runs" % (
+                    name, v if f is None else "%s/%d" % (v, f),
+                    "bench=quick" if self.quick else "a full run"))
+        extras = d.get("extras", "").split(",") if d.get("extras") else []
+        self.suites[name] = {"threads": want, "variants": measured, "extras": extras}
+
     def bench(self, n, d):
         suite = d.get("suite")
-        if suite not in SUITES:
-            self.bad(n, "unknown suite %s" % suite)
+        if suite not in self.suites:
+            self.bad(n, "a BENCH line of %s before its BENCH-SUITE line" % suite)
             return
         fanout = d.get("fanout")
         if fanout is not None and not COUNT.match(fanout):
@@ -126,7 +172,7 @@ class Checker:
         if int(d["runs"]) != self.runs:
             self.bad(n, "runs=%s, expected %d" % (d["runs"], self.runs))
         mean = self.number(n, d, "ops_per_sec", True)
-        for extra in EXTRAS.get(suite, []):
+        for extra in self.suites[suite]["extras"]:
             self.number(n, d, extra, False)
         sd = self.number(n, d, "stddev", False)
         ci = self.number(n, d, "ci95", False)
@@ -153,6 +199,10 @@ class Checker:
         words = text.split()
         if not words or words[0] not in MACHINE:
             return
+        if words[0] == "BENCH-SUITE":
+            self.last = (words[0], {})
+            self.suite(n, text)
+            return
         d = fields(words[1:])
         if words[0] in ("PANIC", "SELFTEST"):
             self.last = (words[0], d or {})
@@ -168,9 +218,18 @@ class Checker:
         elif words[0] == "BENCH-DONE":
             self.done.append((n, d))
 
-    def finish(self):
-        for suite, pts in sorted(self.points.items()):
-            want = expected(suite, self.cpus, self.quick)
+    def finish(self, named):
+        if not named:
+            ran = [s for s in self.suites if s in DEFAULT_SUITES]
+            for s in DEFAULT_SUITES:
+                if s not in self.suites:
+                    self.bad(0, "%s: no BENCH-SUITE line, though no suite was named" % s)
+            if ran != [s for s in DEFAULT_SUITES if s in ran]:
+                self.bad(0, "the suites ran in the order %s, not %s"
+                         % (" ".join(ran), " ".join(DEFAULT_SUITES)))
+        for suite, info in self.suites.items():
+            pts = self.points.get(suite, {})
+            want = {(v, f, t) for v, f in info["variants"] for t in info["threads"]}
             for p in sorted(want - set(pts), key=str):
                 self.bad(0, "%s: point %s missing" % (suite, p))
             for p in sorted(set(pts) - want, key=str):
@@ -189,9 +248,9 @@ class Checker:
         else:
             n, d = self.done[0]
             self.number(n, d, "secs", False)
-            if d.get("suites") != str(len(self.points)):
-                self.bad(n, "BENCH-DONE suites=%s but %d suites printed points"
-                         % (d.get("suites"), len(self.points)))
+            if d.get("suites") != str(len(self.suites)):
+                self.bad(n, "BENCH-DONE suites=%s but %d BENCH-SUITE lines"
+                         % (d.get("suites"), len(self.suites)))
         if self.last != ("END", {"result": "pass"}):
             self.bad(0, "the last machine line is not END result=pass")
 
@@ -205,19 +264,25 @@ def main(argv):
     c = Checker(cpus, "--quick" in argv[1:])
     with open(path, encoding="utf-8", errors="replace") as f:
         lines = f.readlines()
+    named = False
     for line in lines:
-        m = re.search(r"command line '.*\bbench\.runs=(\d+)", line)
+        m = re.search(r"command line '(.*)'", line)
         if m:
-            c.runs = int(m.group(1))
+            words = m.group(1).split()
+            for w in words:
+                if re.match(r"bench\.runs=\d+$", w):
+                    c.runs = int(w[len("bench.runs="):])
+                if w.startswith("bench="):
+                    named = bool(set(w[len("bench="):].split(",")) - {"all", "quick"})
             break
     for n, line in enumerate(lines, 1):
         c.line(n, line)
-    c.finish()
+    c.finish(named)
     for p in c.problems:
         print("check_bench: " + p)
     npoints = sum(len(p) for p in c.points.values())
     print("check_bench: %d points in %d suites (%s), %d comparisons, %d problems"
-          % (npoints, len(c.points), " ".join(sorted(c.points)) or "none", len(c.cmps),
+          % (npoints, len(c.suites), " ".join(c.suites) or "none", len(c.cmps),
              len(c.problems)))
     return 1 if c.problems else 0
 

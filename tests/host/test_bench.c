@@ -1,5 +1,6 @@
 // Host test for kernel/bench/table.c: doc/console.md's thread sweeps at many CPU counts, what
-// bench=quick keeps, the number formats of the BENCH lines and the human table.
+// bench=quick keeps, the BENCH-SUITE line and what the registry refuses, the number formats of
+// the BENCH lines and the human table.
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -110,6 +111,130 @@ test_variants(void)
   CHECK(bench_points(&radix, 8, true) == 3 * 2);
 }
 
+static u64
+no_work(struct bench_ctx *ctx, int thread_index)
+{
+  (void)ctx;
+  (void)thread_index;
+  return 0;
+}
+
+// A suite as a kernel file would register it.
+static struct benchsuite
+good_suite(void)
+{
+  return (struct benchsuite){
+    .name = "dbench-like",
+    .order = 40,
+    .seed = "2002 radix-tree pagecache: dbench clients, rat-7 (128-way) vs rat-4",
+    .op = "one client file operation (create, write; read)",
+    .sweep = SWEEP_OVER,
+    .variants = { { "hash-global" }, { "radix-lock", 128, true }, { "radix-lock", 16 },
+                  { "radix-rcu", 64 } },
+    .extras = { "mb_per_sec", "faults_per_op" },
+    .worker = no_work,
+  };
+}
+
+static void
+test_suite_line(void)
+{
+  struct benchsuite s = good_suite();
+  char line[BENCH_LINE_MAX + 1];
+  int n;
+
+  n = bench_suite_line(line, sizeof(line), &s, 4, false);
+  CHECK(n == (int)strlen(line));
+  CHECK(same(line, "BENCH-SUITE suite=dbench-like sweep=over threads=1,2,4,6,8,10 "
+             "variants=hash-global,radix-lock/128,radix-lock/16,radix-rcu/64 "
+             "extras=mb_per_sec,faults_per_op "
+             "op=one client file operation (create, write; read) "
+             "seed=2002 radix-tree pagecache: dbench clients, rat-7 (128-way) vs rat-4"));
+  // bench=quick: its sweep, and the variant it leaves out named apart.
+  bench_suite_line(line, sizeof(line), &s, 2, true);
+  CHECK(same(line, "BENCH-SUITE suite=dbench-like sweep=over threads=1,2,4 "
+             "variants=hash-global,radix-lock/128,radix-rcu/64 skipped=radix-lock/16 "
+             "extras=mb_per_sec,faults_per_op "
+             "op=one client file operation (create, write; read) "
+             "seed=2002 radix-tree pagecache: dbench clients, rat-7 (128-way) vs rat-4"));
+  s.extras[0] = NULL;
+  s.sweep = SWEEP_FIXED;
+  bench_suite_line(line, sizeof(line), &s, 2, true);
+  CHECK(strncmp(line, "BENCH-SUITE suite=dbench-like sweep=fixed threads=1,8 variants=", 63) == 0);
+  CHECK(strstr(line, "extras") == NULL);
+  CHECK(bench_suite_bad(&s) == NULL);
+}
+
+// Whether the registry refuses suite s.
+static bool
+refused(const struct benchsuite *s)
+{
+  const char *why = bench_suite_bad(s);
+
+  if(why)
+    printf("  refused: %s\n", why);
+  return why != NULL;
+}
+
+static void
+test_suite_bad(void)
+{
+  // Names bench= cannot say (31 bytes fit in its words, 32 do not), or says as a flag.
+  static const char *const bad_names[] = {
+    "Dbench", "", NULL, "db_bench", "db bench", "quick", "none", "all",
+    "01234567890123456789012345678901",
+  };
+  // op and seed are text, but no '=' (it would start a key) and no line break.
+  static const char *const bad_texts[] = { "x = y", "two\nlines", "", NULL, "caf\xc3\xa9" };
+  static char op[BENCH_LINE_MAX + 2];
+  char line[BENCH_LINE_MAX + 2];
+  struct benchsuite s = good_suite();
+  size_t i;
+  int n;
+
+  CHECK(!refused(&s));
+  s.name = "0123456789012345678901234567890";
+  CHECK(!refused(&s));
+  for(i = 0; i < ARRAY_SIZE(bad_names); i++){
+    s = good_suite();
+    s.name = bad_names[i];
+    CHECK(refused(&s));
+  }
+  for(i = 0; i < ARRAY_SIZE(bad_texts); i++){
+    s = good_suite();
+    s.op = bad_texts[i];
+    CHECK(refused(&s));
+    s = good_suite();
+    s.seed = bad_texts[i];
+    CHECK(refused(&s));
+  }
+  s = good_suite();
+  s.variants[1].name = "radix lock";
+  CHECK(refused(&s));
+  s = good_suite();
+  s.extras[1] = "faults/op";
+  CHECK(refused(&s));
+  s = good_suite();
+  s.worker = NULL;
+  CHECK(refused(&s));
+  s = good_suite();
+  s.sweep = 3;
+  CHECK(refused(&s));
+  s = good_suite();
+  memset(s.variants, 0, sizeof(s.variants));
+  CHECK(refused(&s));
+  // The longest line (255 CPUs, every variant) may have BENCH_LINE_MAX bytes, not one more.
+  s = good_suite();
+  s.op = "x";
+  n = bench_suite_line(line, sizeof(line), &s, 255, false);
+  memset(op, 'x', BENCH_LINE_MAX - n + 1);
+  s.op = op;
+  CHECK(bench_suite_line(line, sizeof(line), &s, 255, false) == BENCH_LINE_MAX);
+  CHECK(!refused(&s));
+  op[BENCH_LINE_MAX - n + 1] = 'x';
+  CHECK(refused(&s));
+}
+
 static const char *
 milli(u64 m)
 {
@@ -183,6 +308,8 @@ main(void)
 {
   test_sweeps();
   test_variants();
+  test_suite_line();
+  test_suite_bad();
   test_formats();
   test_table();
   return check_summary("test_bench");

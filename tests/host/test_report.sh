@@ -46,9 +46,36 @@ check "fanout in the column name" grep -q '^| threads | hash-global | radix-lock
 check "rows beyond ncpu marked" grep -q '^| 12 (>ncpu) |' <(section locks)
 check "extras tabulated" grep -qx 'IPIs/op (mean over the runs):' <(section madvise)
 check "ncpu line in the chart" grep -q "^set arrow from 8, graph 0 to 8, graph 1" "$tmp/out/locks.gp"
+# What a suite measures and re-runs comes from its BENCH-SUITE line, and so does the order.
+check "op and seed from BENCH-SUITE" grep -qxF "Operation: lock + increment a shared counter + unlock; seed: spinlock baseline for the seeds' lock comparisons." <(section locks)
+check "seed in the chart title" grep -qF 'set title "locks: spinlock baseline' "$tmp/out/locks.gp"
+check "suites in log order" [ "$(grep '^## ' "$tmp/out/report.md" | tr '\n' ' ')" = "## locks ## pagecache ## ramfs ## madvise " ]
+check "only the extras BENCH-SUITE names" [ "$(grep -c 'ns/op' <(section madvise))" -eq 0 ]
 check "one warning for the garbage line" [ "$(grep -c 'skipped BENCH line: missing ci95' "$tmp/stderr")" -eq 1 ]
 check "warning count" grep -qx 'report: skipped 1 malformed line' "$tmp/stderr"
 check "no traceback" [ "$(grep -c Traceback "$tmp/stderr")" -eq 0 ]
+
+# A suite no table in report.py knows: everything comes from the log, variants in the order
+# its BENCH-SUITE line gives; a BENCH-SUITE line without seed= is skipped with a warning.
+cat > "$tmp/new.log" <<'EOF'
+[    0.100000] BOOT cpus=2 possible=2 mem_mib=1023 tsc_khz=2994512 boot_us=41187
+[    0.200000] BENCH-SUITE suite=widgets sweep=up threads=1,2 variants=zeta,alpha/16 extras=widgets_per_op op=one widget made (cut, bent; glued) seed=a made-up suite, 2024
+[    0.300000] BENCH suite=widgets variant=zeta threads=1 runs=3 ops_per_sec=1000.000 stddev=10.000 ci95=20.000 widgets_per_op=2.500
+[    0.400000] BENCH suite=widgets variant=zeta threads=2 runs=3 ops_per_sec=1900.000 stddev=10.000 ci95=20.000 widgets_per_op=2.400
+[    0.500000] BENCH suite=widgets variant=alpha fanout=16 threads=1 runs=3 ops_per_sec=900.000 stddev=10.000 ci95=20.000 widgets_per_op=1.500
+[    0.600000] BENCH suite=widgets variant=alpha fanout=16 threads=2 runs=3 ops_per_sec=1700.000 stddev=10.000 ci95=20.000 widgets_per_op=1.400
+[    0.700000] BENCH-SUITE suite=broken sweep=up threads=1 variants=a op=no seed here
+[    0.800000] BENCH-DONE suites=2 secs=0.700
+[    0.900000] END result=pass
+EOF
+"$report" "$tmp/new.log" "$tmp/new" > /dev/null 2> "$tmp/new.err"
+check "exit 0 on a new suite" [ $? -eq 0 ]
+newsec() { awk -v h="## $1" '$0 == h { on = 1; next } /^## / { on = 0 } on' "$tmp/new/report.md"; }
+check "new suite's op and seed" grep -qxF "Operation: one widget made (cut, bent; glued); seed: a made-up suite, 2024." <(newsec widgets)
+check "new suite's variant order" grep -qx '| threads | zeta | alpha/16 |' <(newsec widgets)
+check "new suite's extra" grep -qx 'widgets_per_op (mean over the runs):' <(newsec widgets)
+check "new suite's extra values" grep -q '^| 1 | 2.50 | 1.50 |$' <(newsec widgets)
+check "BENCH-SUITE without seed= skipped" grep -q 'skipped BENCH-SUITE line: no op= and seed=' "$tmp/new.err"
 
 head -n 10 "$sample" > "$tmp/short.log"
 "$report" "$tmp/short.log" "$tmp/short" > /dev/null 2> "$tmp/short.err"
