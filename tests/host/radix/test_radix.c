@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>   // not <time.h>, which -Iinclude would take from include/
 #include <unistd.h>
 
 #include "../check.h"
+#include "../lib/host.h"
 #include "compiler.h"
 #include "errno.h"
 #include "gfp.h"
@@ -16,6 +16,7 @@
 #include "rcupdate.h"
 #include "slab.h"
 #include "radix-tree.h"
+#include "clock.h"
 #include "model.h"
 
 #define TAGS RADIX_TREE_MAX_TAGS
@@ -547,15 +548,6 @@ tagger_thread(void *arg)
   }
   rcu_unregister_thread();
   return NULL;
-}
-
-static double
-now(void)
-{
-  struct timeval tv;
-
-  gettimeofday(&tv, NULL);
-  return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
 static void
