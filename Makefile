@@ -127,62 +127,94 @@ gdb: $(BUILD)/kernel.elf
 	gdb -q -x tools/gdbinit -ex "target remote 127.0.0.1:$(GDBPORT)" \
 	  -ex "set scheduler-locking step" -ex "thbreak kmain" -ex "continue"
 
-# Host tests: the kernel's own source files, compiled for the host with sanitizers.
-HOSTCFLAGS := -std=gnu11 -iquote include -D__KERNEL_HOST_TEST -fsanitize=address,undefined \
-  -fno-sanitize-recover=all -g -O1 -Wall -Wextra -Werror
+# Host tests: the kernel's own source files, compiled for the host with ASan and UBSan. The host
+# stands in for the arch layer only (tests/host/include/asm/, searched before arch/x86_64/include)
+# and the kernel's headers are used as they are; tests/host/lib/ implements what the tested
+# files call of the rest of the kernel (per-CPU areas, kmalloc over malloc, RCU over liburcu,
+# a page pool), and lib/percpu.ld bounds the per-CPU section as linker.ld does.
+HOSTLIB := tests/host/lib
+HOSTINC := -iquote include -I tests/host/include -I arch/x86_64/include -D__KERNEL_HOST_TEST
+HOSTSAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+HOSTCFLAGS := -std=gnu11 $(HOSTINC) $(HOSTSAN) -g -O1 -Wall -Wextra -Werror \
+  -Wmissing-prototypes -Wno-unused-parameter -MMD -MP
+HOSTLDFLAGS := -Wl,-T,$(HOSTLIB)/percpu.ld
 HOST_TESTS := test_cmdline test_vsprintf test_ksyms test_stats test_acpi test_radix test_bench \
   test_spinlock test_pagecache test_path test_vma
-$(BUILD)/host/test_cmdline: tests/host/test_cmdline.c kernel/lib/cmdline.c
-$(BUILD)/host/test_vsprintf: tests/host/test_vsprintf.c kernel/lib/vsprintf.c
-$(BUILD)/host/test_ksyms: tests/host/test_ksyms.c kernel/lib/ksyms.c
-$(BUILD)/host/test_stats: tests/host/test_stats.c kernel/lib/stats.c
-$(BUILD)/host/test_acpi: tests/host/test_acpi.c arch/x86_64/acpi.c
-HOSTCFLAGS_acpi := -I arch/x86_64/include
-# The radix tree against liburcu: the shim headers stand in for the kernel's slab and RCU.
-$(BUILD)/host/test_radix: tests/host/radix/test_radix.c mm/radix-tree.c tests/host/radix/shim/shim.c
-# A shim header that stands in for one of include/ is forced in first (-include): include/'s
-# own headers find their neighbours before any -iquote directory.
-HOSTCFLAGS_radix := -iquote tests/host/radix/shim -include tests/host/radix/shim/preempt.h
-$(BUILD)/host/test_spinlock: tests/host/test_spinlock.c kernel/locking/ticket.c \
-  kernel/locking/qspinlock.c kernel/locking/tas.c kernel/locking/rwlock.c
-HOSTCFLAGS_spinlock := -iquote tests/host/spinlock/shim -I tests/host/spinlock/shim -include tests/host/spinlock/shim/preempt.h
-HOSTLIBS_spinlock := -lpthread
-# The page cache's four variants, on the radix tree and liburcu, with a small mm shim.
-$(BUILD)/host/test_pagecache: tests/host/test_pagecache.c tests/host/pagecache/shim.c \
-  tests/host/radix/shim/shim.c mm/filemap.c mm/pagecache_hash.c mm/pagecache_radix.c \
-  mm/radix-tree.c
-HOSTCFLAGS_pagecache := -iquote tests/host/radix/shim -iquote tests/host -I arch/x86_64/include \
-  -include tests/host/radix/shim/preempt.h
-HOSTLIBS_pagecache := -lurcu -lpthread
-$(BUILD)/host/test_path: tests/host/test_path.c fs/path.c
-$(BUILD)/host/test_vma: tests/host/test_vma.c mm/mmap.c
-HOSTCFLAGS_vma := -I arch/x86_64/include -Wno-unused-parameter
-$(BUILD)/host/test_bench: tests/host/test_bench.c kernel/bench/table.c kernel/lib/vsprintf.c kernel/lib/stats.c
-HOSTCFLAGS_bench := -fno-builtin
-HOSTLIBS_radix := -lurcu -lpthread
-# Every host test is rebuilt when any header changes: each compiles kernel sources through
-# the kernel's own headers and its shims.
-HOST_HEADERS := $(wildcard include/*.h arch/x86_64/include/asm/*.h tests/host/*.h tests/host/*/*.h \
-  tests/host/*/shim/*.h)
-$(BUILD)/host/test_%: $(HOST_HEADERS)
-	@mkdir -p $(dir $@)
-	@echo "  HOSTCC  $@"
-	@$(CC) $(HOSTCFLAGS_$*) $(HOSTCFLAGS) $(filter %.c,$^) -o $@ $(HOSTLIBS_$*)
-HOSTCFLAGS_vsprintf := -fno-builtin
-HOSTLIBS_stats := -lm
+HOST_BINS := $(addprefix $(BUILD)/host/,$(HOST_TESTS))
 
-host-tests: $(addprefix $(BUILD)/host/,$(HOST_TESTS))
+# Each test's sources, its own file first.
+HOSTSRC_test_cmdline := tests/host/test_cmdline.c kernel/lib/cmdline.c
+HOSTSRC_test_vsprintf := tests/host/test_vsprintf.c kernel/lib/vsprintf.c
+HOSTSRC_test_ksyms := tests/host/test_ksyms.c kernel/lib/ksyms.c
+HOSTSRC_test_stats := tests/host/test_stats.c kernel/lib/stats.c
+HOSTSRC_test_acpi := tests/host/test_acpi.c arch/x86_64/acpi.c
+HOSTSRC_test_radix := tests/host/radix/test_radix.c mm/radix-tree.c \
+  $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c mempool.c)
+HOSTSRC_test_bench := tests/host/test_bench.c kernel/bench/table.c kernel/lib/vsprintf.c \
+  kernel/lib/stats.c
+HOSTSRC_test_spinlock := tests/host/test_spinlock.c kernel/locking/ticket.c \
+  kernel/locking/qspinlock.c kernel/locking/tas.c kernel/locking/rwlock.c $(HOSTLIB)/cpu.c
+# The page cache's four variants, on the radix tree, the real reference counts and liburcu;
+# spinlock_t is the ticket lock (no CONFIG_SPINLOCK_QUEUED on the host).
+HOSTSRC_test_pagecache := tests/host/test_pagecache.c mm/filemap.c mm/pagecache_hash.c \
+  mm/pagecache_radix.c mm/radix-tree.c mm/page_ref.c kernel/locking/ticket.c \
+  kernel/locking/mutex.c \
+  $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c mempool.c page_alloc.c vmscan.c sched.c panic.c)
+HOSTSRC_test_path := tests/host/test_path.c fs/path.c
+HOSTSRC_test_vma := tests/host/test_vma.c mm/mmap.c kernel/lib/cpumask.c kernel/locking/ticket.c \
+  kernel/locking/rwsem.c $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c sched.c time.c panic.c)
+HOSTCFLAGS_test_vsprintf := -fno-builtin
+HOSTCFLAGS_test_bench := -fno-builtin
+HOSTLIBS_test_stats := -lm
+HOSTLIBS_test_spinlock := -lpthread
+HOSTLIBS_test_radix := -lurcu -lpthread
+HOSTLIBS_test_pagecache := -lurcu -lpthread
+HOSTLIBS_test_vma := -lurcu -lpthread
+
+# A test's objects go in a directory of its own (flags differ between tests); each object is
+# rebuilt when a source or header it uses changes (-MMD).
+define host_test
+HOSTOBJ_$(1) := $(patsubst %.c,$(BUILD)/host/obj/$(1)/%.o,$(HOSTSRC_$(1)))
+$(BUILD)/host/obj/$(1)/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	@echo "  HOSTCC  $$< ($(1))"
+	@$(CC) $(HOSTCFLAGS) $$(HOSTCFLAGS_$(1)) -c $$< -o $$@
+$(BUILD)/host/$(1): $$(HOSTOBJ_$(1)) $(HOSTLIB)/percpu.ld
+	@echo "  HOSTLD  $$@"
+	@$(CC) $(HOSTSAN) $(HOSTLDFLAGS) $$(HOSTOBJ_$(1)) -o $$@ $$(HOSTLIBS_$(1))
+-include $$(HOSTOBJ_$(1):.o=.d)
+endef
+$(foreach t,$(HOST_TESTS),$(eval $(call host_test,$(t))))
+
+# Builds and runs every host test, binaries and tests/host/*.sh, a PASS or FAIL line each.
+host-tests: $(HOST_BINS)
+	@failed=0; \
+	for t in $(HOST_BINS) $(wildcard tests/host/*.sh); do \
+	  name=$$(basename $$t .sh); \
+	  if $$t > $(BUILD)/host/$$name.out 2>&1; then \
+	    echo "PASS  host/$$name"; \
+	  else \
+	    echo "FAIL  host/$$name ($$(tail -n 1 $(BUILD)/host/$$name.out))"; failed=1; \
+	  fi; \
+	done; \
+	exit $$failed
+
+# The host test binaries, one a line: what tests/run.sh runs.
+.PHONY: host-test-list
+host-test-list:
+	@printf '%s\n' $(HOST_BINS)
 
 # The radix tree against liburcu's RCU hash table (cds_lfht) on the same keys, on the host:
 # optimized, no sanitizers; prints lookups/s of both and their ratio.
 bench-host: deps
 	@mkdir -p $(BUILD)/host
-	@$(CC) -std=gnu11 -iquote tests/host/radix/shim -iquote include -D__KERNEL_HOST_TEST \
-	  -D_LGPL_SOURCE -O2 -Wall -Wextra -Werror tests/host/radix/bench_radix.c mm/radix-tree.c \
-	  tests/host/radix/shim/shim.c -lurcu -lurcu-cds -lpthread -o $(BUILD)/host/bench_radix
+	@$(CC) -std=gnu11 $(HOSTINC) -D_LGPL_SOURCE -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
+	  tests/host/radix/bench_radix.c mm/radix-tree.c \
+	  $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c mempool.c) $(HOSTLDFLAGS) \
+	  -lurcu -lurcu-cds -lpthread -o $(BUILD)/host/bench_radix
 	@$(BUILD)/host/bench_radix
 
-test: all host-tests
+test: all $(HOST_BINS)
 	@tests/run.sh
 
 report:

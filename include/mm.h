@@ -112,6 +112,12 @@ void get_page(struct page *p);               // the caller already holds a refer
 bool get_page_unless_zero(struct page *p);   // for lockless lookups that may race with a free
 void put_page(struct page *p);               // an order-0 page
 
+// Between the reference counts (mm/page_ref.c) and the allocator under them (mm/page_alloc.c,
+// or the host tests' page pool): a page taken off the free lists is checked and given its
+// first reference; one whose last reference is dropped is checked and handed back.
+void prep_new_page(struct page *p);
+void free_pages_ok(struct page *p, unsigned order);
+
 unsigned long nr_free_pages(void);   // on the buddy lists, not counting per-CPU lists
 void drain_local_pages(void);        // this CPU's per-CPU list back to the buddy lists
 void drain_all_pages(void);          // every CPU's (call with interrupts enabled)

@@ -1,8 +1,6 @@
 // preempt_disable/preempt_enable: mark a section that must stay on this CPU and not sleep.
 // The kernel never preempts, so these only count; schedule() panics if the count is not zero.
-// The guard is a macro, not #pragma once: host tests' shims define it to stand in for this file.
-#ifndef KERNEL_PREEMPT_H
-#define KERNEL_PREEMPT_H
+#pragma once
 #include "compiler.h"
 #include "percpu.h"
 
@@ -21,5 +19,3 @@ preempt_enable(void)
   barrier();
   this_cpu(preempt_count)--;
 }
-
-#endif

@@ -15,6 +15,7 @@ struct rcu_head {
 // quiescent state. That is the whole read-side cost: one per-CPU increment.
 DECLARE_PER_CPU(int, rcu_nesting);
 
+#ifndef __KERNEL_HOST_TEST
 static inline void
 rcu_read_lock(void)
 {
@@ -28,6 +29,11 @@ rcu_read_unlock(void)
   barrier();
   this_cpu(rcu_nesting)--;
 }
+#else
+// Host tests have no tick: their readers are liburcu's (tests/host/lib/rcu.c).
+void rcu_read_lock(void);
+void rcu_read_unlock(void);
+#endif
 
 // A load that a reader follows: x86 keeps dependent loads in order, so a plain untorn
 // load suffices; the compiler barrier of READ_ONCE keeps it from being re-read.

@@ -68,12 +68,14 @@ arch_spin_lock(struct qspinlock *l)
 }
 #define arch_spin_unlock queued_spin_unlock
 #define arch_spin_trylock queued_spin_trylock
+#define arch_spin_is_locked queued_spin_is_locked
 #else
 typedef struct ticket_lock arch_spinlock_t;
 #define ARCH_SPIN_LOCK_UNLOCKED TICKET_LOCK_INIT
 #define arch_spin_lock ticket_lock
 #define arch_spin_unlock ticket_unlock
 #define arch_spin_trylock ticket_trylock
+#define arch_spin_is_locked ticket_is_locked
 #endif
 
 // With CONFIG_DEBUG_SPINLOCK the lock also remembers who holds it, so that taking it twice
@@ -126,6 +128,9 @@ spin_trylock(spinlock_t *l)
   return false;
 }
 #endif
+
+// For assertions and the lock tests (tests/common/locks.h): held by anyone, right now.
+static inline bool spin_is_locked(spinlock_t *l) { return arch_spin_is_locked(&l->raw_lock); }
 
 // Linux's calling convention: flags is an lvalue the macro fills in. Interrupts go off
 // first: a handler on this CPU that wants the same lock would otherwise spin forever.

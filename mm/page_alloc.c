@@ -46,23 +46,10 @@ struct per_cpu_pages {
 static struct per_cpu_pages pcp[NR_CPUS];
 static bool ready;
 
-// Flags that must be clear when a page is freed: still locked, on an LRU list or in a
-// slab means its owner forgot it (Linux's PAGE_FLAGS_CHECK_AT_FREE).
-#define FLAGS_CHECK_AT_FREE \
-  (1UL << PG_locked | 1UL << PG_lru | 1UL << PG_active | 1UL << PG_reserved | \
-   1UL << PG_slab | 1UL << PG_buddy | 1UL << PG_large_kmalloc)
-
 bool
 page_alloc_ready(void)
 {
   return ready;
-}
-
-static void
-bad_page(struct page *p, const char *why)
-{
-  panic("page: pfn %#lx %s (flags %#lx refcount %d mapping %p)", page_to_pfn(p), why,
-        p->flags, p->refcount, p->mapping);
 }
 
 // The buddy of a block is the block of the same order whose pfn differs in bit `order`.
@@ -215,10 +202,7 @@ alloc_pages(gfp_t gfp, unsigned order)
               nr_free_pages());
     return NULL;
   }
-  if(p->flags || p->refcount || p->mapping)
-    bad_page(p, "was corrupted while free");
-  p->refcount = 1;
-  p->index = 0;
+  prep_new_page(p);
   if(gfp & __GFP_ZERO)
     memset(page_address(p), 0, PAGE_SIZE << order);
   return p;
@@ -231,15 +215,10 @@ __get_free_pages(gfp_t gfp, unsigned order)
   return p ? (unsigned long)page_address(p) : 0;
 }
 
-static void
+// The last reference is gone (mm/page_ref.c has checked the page): back on the free lists.
+void
 free_pages_ok(struct page *p, unsigned order)
 {
-  if(p->flags & FLAGS_CHECK_AT_FREE)
-    bad_page(p, "freed with flags its owner should have cleared");
-  if(p->mapping)
-    bad_page(p, "freed while still in an address space");
-  p->flags = 0;
-  p->private = 0;
   u64 irq = local_irq_save();
   if(order == 0) {
     struct per_cpu_pages *pc = &pcp[smp_processor_id()];
@@ -254,48 +233,11 @@ free_pages_ok(struct page *p, unsigned order)
   local_irq_restore(irq);
 }
 
-// Drops a reference; the last one frees. A count already at zero is a double free.
-void
-__free_pages(struct page *p, unsigned order)
-{
-  int old = __atomic_fetch_sub(&p->refcount, 1, __ATOMIC_ACQ_REL);
-  if(old <= 0)
-    bad_page(p, "freed while already free (double free)");
-  if(old == 1)
-    free_pages_ok(p, order);
-}
-
 void
 free_pages(unsigned long addr, unsigned order)
 {
   if(addr)
     __free_pages(virt_to_page((void *)addr), order);
-}
-
-void
-get_page(struct page *p)
-{
-  if(__atomic_fetch_add(&p->refcount, 1, __ATOMIC_RELAXED) <= 0)
-    bad_page(p, "referenced while free");
-}
-
-// A lookup without a lock may find a page that is being freed; it may keep it only if the
-// count was not already zero (Piggin's lockless page cache, LWN 2006 "lockless pagecache").
-bool
-get_page_unless_zero(struct page *p)
-{
-  int c = READ_ONCE(p->refcount);
-  while(c > 0)
-    if(__atomic_compare_exchange_n(&p->refcount, &c, c + 1, false, __ATOMIC_ACQUIRE,
-                                   __ATOMIC_RELAXED))
-      return true;
-  return false;
-}
-
-void
-put_page(struct page *p)
-{
-  __free_pages(p, 0);
 }
 
 unsigned long

@@ -1,50 +1,19 @@
 // Host test of the page cache (mm/filemap.c and both index files), all four variants, under
 // ASan and UBSan: the API, allocation failure, the eviction rules, and RCU lookups racing reuse.
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "check.h"
 #include "errno.h"
 #include "pagemap.h"
 #include "rcupdate.h"
-#include "slab.h"
-#include "pagecache/shim.h"
-
-struct config {
-  enum pagecache_variant v;
-  unsigned fanout;
-};
+#include "lib/host.h"
+#include "../common/pagecache.h"
 
 static const struct config configs[] = {
   { PC_HASH_GLOBAL, 0 }, { PC_HASH_BUCKET, 0 },
   { PC_RADIX_LOCK, 16 }, { PC_RADIX_LOCK, 128 }, { PC_RADIX_RCU, 16 }, { PC_RADIX_RCU, 64 },
-};
-
-static unsigned long
-content(struct page *p)
-{
-  return __atomic_load_n(&page_data[page_to_pfn(p)], __ATOMIC_RELAXED);
-}
-
-static void set_content(struct page *p, unsigned long v) { page_data[page_to_pfn(p)] = v; }
-
-static int
-add_index(struct address_space *m, unsigned long index, gfp_t gfp)
-{
-  struct page *page = alloc_page(gfp);
-  if(!page)
-    return -ENOMEM;
-  set_content(page, index);
-  lock_page(page);
-  int err = add_to_page_cache(page, m, index, gfp);
-  unlock_page(page);
-  put_page(page);
-  return err;
-}
-
-static const unsigned long odd[] = {
-  0, 1, 3, 17, 255, 256, 4095, 65537, (1UL << 32) - 1, 1UL << 32, (1UL << 32) + 1, ~0UL - 1, ~0UL,
 };
 
 static void
@@ -54,15 +23,16 @@ test_basic(const struct config *c)
   struct page *page, *pages[16];
   int free0 = pages_free();
   CHECK(address_space_init(&m, c->v, c->fanout, NULL, false) == 0);
-  for(unsigned i = 0; i < ARRAY_SIZE(odd); i++)
-    CHECK(add_index(&m, odd[i], GFP_KERNEL) == 0);
-  CHECK(m.nrpages == ARRAY_SIZE(odd));
+  for(unsigned i = 0; i < ARRAY_SIZE(odd_indices); i++)
+    CHECK(add_index(&m, odd_indices[i], GFP_KERNEL) == 0);
+  CHECK(m.nrpages == ARRAY_SIZE(odd_indices));
   CHECK(add_index(&m, 1UL << 32, GFP_KERNEL) == -EEXIST);
-  CHECK(m.nrpages == ARRAY_SIZE(odd));
+  CHECK(m.nrpages == ARRAY_SIZE(odd_indices));
 
-  for(unsigned i = 0; i < ARRAY_SIZE(odd); i++) {
-    page = find_get_page(&m, odd[i]);
-    CHECK(page && page->index == odd[i] && content(page) == odd[i] && page_count(page) == 3);
+  for(unsigned i = 0; i < ARRAY_SIZE(odd_indices); i++) {
+    page = find_get_page(&m, odd_indices[i]);
+    CHECK(page && page->index == odd_indices[i] && content(page) == odd_indices[i] &&
+          page_count(page) == 3);
     if(page)
       put_page(page);
   }
@@ -72,9 +42,9 @@ test_basic(const struct config *c)
   static const unsigned long starts[] = { 0, 2, 4096, 1UL << 32, ~0UL };
   for(unsigned s = 0; s < ARRAY_SIZE(starts); s++) {
     unsigned n = find_get_pages(&m, starts[s], 3, pages), want = 0;
-    for(unsigned i = 0; i < ARRAY_SIZE(odd) && want < 3; i++)
-      if(odd[i] >= starts[s]) {
-        CHECK(want < n && pages[want]->index == odd[i]);
+    for(unsigned i = 0; i < ARRAY_SIZE(odd_indices) && want < 3; i++)
+      if(odd_indices[i] >= starts[s]) {
+        CHECK(want < n && pages[want]->index == odd_indices[i]);
         want++;
       }
     CHECK(n == want);
@@ -88,7 +58,7 @@ test_basic(const struct config *c)
   CHECK(page->mapping == NULL && !page_flag(page, PG_lru) && page_count(page) == 1);
   unlock_page(page);
   put_page(page);
-  CHECK(find_get_page(&m, 17) == NULL && m.nrpages == ARRAY_SIZE(odd) - 1);
+  CHECK(find_get_page(&m, 17) == NULL && m.nrpages == ARRAY_SIZE(odd_indices) - 1);
 
   for(unsigned long i = 1000; i < 1100; i++)
     CHECK(add_index(&m, i, GFP_KERNEL) == 0);

@@ -1,41 +1,23 @@
 // Host test of mm/mmap.c: the AVL tree of VMAs against a brute-force model, and mmap/munmap's
-// splits and errnos. Page tables, locks and RCU are stubbed; zap_page_range calls are recorded.
-#include <stdarg.h>
-#include <stdio.h>
+// splits and errnos. Page tables are stubbed; zap_page_range calls are recorded.
 #include <stdlib.h>
 #include "check.h"
 #include "errno.h"
 #include <asm/memlayout.h>
-#include "slab.h"
+#include "rcupdate.h"
 #include "vm.h"
+#include "lib/host.h"
 
-// Stubs of what mm/mmap.c calls outside itself.
+// Stubs of the page tables mm/mmap.c changes.
 static unsigned long zapped_pages;
 
-void *kzalloc(size_t size, gfp_t gfp) { return calloc(1, size); }
-void kfree(void *p) { free(p); }
-void __init_rwsem(struct rw_semaphore *s, const char *name) { s->count = 0; }
-void down_write(struct rw_semaphore *s) { s->count = -1; }
-void up_write(struct rw_semaphore *s) { s->count = 0; }
 int pgd_alloc(struct mm *mm) { return 0; }
 void free_pgtables(struct mm *mm) {}
-void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *)) { func(head); }
-int cpumask_weight(const struct cpumask *m) { return 0; }
 
 void
 zap_page_range(struct mm *mm, unsigned long start, unsigned long end)
 {
   zapped_pages += (end - start) / PAGE_SIZE;
-}
-
-void
-panic(const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  abort();
 }
 
 #define FLAGS (MAP_PRIVATE | MAP_ANONYMOUS)
@@ -153,8 +135,12 @@ test_errors(void)
 int
 main(void)
 {
+  rcu_register_thread();
   test_random_ops();
   test_split_and_gaps();
   test_errors();
+  rcu_barrier();                  // the mms go after a grace period
+  CHECK(slab_nr_live() == 0);     // and with them every VMA
+  rcu_unregister_thread();
   return check_summary("test_vma");
 }

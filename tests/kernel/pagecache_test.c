@@ -11,11 +11,7 @@
 #include "smp.h"
 #include "time.h"
 #include "torture.h"
-
-struct config {
-  enum pagecache_variant v;
-  unsigned fanout;   // radix variants only
-};
+#include "../common/pagecache.h"
 
 static const struct config one_each[] = {
   { PC_HASH_GLOBAL, 0 }, { PC_HASH_BUCKET, 0 }, { PC_RADIX_LOCK, 64 }, { PC_RADIX_RCU, 64 },
@@ -39,19 +35,6 @@ static const char *testing;
       pr_err("pagecache: %s: line %d: %s\n", testing, __LINE__, #cond);        \
   } while(0)
 
-// Every page holds its index, so a reader can tell the right page from a reused one.
-static unsigned long
-content(struct page *page)
-{
-  return READ_ONCE(*(unsigned long *)page_address(page));
-}
-
-static void
-set_content(struct page *page, unsigned long index)
-{
-  *(unsigned long *)page_address(page) = index;
-}
-
 // The variant's name as a key of the SELFTEST line: radix-rcu gives radix_rcu.
 static const char *
 key(const struct config *c)
@@ -72,26 +55,8 @@ setup(struct address_space *m, const struct config *c, bool reclaimable)
   return err;
 }
 
-static int
-add_index(struct address_space *m, unsigned long index, gfp_t gfp)
-{
-  struct page *page = alloc_page(gfp | __GFP_NOWARN);
-  if(!page)
-    return -ENOMEM;
-  set_content(page, index);
-  lock_page(page);
-  int err = add_to_page_cache(page, m, index, gfp);
-  unlock_page(page);
-  put_page(page);
-  return err;
-}
-
 // -------- pagecache-basic --------
 
-static const unsigned long odd_indices[] = {
-  0, 1, 3, 17, 255, 256, 4095, 65537, (1UL << 32) - 1, 1UL << 32, (1UL << 32) + 1,
-  ~0UL - 1, ~0UL,
-};
 static const unsigned long absent[] = { 2, 254, 65536, (1UL << 32) + 2, ~0UL - 2 };
 
 // Gang lookups from each start must return the indices >= start, in order.

@@ -22,91 +22,18 @@
 #define COUNT_NS 500000000UL
 #define WAIT_NS 4000000000UL   // for the other CPUs to answer
 
-enum kind { TICKET, QUEUED, TAS, SPIN, RWLOCK, NKINDS };
-static const char *kind_name[NKINDS] = { "ticket", "queued", "tas", "spinlock", "rwlock" };
-
-static struct ticket_lock ticket = TICKET_LOCK_INIT;
-static struct qspinlock queued = QSPINLOCK_INIT;
-static struct tas_lock tas = TAS_LOCK_INIT;
-static DEFINE_SPINLOCK(spin);
-static DEFINE_RWLOCK(rw);
-
 static bool ok;
 
 static void
-expect(bool cond, const char *what, int line)
+expect(bool cond, const char *what, const char *file, int line)
 {
   if(!cond) {
-    pr_err("spinlock-basic: line %d: expected %s\n", line, what);
+    pr_err("spinlock-basic: %s:%d: expected %s\n", file, line, what);
     ok = false;
   }
 }
-#define EXPECT(cond) expect((cond), #cond, __LINE__)
-
-// The rwlock stands in as a plain lock through its write side.
-static void
-lock(enum kind k)
-{
-  switch(k) {
-  case TICKET: ticket_lock(&ticket); break;
-  case QUEUED: queued_spin_lock(&queued); break;
-  case TAS: tas_lock(&tas); break;
-  case SPIN: spin_lock(&spin); break;
-  default: write_lock(&rw); break;
-  }
-}
-
-static void
-unlock(enum kind k)
-{
-  switch(k) {
-  case TICKET: ticket_unlock(&ticket); break;
-  case QUEUED: queued_spin_unlock(&queued); break;
-  case TAS: tas_unlock(&tas); break;
-  case SPIN: spin_unlock(&spin); break;
-  default: write_unlock(&rw); break;
-  }
-}
-
-static bool
-trylock(enum kind k)
-{
-  switch(k) {
-  case TICKET: return ticket_trylock(&ticket);
-  case QUEUED: return queued_spin_trylock(&queued);
-  case TAS: return tas_trylock(&tas);
-  case SPIN: return spin_trylock(&spin);
-  default: return write_trylock(&rw);
-  }
-}
-
-static void
-check_trylock(enum kind k)
-{
-  EXPECT(trylock(k));     // free: taken
-  EXPECT(!trylock(k));    // held (by us): refused, not a deadlock
-  unlock(k);
-  lock(k);
-  EXPECT(!trylock(k));
-  unlock(k);
-  EXPECT(trylock(k));     // released: free again
-  unlock(k);
-}
-
-static void
-check_rwlock_sharing(void)
-{
-  EXPECT(read_trylock(&rw));
-  EXPECT(read_trylock(&rw));    // readers share
-  EXPECT(!write_trylock(&rw));  // a writer waits for them
-  read_unlock(&rw);
-  read_unlock(&rw);
-  write_lock(&rw);
-  EXPECT(!read_trylock(&rw));   // a writer keeps readers out
-  write_unlock(&rw);
-  read_lock(&rw);
-  read_unlock(&rw);
-}
+#define EXPECT(cond) expect((cond), #cond, __FILE__, __LINE__)
+#include "../common/locks.h"
 
 static int writer_done;
 
@@ -229,6 +156,7 @@ spinlock_basic(void)
   ok = true;
   for(int k = 0; k < NKINDS; k++)
     check_trylock(k);
+  check_is_locked();
   check_rwlock_sharing();
   check_rwlock_writer_preference();
   for(int k = 0; k < NKINDS && ok; k++)

@@ -4,13 +4,13 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/time.h>   // not <time.h>, which -Iinclude would take from include/
 #include <unistd.h>
 
 #include <urcu.h>
 #include <urcu/rculfhash.h>
 
 #include "radix-tree.h"
+#include "clock.h"
 
 #define NKEYS (1UL << 20)   // a 4 GiB file of 4 KiB pages
 #define RUN_USEC 500000
@@ -86,15 +86,6 @@ reader_thread(void *arg)
   }
   rcu_unregister_thread();
   return NULL;
-}
-
-static double
-now(void)
-{
-  struct timeval tv;
-
-  gettimeofday(&tv, NULL);
-  return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
 // Lookups per second with n readers on the current structure.

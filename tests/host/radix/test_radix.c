@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>   // not <time.h>, which -Iinclude would take from include/
 #include <unistd.h>
 
 #include "../check.h"
+#include "../lib/host.h"
 #include "compiler.h"
 #include "errno.h"
 #include "gfp.h"
@@ -16,6 +16,7 @@
 #include "rcupdate.h"
 #include "slab.h"
 #include "radix-tree.h"
+#include "clock.h"
 #include "model.h"
 
 #define GANG_MAX 48
@@ -481,15 +482,6 @@ reader_thread(void *arg)
   }
   rcu_unregister_thread();
   return NULL;
-}
-
-static double
-now(void)
-{
-  struct timeval tv;
-
-  gettimeofday(&tv, NULL);
-  return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
 static void
