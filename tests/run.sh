@@ -87,11 +87,11 @@ rc=$?
 has nr-cpus-3 "BOOT cpus=3 possible=8 "
 result "boot/nr_cpus=3@smp8" $((rc | $?)) "(exit $rc)" "$logs/nr-cpus-3.log"
 
-bad="bench=none frobnicate=1 nr_cpus=0 bench.secs=0.25s selftest=Bad_Name poweroff=maybe noequals"
+bad="bench=none bench=nosuch frobnicate=1 nr_cpus=0 bench.secs=0.25s selftest=Bad_Name poweroff=maybe noequals"
 boot bad-cmdline 2 "$bad"
 rc=$?
 missing=""
-for w in frobnicate=1 nr_cpus=0 bench.secs=0.25s selftest=Bad_Name poweroff=maybe noequals; do
+for w in bench=nosuch frobnicate=1 nr_cpus=0 bench.secs=0.25s selftest=Bad_Name poweroff=maybe noequals; do
   grep -qF "ignoring '$w'" "$logs/bad-cmdline.log" || missing="$missing $w"
 done
 [ $rc = 0 ] && [ -z "$missing" ]
