@@ -40,7 +40,7 @@ struct vma {
 // virtual address); page->mapping points at the static lazyfree owner (mm/lazyfree.c), not at
 // the mm, so the reclaim core never follows a pointer into an mm that is being torn down.
 struct mm {
-  u64 *pml4;                  // the top-level table (Linux's mm->pgd); switch_mm loads it
+  u64 *pgd;                   // the top-level page table (the PML4 on x86-64); switch_mm loads it
   struct vma *vma_root;
   int nr_vmas;
   struct rw_semaphore mmap_sem;   // the VMA tree: write to change it, read to fault or madvise

@@ -8,7 +8,7 @@
 #include <asm/stacktrace.h>
 #include <asm/traps.h>
 #include "vsprintf.h"
-#include <asm/x86.h>
+#include <asm/irqflags.h>
 #include <stdarg.h>
 
 static int panic_cpu = -1;

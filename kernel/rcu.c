@@ -13,10 +13,9 @@
 #include "time.h"
 #include "vsprintf.h"
 #include "wait.h"
-#include <asm/apic.h>
 #include <asm/cpu.h>
 #include <asm/traps.h>
-#include <asm/x86.h>
+#include <asm/irqflags.h>
 
 struct cblist {
   struct rcu_head *head, **tail;

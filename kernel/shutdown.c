@@ -6,7 +6,6 @@
 #include "printk.h"
 #include "sched.h"
 #include "smp.h"
-#include <asm/x86.h>
 
 void
 kernel_end(bool pass)

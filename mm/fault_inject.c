@@ -5,7 +5,7 @@
 #include "percpu.h"
 #include "printk.h"
 #include <asm/cpu.h>
-#include <asm/x86.h>
+#include <asm/irqflags.h>
 
 static unsigned rate[NR_FAULT_KINDS];   // per-mille
 

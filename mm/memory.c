@@ -35,8 +35,8 @@ pgd_alloc(struct mm *mm)
   struct page *p = alloc_page(GFP_KERNEL | __GFP_ZERO);
   if(!p)
     return -ENOMEM;
-  mm->pml4 = page_address(p);
-  memcpy(mm->pml4 + 256, kernel_pml4 + 256, 256 * sizeof(u64));
+  mm->pgd = page_address(p);
+  memcpy(mm->pgd + 256, kernel_pml4 + 256, 256 * sizeof(u64));
   return 0;
 }
 
@@ -57,15 +57,15 @@ void
 free_pgtables(struct mm *mm)
 {
   for(int i = 0; i < 256; i++)
-    if(mm->pml4[i] & PTE_P)
-      free_table(mm->pml4[i] & PTE_ADDR, 2);
-  __free_page(virt_to_page(mm->pml4));
+    if(mm->pgd[i] & PTE_P)
+      free_table(mm->pgd[i] & PTE_ADDR, 2);
+  __free_page(virt_to_page(mm->pgd));
 }
 
 u64 *
 pte_lookup(struct mm *mm, unsigned long addr)
 {
-  u64 *t = mm->pml4;
+  u64 *t = mm->pgd;
   for(int level = 3; level > 0; level--) {
     u64 e = READ_ONCE(t[pt_index(addr, level)]);
     if(!(e & PTE_P))
@@ -99,7 +99,7 @@ next_present_pte(struct mm *mm, unsigned long *addr, unsigned long end)
 static u64 *
 pte_alloc(struct mm *mm, unsigned long addr)
 {
-  u64 *t = mm->pml4;
+  u64 *t = mm->pgd;
   for(int level = 3; level > 0; level--) {
     u64 *e = &t[pt_index(addr, level)];
     if(!(READ_ONCE(*e) & PTE_P)) {

@@ -13,7 +13,7 @@
 #include "spinlock.h"
 #include "string.h"
 #include <asm/cpu.h>
-#include <asm/x86.h>
+#include <asm/irqflags.h>
 
 // Per-CPU lists take and give pages to the buddy lists PCP_BATCH at a time and hold at
 // most PCP_HIGH (Linux's old pageset_set_batch: high = 6 * batch).

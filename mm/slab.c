@@ -11,7 +11,7 @@
 #include "spinlock.h"
 #include "string.h"
 #include <asm/cpu.h>
-#include <asm/x86.h>
+#include <asm/irqflags.h>
 
 #define MAX_CACHES 64
 // A CPU keeps up to MAG_SIZE free objects per cache and trades MAG_BATCH at a time with the

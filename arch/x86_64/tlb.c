@@ -104,7 +104,7 @@ load_mm(struct mm *next)
   if(next) {
     cpumask_set_cpu_atomic(me, &next->cpu_mask);
     smp_mb();
-    write_cr3(__pa(next->pml4));
+    write_cr3(__pa(next->pgd));
   } else {
     write_cr3(kernel_cr3);
   }

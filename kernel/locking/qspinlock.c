@@ -13,7 +13,7 @@
 #include "percpu.h"
 #include "spinlock.h"
 #include <asm/cpu.h>
-#include <asm/x86.h>
+#include <asm/processor.h>
 
 #define MAX_NODES 4
 

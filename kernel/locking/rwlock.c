@@ -9,7 +9,7 @@
 #include "rwlock.h"
 #include "tick.h"
 #include <asm/cpu.h>
-#include <asm/x86.h>
+#include <asm/processor.h>
 
 #define RW_WRITER  1u   // a writer holds the lock
 #define RW_WAITING 2u   // a writer waits: new readers wait too

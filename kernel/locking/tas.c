@@ -1,7 +1,7 @@
 // Test-and-test-and-set spinlock: one flag; waiters read it and try to swap it only once it
 // looks free (Rudolph & Segall, ISCA 1984). Unfair: any waiter may win. Kept for comparison.
 #include "spinlock.h"
-#include <asm/x86.h>
+#include <asm/processor.h>
 
 bool
 tas_trylock(struct tas_lock *l)

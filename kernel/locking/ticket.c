@@ -1,7 +1,7 @@
 // Ticket spinlock: each arrival takes a ticket and waits until it is served, so waiters go in
 // arrival order. All waiters spin on one word, so every handover costs a cache miss per waiter.
 #include "spinlock.h"
-#include <asm/x86.h>
+#include <asm/processor.h>
 
 void
 ticket_lock(struct ticket_lock *l)

@@ -6,6 +6,7 @@
 #include "check.h"
 #include "percpu.h"
 #include "tick.h"
+#include <asm/processor.h>
 #define EXPECT(cond) CHECK(cond)
 #include "../common/locks.h"
 

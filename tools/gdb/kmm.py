@@ -94,7 +94,7 @@ Without MM, the mm of the thread running on the selected vCPU."""
         max_pfn = int(gdb.parse_and_eval("max_pfn"))
         page_t = gdb.lookup_type("struct page")
         page_size, flags_at = page_t.sizeof, page_t["flags"].bitpos // 8
-        walk = KMmWalk(int(mm["pml4"]))
+        walk = KMmWalk(int(mm["pgd"]))
         # The CPUs that may hold its TLB entries: none when no thread uses the mm.
         bits = mm["cpu_mask"]["bits"]
         cpus = [w * 64 + i for w in range(bits.type.sizeof // 8) for i in range(64)
