@@ -95,7 +95,7 @@ radix_tree_init(void)
 {
   unsigned int i, shift;
 
-  for(i = 0; i < NR_SHIFTS; i++){
+  for(i = 0; i < NR_SHIFTS; i++) {
     shift = RADIX_TREE_MIN_SHIFT + i;
     node_cache[i] = kmem_cache_create(cache_name[i], node_size(shift), 0, 0, NULL);
     if(!node_cache[i])
@@ -131,7 +131,7 @@ node_alloc(unsigned int shift)
 
   i = shift - RADIX_TREE_MIN_SHIFT;
   node = kmem_cache_alloc(node_cache[i], GFP_ATOMIC);
-  if(!node){
+  if(!node) {
     rtp = this_cpu_ptr(&radix_tree_preloads);
     node = rtp->nodes[i];
     if(!node)
@@ -179,7 +179,7 @@ walk(struct radix_tree_root *root, unsigned long index, struct radix_tree_node *
   node = rcu_dereference(root->rnode);
   if(!node || index > maxindex(root->shift, node->height))
     return NULL;
-  for(h = node->height; h > 1; h--){
+  for(h = node->height; h > 1; h--) {
     if(path)
       path[h] = node;
     node = rcu_dereference(node->slots[offset(index, root->shift, h)]);
@@ -242,7 +242,7 @@ nodes_needed(struct radix_tree_root *root, unsigned long index)
   // by a slot other than 0, so every node below that is new too.
   if(need > node->height)
     return (need - node->height) + (need - 1);
-  for(h = node->height; h > 1; h--){
+  for(h = node->height; h > 1; h--) {
     node = node->slots[offset(index, shift, h)];
     if(!node)
       return h - 1;
@@ -263,13 +263,13 @@ attach(struct radix_tree_root *root, unsigned long index, void *item,
   shift = root->shift;
   height = height_for(shift, index);
   top = root->rnode;
-  if(!top){
+  if(!top) {
     top = *fresh++;
     top->height = height;
   }
   // Grow: each new root holds the old one in slot 0 (Linux's radix_tree_extend). They
   // stay private until root->rnode is set, so plain stores do.
-  for(h = top->height + 1; h <= height; h++){
+  for(h = top->height + 1; h <= height; h++) {
     node = *fresh++;
     node->height = h;
     node->slots[0] = top;
@@ -277,10 +277,10 @@ attach(struct radix_tree_root *root, unsigned long index, void *item,
     top = node;
   }
   node = top;
-  for(h = top->height; h > 1; h--){
+  for(h = top->height; h > 1; h--) {
     off = offset(index, shift, h);
     child = node->slots[off];
-    if(!child){
+    if(!child) {
       child = *fresh++;
       child->height = h - 1;
       rcu_assign_pointer(node->slots[off], child);
@@ -307,9 +307,9 @@ radix_tree_insert(struct radix_tree_root *root, unsigned long index, void *item)
   if(need < 0)
     return need;
   // Allocate everything before touching the tree, so a failure leaves no trace.
-  for(i = 0; i < need; i++){
+  for(i = 0; i < need; i++) {
     fresh[i] = node_alloc(root->shift);
-    if(!fresh[i]){
+    if(!fresh[i]) {
       while(i-- > 0)
         node_release(fresh[i]);
       return -ENOMEM;
@@ -328,7 +328,7 @@ shrink(struct radix_tree_root *root)
   struct radix_tree_node *node;
 
   node = root->rnode;
-  while(node->height > 1 && node->count == 1 && node->slots[0]){
+  while(node->height > 1 && node->count == 1 && node->slots[0]) {
     rcu_assign_pointer(root->rnode, node->slots[0]);
     node_free(node);
     node = root->rnode;
@@ -351,12 +351,12 @@ radix_tree_delete(struct radix_tree_root *root, unsigned long index)
   height = root->rnode->height;
   // Clear the entry, then walk up freeing each node left empty. A node is freed only
   // after the slot that led to it is cleared, so no reader that starts later finds it.
-  for(h = 1; h <= height; h++){
+  for(h = 1; h <= height; h++) {
     node = path[h];
     rcu_assign_pointer(node->slots[offset(index, shift, h)], NULL);
     if(h > 1)
       node_free(path[h - 1]);
-    if(--node->count > 0){
+    if(--node->count > 0) {
       shrink(root);
       return item;
     }
@@ -386,10 +386,10 @@ gang_step(struct radix_tree_root *root, unsigned long *index, void **results,
   node = rcu_dereference(root->rnode);
   if(!node || i > maxindex(shift, node->height))
     return false;
-  for(h = node->height; h > 1; h--){
+  for(h = node->height; h > 1; h--) {
     span = 1UL << (shift * (h - 1));
     child = NULL;
-    for(off = offset(i, shift, h); off < nslots; off++){
+    for(off = offset(i, shift, h); off < nslots; off++) {
       child = rcu_dereference(node->slots[off]);
       if(child)
         break;
@@ -397,13 +397,13 @@ gang_step(struct radix_tree_root *root, unsigned long *index, void **results,
       if(i == 0)
         return false;   // wrapped past ULONG_MAX
     }
-    if(!child){
+    if(!child) {
       *index = i;       // nothing left under this node; start over from the root
       return true;
     }
     node = child;
   }
-  for(off = offset(i, shift, 1); off < nslots && *found < max; off++){
+  for(off = offset(i, shift, 1); off < nslots && *found < max; off++) {
     item = rcu_dereference(node->slots[off]);
     if(item)
       results[(*found)++] = item;
@@ -439,12 +439,12 @@ radix_tree_preload(gfp_t gfp)
   unsigned int i, size;
 
   preempt_disable();
-  for(i = 0; i < NR_SHIFTS; i++){
+  for(i = 0; i < NR_SHIFTS; i++) {
     if(!READ_ONCE(shift_used[i]))
       continue;
     size = RADIX_TREE_PRELOAD_SIZE(RADIX_TREE_MIN_SHIFT + i);
     rtp = this_cpu_ptr(&radix_tree_preloads);
-    while(rtp->nr[i] < size){
+    while(rtp->nr[i] < size) {
       // The allocation may sleep and the thread wake on another CPU, so let go of
       // this CPU's stash meanwhile and look it up again after.
       preempt_enable();
@@ -453,7 +453,7 @@ radix_tree_preload(gfp_t gfp)
         return -ENOMEM;
       preempt_disable();
       rtp = this_cpu_ptr(&radix_tree_preloads);
-      if(rtp->nr[i] < size){
+      if(rtp->nr[i] < size) {
         node->slots[0] = rtp->nodes[i];
         rtp->nodes[i] = node;
         rtp->nr[i]++;
@@ -491,7 +491,7 @@ count_nodes(struct radix_tree_node *node)
   n = 1;
   if(node->height == 1)
     return n;
-  for(i = 0; i < 1u << node->shift; i++){
+  for(i = 0; i < 1u << node->shift; i++) {
     child = rcu_dereference(node->slots[i]);
     if(child)
       n += count_nodes(child);

@@ -58,7 +58,7 @@ static struct bench_results results;
 static void
 start_together(struct worker *w)
 {
-  if(__atomic_add_fetch(&started, 1, __ATOMIC_ACQ_REL) == ctx.threads){
+  if(__atomic_add_fetch(&started, 1, __ATOMIC_ACQ_REL) == ctx.threads) {
     ctx.start_ns = ktime_ns();
     ctx.deadline = ctx.start_ns + run_ns;
     smp_store_release(&going, w->gen);
@@ -91,7 +91,7 @@ worker_main(void *arg)
 {
   struct worker *w = arg;
 
-  for(;;){
+  for(;;) {
     // Release: the runner reads w->ops once it sees everyone parked.
     if(__atomic_add_fetch(&parked, 1, __ATOMIC_ACQ_REL) == ctx.threads)
       wake_up(&park_wq);
@@ -167,7 +167,7 @@ start_workers(int n)
   WRITE_ONCE(parked, 0);
   WRITE_ONCE(quit, false);
   ctx.threads = n;
-  for(i = 0; i < n; i++){
+  for(i = 0; i < n; i++) {
     workers[i].index = i;
     workers[i].gen = generation;
     workers[i].ops = 0;
@@ -196,7 +196,7 @@ stop_workers(int n)
 static void
 check_run(u64 ops)
 {
-  if(ctx.suite->verify && !ctx.suite->verify(&ctx, ops)){
+  if(ctx.suite->verify && !ctx.suite->verify(&ctx, ops)) {
     pr_err("bench: %s: %s at %d threads FAILED its check after a run of %lu operations\n",
            ctx.suite->name, ctx.variant->name, ctx.threads, ops);
     failures++;
@@ -220,7 +220,7 @@ print_point(const struct stats *st, const u64 *extra_m)
   len += scnprintf(line + len, sizeof(line) - len, " stddev=%s", num);
   bench_fmt_milli(num, sizeof(num), st->ci95_m);
   len += scnprintf(line + len, sizeof(line) - len, " ci95=%s", num);
-  for(i = 0; i < BENCH_MAX_EXTRAS && s->extras[i]; i++){
+  for(i = 0; i < BENCH_MAX_EXTRAS && s->extras[i]; i++) {
     bench_fmt_milli(num, sizeof(num), extra_m[i]);
     len += scnprintf(line + len, sizeof(line) - len, " %s=%s", s->extras[i], num);
   }
@@ -239,18 +239,18 @@ measure(int n, u32 runs, u32 us, struct stats *st)
   u32 r;
 
   started = start_workers(n);
-  if(started < n){
+  if(started < n) {
     pr_err("bench: %s: could not start worker %d of %d\n", ctx.suite->name, started + 1, n);
     stop_workers(started);
     return false;
   }
   wait_parked();
   check_run(run_once(us, &ns));
-  for(r = 0; r < runs; r++){
+  for(r = 0; r < runs; r++) {
     ops = run_once(us, &ns);
     check_run(ops);
     rate[r] = stats_rate(ops, ns);
-    if(ctx.suite->extra){
+    if(ctx.suite->extra) {
       ctx.suite->extra(&ctx, ops, ns, value_m);
       for(i = 0; i < BENCH_MAX_EXTRAS; i++)
         extra_m[i] += value_m[i];
@@ -288,7 +288,7 @@ compare(const struct benchsuite *s, const struct bench_pair *p)
   struct ratio q;
   int t;
 
-  if(a < 0 || b < 0){
+  if(a < 0 || b < 0) {
     pr_err("bench: %s: pair %s/%s names a variant the suite does not have\n",
            s->name, p->a, p->b);
     failures++;
@@ -299,7 +299,7 @@ compare(const struct benchsuite *s, const struct bench_pair *p)
     scnprintf(fan, sizeof(fan), " fanout_a=%d", p->fanout_a);
   if(p->fanout_b)
     scnprintf(fan + strlen(fan), sizeof(fan) - strlen(fan), " fanout_b=%d", p->fanout_b);
-  for(t = 0; t < results.nthreads; t++){
+  for(t = 0; t < results.nthreads; t++) {
     if(!results.ran[a][t] || !results.ran[b][t])
       continue;
     if(stats_ratio(&q, &results.st[a][t], &results.st[b][t]) < 0)
@@ -330,13 +330,13 @@ run_variant(const struct benchsuite *s, int vi, int first, int last, u32 runs, u
   ctx.variant = &s->variants[vi];
   ctx.vi = vi;
   ctx.max_threads = results.threads[results.nthreads - 1];
-  if(s->setup && s->setup(&ctx) < 0){
+  if(s->setup && s->setup(&ctx) < 0) {
     pr_err("bench: %s: setting up %s failed; its points are skipped\n", s->name,
            ctx.variant->name);
     failures++;
     return;
   }
-  for(t = first; t < last; t++){
+  for(t = first; t < last; t++) {
     results.ran[vi][t] = measure(results.threads[t], runs, us, &results.st[vi][t]);
     if(!results.ran[vi][t])
       failures++;
@@ -359,7 +359,7 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, u32 runs, u32 us)
   printk("bench: %s: %d points x %u runs x %u.%02u s = ~%lu s\n", s->name, points, runs + 1,
          us / 1000000, us % 1000000 / 10000, (plan_ms(points, runs, us) + 500) / 1000);
 
-  if(s->interleave){
+  if(s->interleave) {
     for(t = 0; t < results.nthreads; t++)
       for(vi = 0; vi < nv; vi++)
         if(bench_variant_runs(&s->variants[vi], quick))
@@ -447,7 +447,7 @@ bench_check_cmdline(void (*bad)(const char *word, const char *why))
   char word[sizeof("bench=") + BENCH_NAME_MAX];
   int i;
 
-  for(i = 0; i < kcmdline.nbench; i++){
+  for(i = 0; i < kcmdline.nbench; i++) {
     if(find_suite(kcmdline.bench_names[i]))
       continue;
     scnprintf(word, sizeof(word), "bench=%s", kcmdline.bench_names[i]);
@@ -464,7 +464,7 @@ check_registry(void)
   const char *why;
   int bad = 0;
 
-  for(s = __benchsuites_start; s < __benchsuites_end; s++){
+  for(s = __benchsuites_start; s < __benchsuites_end; s++) {
     if(usable(s))
       continue;
     why = bench_suite_bad(s);
@@ -486,8 +486,8 @@ bench_run(void)
   u64 t0 = ktime_ns(), ms;
 
   failures = check_registry();
-  for_each_suite(s){
-    if(selected(s)){
+  for_each_suite(s) {
+    if(selected(s)) {
       nsuites++;
       points += bench_points(s, cpus, quick);
     }

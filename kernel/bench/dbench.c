@@ -105,7 +105,7 @@ dbench_build(struct bench_ctx *ctx)
 
   if((err = vfs_mkdir(SHARED)) < 0)
     return err;
-  for(; nclients < ctx->max_threads; nclients++){
+  for(; nclients < ctx->max_threads; nclients++) {
     c = &clients[nclients];
     snprintf(c->dir, sizeof(c->dir), MNT "/c%d", nclients);
     snprintf(c->tmp, sizeof(c->tmp), "%s/new", c->dir);
@@ -114,7 +114,7 @@ dbench_build(struct bench_ctx *ctx)
     if(!(c->buf = kmalloc(MAX_WRITE, GFP_KERNEL)))
       return -ENOMEM;
     fill(c->buf, nclients, 0);
-    if((err = vfs_mkdir(c->dir)) < 0){
+    if((err = vfs_mkdir(c->dir)) < 0) {
       nclients++;   // its buffer is freed with the others
       return err;
     }
@@ -129,7 +129,7 @@ dbench_clean(struct bench_ctx *ctx)
   struct client *clients = ctx->priv;
   int err = 0, i, s;
 
-  for(i = 0; i < nclients; i++){
+  for(i = 0; i < nclients; i++) {
     for(s = 0; s < NSLOTS; s++)
       bench_fs_note(&err, vfs_unlink(clients[i].slot[s]));
     bench_fs_note(&err, vfs_unlink(clients[i].tmp));
@@ -177,7 +177,7 @@ script(struct bench_ctx *ctx, struct client *c, int client)
     goto fail;
   ops++;
   bench_yield(ctx);
-  if(c->slot_seq[s]){                                   // unlink the slot's older file
+  if(c->slot_seq[s]) {                                   // unlink the slot's older file
     if(vfs_unlink(c->slot[s]) < 0)
       goto fail;
     c->slot_seq[s] = 0;
@@ -235,12 +235,12 @@ dbench_verify(struct bench_ctx *ctx, u64 ops)
   u64 errors = 0;
   int i, s, wrong = 0;
 
-  for(i = 0; i < nclients; i++){
+  for(i = 0; i < nclients; i++) {
     c = &clients[i];
     errors += c->errors;
     c->errors = 0;
     wrong += vfs_stat(c->tmp, 0, &st) != -ENOENT;
-    for(s = 0; s < NSLOTS; s++){
+    for(s = 0; s < NSLOTS; s++) {
       if(c->slot_seq[s])
         wrong += !file_ok(c->slot[s], i, c->slot_seq[s]);
       else

@@ -68,7 +68,7 @@ bench_fs_setup(struct bench_ctx *ctx)
     err = -ENOMEM;
   else
     err = fs->build(ctx);
-  if(err < 0){
+  if(err < 0) {
     pr_err("bench: %s: setup: %d\n", ctx->suite->name, err);
     fs_cleanup(ctx);
   }

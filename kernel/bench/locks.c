@@ -30,7 +30,7 @@ ticket_loop(struct bench_ctx *ctx)
 {
   u64 ops = 0;
 
-  while(!bench_stopped(ctx)){
+  while(!bench_stopped(ctx)) {
     ticket_lock(&l.ticket);
     l.counter++;
     ticket_unlock(&l.ticket);
@@ -45,7 +45,7 @@ queued_loop(struct bench_ctx *ctx)
 {
   u64 ops = 0;
 
-  while(!bench_stopped(ctx)){
+  while(!bench_stopped(ctx)) {
     queued_spin_lock(&l.queued);
     l.counter++;
     queued_spin_unlock(&l.queued);
@@ -60,7 +60,7 @@ tas_loop(struct bench_ctx *ctx)
 {
   u64 ops = 0;
 
-  while(!bench_stopped(ctx)){
+  while(!bench_stopped(ctx)) {
     tas_lock(&l.tas);
     l.counter++;
     tas_unlock(&l.tas);

@@ -46,11 +46,11 @@ lookup_build(struct bench_ctx *ctx)
   for(i = 0; i < ARRAY_SIZE(dirs); i++)
     if((err = vfs_mkdir(dirs[i])) < 0)
       return err;
-  for(; nfiles < NR_FILES; nfiles++){
+  for(; nfiles < NR_FILES; nfiles++) {
     snprintf(paths[nfiles], sizeof(paths[nfiles]), "%s/file-%d", dirs[2], nfiles);
     if((err = vfs_create(paths[nfiles], 0)) < 0)
       return err;
-    if((err = vfs_stat(paths[nfiles], LOOKUP_REF_ONLY, &st)) < 0){
+    if((err = vfs_stat(paths[nfiles], LOOKUP_REF_ONLY, &st)) < 0) {
       nfiles++;
       return err;
     }
@@ -86,13 +86,13 @@ lookup_worker(struct bench_ctx *ctx, int thread_index)
   struct kstat st;
   int err, i;
 
-  while(!bench_stopped(ctx)){
+  while(!bench_stopped(ctx)) {
     x ^= x << 13;   // xorshift: a random file each time
     x ^= x >> 7;
     x ^= x << 17;
     i = x % NR_FILES;
     err = vfs_stat(paths[i], flags, &st);
-    if(err == -EAGAIN){
+    if(err == -EAGAIN) {
       t->fallbacks++;
       err = vfs_stat(paths[i], LOOKUP_REF_ONLY, &st);
     }
@@ -113,7 +113,7 @@ report_point(const struct bench_ctx *ctx)
   u64 lookups = 0, fallbacks = 0;
   int i;
 
-  for(i = 0; i < point_threads; i++){
+  for(i = 0; i < point_threads; i++) {
     lookups += ts[i].lookups;
     fallbacks += ts[i].fallbacks;
     ts[i].lookups = ts[i].fallbacks = 0;
@@ -140,11 +140,11 @@ lookup_verify(struct bench_ctx *ctx, u64 ops)
   u64 misses = 0;
   int i;
 
-  if(ctx->threads != point_threads){
+  if(ctx->threads != point_threads) {
     report_point(ctx);
     point_threads = ctx->threads;
   }
-  for(i = 0; i < ctx->threads; i++){
+  for(i = 0; i < ctx->threads; i++) {
     misses += ts[i].misses;
     ts[i].misses = 0;
   }

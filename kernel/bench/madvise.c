@@ -102,7 +102,7 @@ static void
 arena_init(struct arena *a, unsigned long base, int index)
 {
   a->base = base;
-  for(int k = 0; k < NR_CLASSES; k++){
+  for(int k = 0; k < NR_CLASSES; k++) {
     for(int c = 0; c < NR_CHUNKS; c++)
       a->ring[k][c] = c;
     a->head[k] = 0;
@@ -138,8 +138,8 @@ fill(struct bench_ctx *ctx, struct buf *b, u64 seed, u64 *total)
 {
   unsigned long end = b->addr + (PAGE_SIZE << b->class);
   bool ok = true;
-  for(unsigned long p = b->addr; p < end; p += PAGE_SIZE){
-    for(unsigned long w = p; w < p + PAGE_SIZE; w += TOUCH_STRIDE){
+  for(unsigned long p = b->addr; p < end; p += PAGE_SIZE) {
+    for(unsigned long w = p; w < p + PAGE_SIZE; w += TOUCH_STRIDE) {
       ok &= put_user(seed ^ w, (u64 *)w) == 0;
       *total += seed ^ w;
     }
@@ -155,8 +155,8 @@ sum(struct bench_ctx *ctx, struct buf *b, u64 *total)
 {
   unsigned long end = b->addr + (PAGE_SIZE << b->class);
   bool ok = true;
-  for(unsigned long p = b->addr; p < end; p += PAGE_SIZE){
-    for(unsigned long w = p; w < p + PAGE_SIZE; w += TOUCH_STRIDE){
+  for(unsigned long p = b->addr; p < end; p += PAGE_SIZE) {
+    for(unsigned long w = p; w < p + PAGE_SIZE; w += TOUCH_STRIDE) {
       u64 v;
       ok &= get_user(v, (u64 *)w) == 0;
       *total += v;
@@ -183,7 +183,7 @@ transaction(struct bench_ctx *ctx, struct arena *a)
     ok &= fill(ctx, &b[i], seed, &want);
   for(int i = 0; i < n; i++)
     ok &= sum(ctx, &b[i], &got);
-  for(int i = 0; i < n; i++){
+  for(int i = 0; i < n; i++) {
     ok &= chunk_free(a, &b[i]);
     bench_yield(ctx);
   }
@@ -196,7 +196,7 @@ madv_worker(struct bench_ctx *ctx, int thread_index)
   struct arena *a = &arenas[thread_index];
   u64 ops = 0;
   use_mm(mm);
-  while(!bench_stopped(ctx)){
+  while(!bench_stopped(ctx)) {
     if(!transaction(ctx, a))
       a->bad++;
     ops++;
@@ -210,8 +210,8 @@ madv_worker(struct bench_ctx *ctx, int thread_index)
 static void
 pin_memory(unsigned long keep)
 {
-  for(int order = PIN_ORDER; order >= 0; order--){
-    while(nr_free_pages() >= keep + (1UL << order)){
+  for(int order = PIN_ORDER; order >= 0; order--) {
+    while(nr_free_pages() >= keep + (1UL << order)) {
       struct page *p = alloc_pages(GFP_ATOMIC | __GFP_NOWARN, order);
       if(!p)
         break;
@@ -224,7 +224,7 @@ pin_memory(unsigned long keep)
 static void
 unpin_memory(void)
 {
-  while(!list_empty(&pinned)){
+  while(!list_empty(&pinned)) {
     struct page *p = list_first_entry(&pinned, struct page, lru);
     unsigned order = p->private;
     list_del(&p->lru);
@@ -262,10 +262,10 @@ madv_setup(struct bench_ctx *ctx)
   mm = mm_create();
   if(!mm)
     return -ENOMEM;
-  for(int i = 0; i < ctx->max_threads; i++){
+  for(int i = 0; i < ctx->max_threads; i++) {
     long base = vm_mmap(mm, 0, ARENA_PAGES * PAGE_SIZE, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS);
-    if(base < 0){
+    if(base < 0) {
       mmput(mm);
       return base;
     }
@@ -305,7 +305,7 @@ madv_verify(struct bench_ctx *ctx, u64 ops)
   run_start = run_end;
   read_counters(&run_end);
   u64 bad = 0;
-  for(int i = 0; i < ctx->threads; i++){
+  for(int i = 0; i < ctx->threads; i++) {
     bad += arenas[i].bad;
     arenas[i].bad = 0;
   }

@@ -37,7 +37,7 @@ ramfs_build(struct bench_ctx *ctx)
   struct dentry *root;
   int err;
 
-  for(; nts < ctx->max_threads; nts++){
+  for(; nts < ctx->max_threads; nts++) {
     snprintf(ts[nts].dir, sizeof(ts[nts].dir), MNT "/t%d", nts);
     snprintf(ts[nts].file, sizeof(ts[nts].file), "%s/f", ts[nts].dir);
     if((err = vfs_mkdir(ts[nts].dir)) < 0)
@@ -56,7 +56,7 @@ ramfs_clean(struct bench_ctx *ctx)
   struct tstate *ts = ctx->priv;
   int err = 0, i;
 
-  for(i = 0; i < nts; i++){
+  for(i = 0; i < nts; i++) {
     bench_fs_note(&err, vfs_unlink(ts[i].file));
     bench_fs_note(&err, vfs_rmdir(ts[i].dir));
   }
@@ -70,7 +70,7 @@ ramfs_worker(struct bench_ctx *ctx, int thread_index)
   struct tstate *t = (struct tstate *)ctx->priv + thread_index;
   u64 ops = 0;
 
-  while(!bench_stopped(ctx)){
+  while(!bench_stopped(ctx)) {
     if(vfs_create(t->file, 0) < 0)
       t->errors++;
     if(vfs_unlink(t->file) < 0)
@@ -112,7 +112,7 @@ ramfs_verify(struct bench_ctx *ctx, u64 ops)
   long inodes = READ_ONCE(sb->s_inodes);
   int i, full = 0;
 
-  for(i = 0; i < nts; i++){
+  for(i = 0; i < nts; i++) {
     errors += ts[i].errors;
     ts[i].errors = 0;
     full += !dir_empty(ts[i].dir);

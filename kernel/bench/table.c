@@ -48,8 +48,8 @@ bench_sweep(int sweep, int cpus, bool quick, int *threads)
 {
   int n = 0, t;
 
-  if(sweep == SWEEP_FIXED){
-    if(quick){
+  if(sweep == SWEEP_FIXED) {
+    if(quick) {
       add(threads, &n, 1);
       add(threads, &n, 8);
       return n;
@@ -58,7 +58,7 @@ bench_sweep(int sweep, int cpus, bool quick, int *threads)
       add(threads, &n, t);
     return n;
   }
-  if(quick){
+  if(quick) {
     add(threads, &n, 1);
     add(threads, &n, cpus);
     if(sweep == SWEEP_OVER)
@@ -68,7 +68,7 @@ bench_sweep(int sweep, int cpus, bool quick, int *threads)
   for(t = 1; t < cpus; t *= 2)
     add(threads, &n, t);
   add(threads, &n, cpus);
-  if(sweep == SWEEP_OVER){
+  if(sweep == SWEEP_OVER) {
     add(threads, &n, (3 * cpus + 1) / 2);   // ceil(1.5 cpus)
     add(threads, &n, 2 * cpus);
     add(threads, &n, (5 * cpus + 1) / 2);   // ceil(2.5 cpus)
@@ -108,7 +108,7 @@ variant_list(char *buf, size_t size, int len, const char *key, const struct benc
   bool first = true;
   int i;
 
-  for(i = 0; i < bench_nvariants(s); i++){
+  for(i = 0; i < bench_nvariants(s); i++) {
     if(bench_variant_runs(&s->variants[i], quick) != runs)
       continue;
     len += scnprintf(buf + len, size - len, "%s", first ? key : ",");
@@ -145,7 +145,7 @@ bench_suite_line(char *buf, size_t size, const struct benchsuite *s, int cpus, b
 static bool
 made_of(const char *p, const char *set)
 {
-  for(; *p; p++){
+  for(; *p; p++) {
     if(set ? !strchr(set, *p) : *p < 0x20 || *p > 0x7e || *p == '=')
       return false;
   }
@@ -213,16 +213,16 @@ bench_fmt_rate(char *buf, size_t size, u64 m)
   u64 unit = 1, q, r;
   int i = 0;
 
-  while(i < 3 && m >= 1000 * 1000 * unit){
+  while(i < 3 && m >= 1000 * 1000 * unit) {
     unit *= 1000;
     i++;
   }
   q = m / unit;   // the value in milli of its unit, below 1000000
-  if(q >= 100000){
+  if(q >= 100000) {
     r = (q + 500) / 1000;
     return scnprintf(buf, size, "%lu%s", r, suffix[i]);
   }
-  if(q >= 10000){
+  if(q >= 10000) {
     r = (q + 50) / 100;
     return scnprintf(buf, size, "%lu.%lu%s", r / 10, r % 10, suffix[i]);
   }
@@ -251,12 +251,12 @@ bench_table(const struct benchsuite *s, const struct bench_results *r)
   bool shown[BENCH_MAX_VARIANTS];
   struct ratio q;
 
-  for(i = 0; i < nv; i++){
+  for(i = 0; i < nv; i++) {
     shown[i] = false;
     for(t = 0; t < r->nthreads; t++)
       shown[i] |= r->ran[i][t];
   }
-  if(p->a){
+  if(p->a) {
     a = bench_find_variant(s, p->a, p->fanout_a);
     b = bench_find_variant(s, p->b, p->fanout_b);
     if(a < 0 || b < 0 || !shown[a] || !shown[b])
@@ -264,14 +264,14 @@ bench_table(const struct benchsuite *s, const struct bench_results *r)
   }
 
   ratio[0] = 0;
-  if(a >= 0){
+  if(a >= 0) {
     label(la, sizeof(la), &s->variants[a]);
     label(lb, sizeof(lb), &s->variants[b]);
     scnprintf(ratio, sizeof(ratio), "; ratio: %s over %s", la, lb);
   }
   printk("bench: %s: operations/s, mean +- 95%% interval half-width%s\n", s->name, ratio);
   len = scnprintf(row, sizeof(row), "  %7s", "threads");
-  for(i = 0; i < nv; i++){
+  for(i = 0; i < nv; i++) {
     if(!shown[i])
       continue;
     label(text, sizeof(text), &s->variants[i]);
@@ -281,12 +281,12 @@ bench_table(const struct benchsuite *s, const struct bench_results *r)
     len = cell(row, sizeof(row), len, "ratio");
   printk("%s\n", row);
 
-  for(t = 0; t < r->nthreads; t++){
+  for(t = 0; t < r->nthreads; t++) {
     len = scnprintf(row, sizeof(row), "  %7d", r->threads[t]);
-    for(i = 0; i < nv; i++){
+    for(i = 0; i < nv; i++) {
       if(!shown[i])
         continue;
-      if(!r->ran[i][t]){
+      if(!r->ran[i][t]) {
         len = cell(row, sizeof(row), len, "-");
         continue;
       }
@@ -295,7 +295,7 @@ bench_table(const struct benchsuite *s, const struct bench_results *r)
       scnprintf(text, sizeof(text), "%s +-%s", mean, ci);
       len = cell(row, sizeof(row), len, text);
     }
-    if(a >= 0){
+    if(a >= 0) {
       if(r->ran[a][t] && r->ran[b][t] && stats_ratio(&q, &r->st[a][t], &r->st[b][t]) == 0)
         scnprintf(text, sizeof(text), "%lu.%03lu +-%lu.%03lu", q.ratio_m / 1000,
                   q.ratio_m % 1000, q.ci95_m / 1000, q.ci95_m % 1000);

@@ -71,9 +71,9 @@ webserve_build(struct bench_ctx *ctx)
   for(i = 0; i < ctx->max_threads; i++)
     if(!(ts[i].buf = kmalloc(MAX_SIZE, GFP_KERNEL)))
       return -ENOMEM;
-  for(; nfiles < NR_FILES; nfiles++){
+  for(; nfiles < NR_FILES; nfiles++) {
     snprintf(paths[nfiles], sizeof(paths[nfiles]), MNT "/page-%d", nfiles);
-    if((err = write_file(nfiles, ts[0].buf)) < 0){
+    if((err = write_file(nfiles, ts[0].buf)) < 0) {
       nfiles++;   // it may exist, half written
       return err;
     }
@@ -120,12 +120,12 @@ webserve_worker(struct bench_ctx *ctx, int thread_index)
   ssize_t len;
   int n;
 
-  while(!bench_stopped(ctx)){
+  while(!bench_stopped(ctx)) {
     x ^= x << 13;   // xorshift: a random file each time
     x ^= x >> 7;
     x ^= x << 17;
     n = x % NR_FILES;
-    if(vfs_open(paths[n], 0, 0, &f) < 0){
+    if(vfs_open(paths[n], 0, 0, &f) < 0) {
       t->bad++;
     } else {
       len = vfs_read(f, t->buf, MAX_SIZE);
@@ -146,7 +146,7 @@ webserve_verify(struct bench_ctx *ctx, u64 ops)
   u64 bad = 0;
   int i;
 
-  for(i = 0; i < ctx->threads; i++){
+  for(i = 0; i < ctx->threads; i++) {
     bad += ts[i].bad;
     ts[i].bad = 0;
   }

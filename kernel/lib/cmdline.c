@@ -48,7 +48,7 @@ item(const char *s, size_t *n)
 {
   const char *comma = strchr(s, ',');
 
-  if(comma == NULL){
+  if(comma == NULL) {
     *n = strlen(s);
     return NULL;
   }
@@ -70,7 +70,7 @@ decimal(const char *s, size_t n, u64 max, u64 *out)
   for(i = 0; i < n; i++)
     if(s[i] < '0' || s[i] > '9')
       return "not a decimal number";
-  for(i = 0; i < n; i++){
+  for(i = 0; i < n; i++) {
     d = s[i] - '0';
     // v * 10 + d > max, asked without overflowing.
     if(v > max / 10 || d > max - v * 10)
@@ -132,14 +132,14 @@ parse_bench(struct cmdline *c, const char *v)
   size_t n;
   int count = 0;
 
-  if(strcmp(v, "none") == 0){
+  if(strcmp(v, "none") == 0) {
     c->bench_all = false;
     c->bench_quick = false;
     c->nbench = 0;
     return NULL;
   }
   // Check every item before storing any, so a bad list changes nothing.
-  for(s = v; s != NULL; s = next){
+  for(s = v; s != NULL; s = next) {
     next = item(s, &n);
     if(is(s, n, "quick"))
       quick = true;
@@ -159,7 +159,7 @@ parse_bench(struct cmdline *c, const char *v)
   c->bench_all = all || count == 0;
   c->bench_quick = quick;
   c->nbench = 0;
-  for(s = v; s != NULL; s = next){
+  for(s = v; s != NULL; s = next) {
     next = item(s, &n);
     if(is(s, n, "quick") || is(s, n, "all"))
       continue;
@@ -190,7 +190,7 @@ parse_secs(struct cmdline *c, const char *v)
   why = decimal(v, nint, 600, &secs);
   if(why != NULL)
     return why;
-  if(dot != NULL){
+  if(dot != NULL) {
     if(nfrac > 6)
       return "more than 6 decimals";
     why = decimal(dot + 1, nfrac, 999999, &frac);
@@ -221,15 +221,15 @@ parse_selftest(struct cmdline *c, const char *v)
   size_t n, i;
   int count = 0;
 
-  for(i = 0; i < ARRAY_SIZE(selftest_modes); i++){
-    if(strcmp(v, selftest_modes[i]) == 0){
+  for(i = 0; i < ARRAY_SIZE(selftest_modes); i++) {
+    if(strcmp(v, selftest_modes[i]) == 0) {
       c->selftest = i;
       c->nselftest = 0;
       return NULL;
     }
   }
   // Check every name before storing any, so a bad list changes nothing.
-  for(s = v; s != NULL; s = next){
+  for(s = v; s != NULL; s = next) {
     next = item(s, &n);
     if(!is_name(s, n))
       return "bad test name";
@@ -243,7 +243,7 @@ parse_selftest(struct cmdline *c, const char *v)
   }
   c->selftest = SELFTEST_NAMES;
   c->nselftest = 0;
-  for(s = v; s != NULL; s = next){
+  for(s = v; s != NULL; s = next) {
     next = item(s, &n);
     memcpy(c->selftest_names[c->nselftest], s, n);
     c->selftest_names[c->nselftest++][n] = '\0';
@@ -320,8 +320,8 @@ parse_word(struct cmdline *c, const char *w, bool first)
 
   if(eq == NULL)
     return first && w[0] == '/' ? NULL : "missing '='";
-  for(i = 0; i < ARRAY_SIZE(params); i++){
-    if(is(w, eq - w, params[i].key)){
+  for(i = 0; i < ARRAY_SIZE(params); i++) {
+    if(is(w, eq - w, params[i].key)) {
       if(eq[1] == '\0')
         return "empty value";
       return params[i].parse(c, eq + 1);
@@ -341,7 +341,7 @@ cmdline_parse(struct cmdline *c, const char *line,
   int nbad = 0;
   bool first = true;
 
-  for(;;){
+  for(;;) {
     while(is_space(*s))
       s++;
     if(*s == '\0')
@@ -352,7 +352,7 @@ cmdline_parse(struct cmdline *c, const char *line,
     memcpy(w, s, MIN(n, CMDLINE_WORD_MAX));
     w[MIN(n, CMDLINE_WORD_MAX)] = '\0';
     why = n > CMDLINE_WORD_MAX ? "word too long" : parse_word(c, w, first);
-    if(why != NULL){
+    if(why != NULL) {
       nbad++;
       if(bad != NULL)
         bad(w, why);

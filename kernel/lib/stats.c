@@ -56,9 +56,9 @@ div128(u128 n, u64 d)
 
   q = 0;
   r = 0;
-  for(i = 127; i >= 0; i--){
+  for(i = 127; i >= 0; i--) {
     r = (r << 1) | ((n >> i) & 1);
-    if(r >= d){
+    if(r >= d) {
       r -= d;
       q |= (u128)1 << i;
     }
@@ -84,8 +84,8 @@ isqrt_u128(u128 x)
   bit = (u128)1 << 126;
   while(bit > x)
     bit >>= 2;
-  while(bit != 0){
-    if(x >= root + bit){
+  while(bit != 0) {
+    if(x >= root + bit) {
       x -= root + bit;
       root = (root >> 1) + bit;
     } else {
@@ -156,7 +156,7 @@ stats_compute(struct stats *s, const u64 *x, u32 n)
   // variance", The American Statistician 37(3), 1983).
   // Each deviation is at most 1e15 milli, so n squares stay below 1e33.
   sq = 0;
-  for(i = 0; i < n; i++){
+  for(i = 0; i < n; i++) {
     xm = x[i] * MILLI;
     d = xm > s->mean_m ? xm - s->mean_m : s->mean_m - xm;
     sq += (u128)d * d;
@@ -185,11 +185,11 @@ welch_df(u128 va, u128 vb, u32 na, u32 nb)
   // df does not change when va and vb are scaled together. Bring their
   // sum into [2^31, 2^32): every square below then fits in a u64 and the
   // larger of the two keeps at least 30 significant bits.
-  while(va + vb >= (u128)1 << 32){
+  while(va + vb >= (u128)1 << 32) {
     va >>= 1;
     vb >>= 1;
   }
-  while(va + vb < (u128)1 << 31){
+  while(va + vb < (u128)1 << 31) {
     va <<= 1;
     vb <<= 1;
   }

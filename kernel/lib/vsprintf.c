@@ -134,7 +134,7 @@ string(struct out *o, struct spec *sp, const char *s)
 static s64
 arg_signed(va_list *ap, int len)
 {
-  switch(len){
+  switch(len) {
   case LEN_HH: return (signed char)va_arg(*ap, int);
   case LEN_H: return (short)va_arg(*ap, int);
   case LEN_L: return va_arg(*ap, long);
@@ -148,7 +148,7 @@ arg_signed(va_list *ap, int len)
 static u64
 arg_unsigned(va_list *ap, int len)
 {
-  switch(len){
+  switch(len) {
   case LEN_HH: return (unsigned char)va_arg(*ap, unsigned int);
   case LEN_H: return (unsigned short)va_arg(*ap, unsigned int);
   case LEN_L: return va_arg(*ap, unsigned long);
@@ -162,7 +162,7 @@ arg_unsigned(va_list *ap, int len)
 static int
 flagbit(char c)
 {
-  switch(c){
+  switch(c) {
   case '-': return LEFT;
   case '0': return ZERO;
   case ' ': return SPACE;
@@ -194,15 +194,15 @@ star(va_list *ap)
 static const char *
 length(const char *fmt, int *len)
 {
-  if(fmt[0] == 'h' && fmt[1] == 'h'){
+  if(fmt[0] == 'h' && fmt[1] == 'h') {
     *len = LEN_HH;
     return fmt + 2;
   }
-  if(fmt[0] == 'l' && fmt[1] == 'l'){
+  if(fmt[0] == 'l' && fmt[1] == 'l') {
     *len = LEN_LL;
     return fmt + 2;
   }
-  switch(*fmt){
+  switch(*fmt) {
   case 'h': *len = LEN_H; return fmt + 1;
   case 'l': *len = LEN_L; return fmt + 1;
   case 'z': *len = LEN_Z; return fmt + 1;
@@ -224,11 +224,11 @@ convert(struct out *o, const char *fmt, va_list *ap)
 
   for(; flagbit(*fmt); fmt++)
     sp.flags |= flagbit(*fmt);
-  if(*fmt == '*'){
+  if(*fmt == '*') {
     // "A negative field width argument is taken as a '-' flag followed by
     // a positive field width" (C11 7.21.6.1p5).
     sp.width = star(ap);
-    if(sp.width < 0){
+    if(sp.width < 0) {
       sp.flags |= LEFT;
       sp.width = -sp.width;
     }
@@ -236,9 +236,9 @@ convert(struct out *o, const char *fmt, va_list *ap)
   } else {
     fmt = field(fmt, &sp.width);
   }
-  if(*fmt == '.'){
+  if(*fmt == '.') {
     fmt++;
-    if(*fmt == '*'){
+    if(*fmt == '*') {
       // A negative precision argument counts as no precision at all.
       sp.prec = star(ap);
       if(sp.prec < 0)
@@ -251,12 +251,12 @@ convert(struct out *o, const char *fmt, va_list *ap)
   fmt = length(fmt, &sp.len);
 
   c = *fmt;
-  if(c == '\0'){
+  if(c == '\0') {
     putn(o, start, fmt - start);
     return fmt;
   }
   fmt++;
-  switch(c){
+  switch(c) {
   case 'd':
   case 'i':
     sv = arg_signed(ap, sp.len);
@@ -314,7 +314,7 @@ vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
   // The helpers take a va_list pointer, and a va_list parameter may be an
   // array that decayed to a pointer, so work on a real local copy.
   va_copy(args, ap);
-  while(*fmt != '\0'){
+  while(*fmt != '\0') {
     if(*fmt == '%')
       fmt = convert(&o, fmt, &args);
     else

@@ -73,7 +73,7 @@ test_sweeps(void)
   CHECK(same(sweep(SWEEP_OVER, 255, false), "1 2 4 8 16 32 64 128 255 383 510 638"));
 
   // Every CPU count QEMU allows: strictly increasing, within the arrays, doc/console.md's ends.
-  for(cpus = 1; cpus <= 255; cpus++){
+  for(cpus = 1; cpus <= 255; cpus++) {
     bool ok = true;
     n = bench_sweep(SWEEP_OVER, cpus, false, t);
     ok &= n <= BENCH_MAX_SWEEP && t[0] == 1 && t[n - 1] == (5 * cpus + 1) / 2;
@@ -123,7 +123,7 @@ no_work(struct bench_ctx *ctx, int thread_index)
 static struct benchsuite
 good_suite(void)
 {
-  return (struct benchsuite){
+  return (struct benchsuite) {
     .name = "dbench-like",
     .order = 40,
     .seed = "2002 radix-tree pagecache: dbench clients, rat-7 (128-way) vs rat-4",
@@ -195,12 +195,12 @@ test_suite_bad(void)
   CHECK(!refused(&s));
   s.name = "0123456789012345678901234567890";
   CHECK(!refused(&s));
-  for(i = 0; i < ARRAY_SIZE(bad_names); i++){
+  for(i = 0; i < ARRAY_SIZE(bad_names); i++) {
     s = good_suite();
     s.name = bad_names[i];
     CHECK(refused(&s));
   }
-  for(i = 0; i < ARRAY_SIZE(bad_texts); i++){
+  for(i = 0; i < ARRAY_SIZE(bad_texts); i++) {
     s = good_suite();
     s.op = bad_texts[i];
     CHECK(refused(&s));
@@ -282,7 +282,7 @@ test_table(void)
   // lookup/64 and plain at both counts, lookup/16 at one only, the others never.
   r.ran[1][0] = r.ran[1][1] = r.ran[3][0] = r.ran[3][1] = r.ran[0][0] = true;
   for(int v = 0; v < 4; v++)
-    for(int t = 0; t < 2; t++){
+    for(int t = 0; t < 2; t++) {
       s = &r.st[v][t];
       s->n = 5;
       s->mean_m = (u64)(v + 1) * 1000000000 / (t + 1);

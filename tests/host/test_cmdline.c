@@ -166,7 +166,7 @@ test_secs(void)
   size_t i;
   int n;
 
-  for(i = 0; i < ARRAY_SIZE(cases); i++){
+  for(i = 0; i < ARRAY_SIZE(cases); i++) {
     snprintf(line, sizeof(line), "bench.secs=%s", cases[i].value);
     n = fresh(&c, line);
     if(cases[i].us != 0)
@@ -351,10 +351,10 @@ test_junk(int seeds)
   struct cmdline c;
   int seed, i, n, words, bad_seeds = 0;
 
-  for(seed = 0; seed < seeds; seed++){
+  for(seed = 0; seed < seeds; seed++) {
     srand(seed);
     n = 0;
-    if(seed % 2 == 0){
+    if(seed % 2 == 0) {
       for(; n < 4096; n++)
         line[n] = rand() % 255 + 1;
     } else {

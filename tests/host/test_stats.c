@@ -53,7 +53,7 @@ ref_sd(const u64 *x, u32 n)
 
   m = ref_mean(x, n);
   s = 0;
-  for(i = 0; i < n; i++){
+  for(i = 0; i < n; i++) {
     d = x[i] - m;
     s += d * d;
   }
@@ -72,7 +72,7 @@ t_mass(double t, double v)
   c = exp(lgamma((v + 1) / 2) - lgamma(v / 2)) / sqrt(v * M_PI);
   h = t / steps;
   s = 0;
-  for(i = 0; i <= steps; i++){
+  for(i = 0; i <= steps; i++) {
     x = i * h;
     s += (i == 0 || i == steps ? 1 : i % 2 ? 4 : 2) *
          c * pow(1 + x * x / v, -(v + 1) / 2);
@@ -89,7 +89,7 @@ ref_t975(double v)
 
   lo = 0;
   hi = 20;
-  for(i = 0; i < 50; i++){
+  for(i = 0; i < 50; i++) {
     mid = (lo + hi) / 2;
     if(t_mass(mid, v) < 0.475)
       lo = mid;
@@ -107,7 +107,7 @@ test_isqrt(void)
   int i, ok;
 
   ok = 1;
-  for(x = 0; x < (1 << 20); x++){
+  for(x = 0; x < (1 << 20); x++) {
     r = isqrt_u128(x);
     ok &= r * r <= x && (r + 1) * (r + 1) > x;
   }
@@ -115,7 +115,7 @@ test_isqrt(void)
 
   // Random values of every size, and squares and their neighbours.
   ok = 1;
-  for(i = 0; i < 100000; i++){
+  for(i = 0; i < 100000; i++) {
     x = ((u128)next() << 64 | next()) >> (i % 128);
     r = isqrt_u128(x);
     ok &= r * r <= x && (r == ~(u64)0 || (r + 1) * (r + 1) > x);
@@ -306,7 +306,7 @@ test_welch(void)
   CHECK(w.verdict == STATS_SAME);
 
   // Benchmark-sized: 1.00e9 vs 1.01e9 ops/s with 0.1% noise: clearly slower.
-  for(i = 0; i < 10; i++){
+  for(i = 0; i < 10; i++) {
     xa[i] = 1000000000 + next() % 2000000 - 1000000;
     xb[i] = 1010000000 + next() % 2000000 - 1000000;
   }
@@ -320,7 +320,7 @@ test_welch(void)
   CHECK(near(w.diff_m, ref_mean(xa, 10) - ref_mean(xb, 10)));
 
   // Same benchmark, noise 5% swamps a 1% difference: same.
-  for(i = 0; i < 10; i++){
+  for(i = 0; i < 10; i++) {
     xa[i] = 1000000000 + next() % 100000000 - 50000000;
     xb[i] = 1010000000 + next() % 100000000 - 50000000;
   }
@@ -330,7 +330,7 @@ test_welch(void)
   CHECK(w.verdict == STATS_SAME);
 
   // Constant runs on both sides: no noise, any difference counts.
-  for(i = 0; i < 5; i++){
+  for(i = 0; i < 5; i++) {
     xa[i] = 2000;
     xb[i] = 1000;
   }
@@ -362,7 +362,7 @@ test_ratio(void)
   u32 i;
 
   // a about 4.2% faster than b, both near 1e7 ops/s with ~1% noise.
-  for(i = 0; i < 12; i++){
+  for(i = 0; i < 12; i++) {
     xa[i] = 10420000 + next() % 200000 - 100000;
     xb[i] = 10000000 + next() % 300000 - 150000;
   }
@@ -382,7 +382,7 @@ test_ratio(void)
   CHECK(r.ci95_m > 0);
 
   // Wide spread, ratio far from 1: 1e12-scale over 1e3-scale means.
-  for(i = 0; i < 100; i++){
+  for(i = 0; i < 100; i++) {
     xa[i] = i % 2 ? 1000000000000ull : 500000000000ull;
     xb[i] = 1000 + i;
   }

@@ -58,7 +58,7 @@ same(const char *fmt, struct arg *a, size_t size)
 {
   memset(kbuf, CANARY, BUF);
   memset(lbuf, CANARY, BUF);
-  switch(a->type){
+  switch(a->type) {
   case T_INT: BOTH(size, fmt, a, (int)a->i); break;
   case T_UINT: BOTH(size, fmt, a, (unsigned)a->i); break;
   case T_LONG: BOTH(size, fmt, a, (long)a->i); break;
@@ -69,7 +69,7 @@ same(const char *fmt, struct arg *a, size_t size)
   case T_PTRDIFF: BOTH(size, fmt, a, (ptrdiff_t)a->i); break;
   case T_STR: BOTH(size, fmt, a, a->s); break;
   }
-  if(kret != lret || memcmp(kbuf, lbuf, BUF) != 0){
+  if(kret != lret || memcmp(kbuf, lbuf, BUF) != 0) {
     fprintf(stderr, "mismatch: fmt \"%s\" size %zu: kernel %d \"%.*s\" libc %d \"%.*s\"\n",
             fmt, size, kret, (int)strnlen(kbuf, size), kbuf, lret,
             (int)strnlen(lbuf, size), lbuf);
@@ -94,7 +94,7 @@ rndval(void)
     INT64_MAX, INT64_MIN, (long long)UINT64_MAX,
   };
 
-  switch(rand() % 3){
+  switch(rand() % 3) {
   case 0: return edges[rand() % ARRAY_SIZE(edges)];
   case 1: return (long long)(rnd64() % 100000) - 50000;
   default: return (long long)rnd64();
@@ -134,15 +134,15 @@ rndspec(char *f, struct arg *a)
     *f++ = '+';
   if(strchr("xXo", c) && rand() % 3 == 0)
     *f++ = '#';
-  switch(rand() % 4){
+  switch(rand() % 4) {
   case 0: f += sprintf(f, "%d", rand() % 30); break;
   case 1:
     *f++ = '*';
     a->star[a->nstar++] = rand() % 60 - 30;
     break;
   }
-  if(c != 'c'){
-    switch(rand() % 4){
+  if(c != 'c') {
+    switch(rand() % 4) {
     case 0: f += sprintf(f, ".%d", rand() % 25); break;
     case 1: *f++ = '.'; break;
     case 2:
@@ -157,13 +157,13 @@ rndspec(char *f, struct arg *a)
 
   a->i = rndval();
   a->s = NULL;
-  if(c == 's'){
+  if(c == 's') {
     a->type = T_STR;
     a->s = strs[rand() % ARRAY_SIZE(strs)];
     // glibc prints "" for NULL under a precision below 6; the kernel cuts "(null)".
     if(a->s == NULL && prec)
       a->s = "x";
-  } else if(c == 'c'){
+  } else if(c == 'c') {
     a->type = T_INT;
     a->i = rand() % 255 + 1;
   } else {
@@ -180,7 +180,7 @@ test_random(int rounds)
   struct arg a;
   int i, n, bad = 0;
 
-  for(i = 0; i < rounds; i++){
+  for(i = 0; i < rounds; i++) {
     n = sprintf(fmt, "%s", lits[rand() % ARRAY_SIZE(lits)]);
     rndspec(fmt + n, &a);
     sprintf(fmt + strlen(fmt), "%s", lits[rand() % ARRAY_SIZE(lits)]);
@@ -232,7 +232,7 @@ test_edges(void)
   CHECK(b[4] == CANARY);
 
   a.i = INT64_MIN;
-  for(i = 1; i <= 30; i++){
+  for(i = 1; i <= 30; i++) {
     CHECK(same("%lld", &a, i));
     a.type = T_ULL;
     a.i = (long long)UINT64_MAX;
@@ -309,7 +309,7 @@ test_unknown(void)
   char b[32];
   size_t i;
 
-  for(i = 0; i < ARRAY_SIZE(want); i++){
+  for(i = 0; i < ARRAY_SIZE(want); i++) {
     CHECK(snprintf(b, sizeof(b), fmts[i], 1) == (int)strlen(want[i]));
     CHECK(strcmp(b, want[i]) == 0);
   }

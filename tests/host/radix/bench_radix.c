@@ -71,8 +71,8 @@ reader_thread(void *arg)
   r = arg;
   rs = 88172645463325252UL + (unsigned long)arg;
   rcu_register_thread();
-  while(!__atomic_load_n(&stop, __ATOMIC_RELAXED)){
-    for(i = 0; i < 1024; i++){
+  while(!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+    for(i = 0; i < 1024; i++) {
       rs ^= rs << 13;
       rs ^= rs >> 7;
       rs ^= rs << 17;
@@ -104,7 +104,7 @@ run(int n)
   usleep(RUN_USEC);
   __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
   lookups = 0;
-  for(i = 0; i < n; i++){
+  for(i = 0; i < n; i++) {
     pthread_join(r[i].tid, NULL);
     lookups += r[i].lookups;
     if(r[i].found != r[i].lookups)
@@ -132,7 +132,7 @@ main(void)
   nodes = calloc(NKEYS, sizeof(*nodes));
   if(!ht || !nodes)
     return 1;
-  for(i = 0; i < NKEYS; i++){
+  for(i = 0; i < NKEYS; i++) {
     nodes[i].key = i;
     cds_lfht_node_init(&nodes[i].node);
     rcu_read_lock();
@@ -143,18 +143,18 @@ main(void)
          RUN_USEC / 1e6);
   printf("%-16s %7s %14s %12s\n", "structure", "readers", "lookups/s", "radix/lfht");
   use_tree = false;
-  for(n = 1; n <= 2; n++){
+  for(n = 1; n <= 2; n++) {
     lfht_rate[n] = run(n);
     printf("%-16s %7d %14.0f\n", "cds_lfht", n, lfht_rate[n]);
   }
   use_tree = true;
-  for(s = 0; s < 3; s++){
+  for(s = 0; s < 3; s++) {
     if(INIT_RADIX_TREE(&tree, shifts[s]) != 0)
       return 1;
     for(i = 0; i < NKEYS; i++)
       if(radix_tree_insert(&tree, i, &nodes[i]) != 0)
         return 1;
-    for(n = 1; n <= 2; n++){
+    for(n = 1; n <= 2; n++) {
       rate = run(n);
       printf("radix shift %-4u %7d %14.0f %12.2f\n", shifts[s], n, rate,
              rate / lfht_rate[n]);

@@ -22,7 +22,7 @@ lower_bound(struct model *m, unsigned long index)
 
   lo = 0;
   hi = m->n;
-  while(lo < hi){
+  while(lo < hi) {
     mid = lo + (hi - lo) / 2;
     if(m->e[mid].index < index)
       lo = mid + 1;
@@ -46,7 +46,7 @@ model_add(struct model *m, unsigned long index, void *item)
 {
   size_t i;
 
-  if(m->n == m->cap){
+  if(m->n == m->cap) {
     m->cap = m->cap ? 2 * m->cap : 256;
     m->e = realloc(m->e, m->cap * sizeof(*m->e));
     if(!m->e)
@@ -96,10 +96,10 @@ model_nodes(struct model *m, unsigned int shift)
   size_t i;
 
   total = 0;
-  for(h = 1; h <= model_height(m, shift); h++){
+  for(h = 1; h <= model_height(m, shift); h++) {
     bits = h * shift;
     total++;
-    for(i = 1; i < m->n; i++){
+    for(i = 1; i < m->n; i++) {
       prev = bits < 64 ? m->e[i - 1].index >> bits : 0;
       key = bits < 64 ? m->e[i].index >> bits : 0;
       if(key != prev)

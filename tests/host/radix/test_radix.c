@@ -60,7 +60,7 @@ check_gang(struct radix_tree_root *root, struct model *m, unsigned long first,
 
   n = radix_tree_gang_lookup(root, got, first, max);
   k = 0;
-  for(i = lower_bound(m, first); i < m->n && k < max; i++){
+  for(i = lower_bound(m, first); i < m->n && k < max; i++) {
     expect(k < n && got[k] == m->e[i].item);
     k++;
   }
@@ -90,7 +90,7 @@ check_tree(struct radix_tree_root *root, struct model *m)
 static void
 empty_tree(struct radix_tree_root *root, struct model *m)
 {
-  while(m->n > 0){
+  while(m->n > 0) {
     expect(radix_tree_delete(root, m->e[m->n - 1].index) == m->e[m->n - 1].item);
     m->n--;
   }
@@ -157,8 +157,8 @@ random_op(struct radix_tree_root *root, struct model *m, unsigned long *rs,
     key = m->e[rnd(rs) % m->n].index;
   e = model_get(m, key);
   r = rnd(rs) % 100;
-  if(r < 58){
-    if(rnd(rs) % 100 < ph->insert_pct){
+  if(r < 58) {
+    if(rnd(rs) % 100 < ph->insert_pct) {
       random_insert(root, m, rs, ph, key);
     } else {
       expect(radix_tree_delete(root, key) == (e ? e->item : NULL));
@@ -166,9 +166,9 @@ random_op(struct radix_tree_root *root, struct model *m, unsigned long *rs,
         model_del(m, key);
     }
     expect(radix_tree_height(root) == model_height(m, root->shift));
-  } else if(r < 80){
+  } else if(r < 80) {
     expect(radix_tree_lookup(root, key) == (e ? e->item : NULL));
-  } else if(r < 88){
+  } else if(r < 88) {
     slot = radix_tree_lookup_slot(root, key);
     expect(e ? slot && *slot == e->item : !slot);
   } else {
@@ -196,8 +196,8 @@ test_random(unsigned int shift, unsigned long nops)
   for(i = 0; i < 64; i++)
     far[i] = rnd(&rs);
   slab_fail_seed(rs);
-  for(opno = 0; opno < nops; opno++){
-    if(opno % 5000 == 0){
+  for(opno = 0; opno < nops; opno++) {
+    if(opno % 5000 == 0) {
       ph.insert_pct = 20 + rnd(&rs) % 61;
       ph.preload_pct = rnd(&rs) % 3 * 50;
       ph.regions = 1 + rnd(&rs) % 31;
@@ -231,7 +231,7 @@ test_height(unsigned int shift)
   full = RADIX_TREE_MAX_PATH(shift);
   CHECK(INIT_RADIX_TREE(&root, shift) == 0);
   CHECK(radix_tree_height(&root) == 0);
-  for(h = 1; h <= full; h++){
+  for(h = 1; h <= full; h++) {
     index = h == 1 ? 0 : 1UL << (shift * (h - 1));
     CHECK(radix_tree_insert(&root, index, (void *)(index | 1)) == 0);
     model_add(&m, index, (void *)(index | 1));
@@ -242,7 +242,7 @@ test_height(unsigned int shift)
   CHECK(radix_tree_insert(&root, ~0UL, (void *)5) == -EEXIST);
   CHECK(radix_tree_height(&root) == full);
   CHECK(radix_tree_delete(&root, ~0UL) == (void *)3);
-  for(h = full; h >= 1; h--){
+  for(h = full; h >= 1; h--) {
     CHECK(radix_tree_height(&root) == h);
     index = m.e[m.n - 1].index;
     CHECK(radix_tree_delete(&root, index) == (void *)(index | 1));
@@ -307,7 +307,7 @@ test_preload(void)
   reserved = mempool_nr_reserved();
   slab_fail_percent(100);
   ok = failed = 0;
-  for(i = 0; i < 1000; i++){
+  for(i = 0; i < 1000; i++) {
     key = rnd(&rs);
     if(radix_tree_preload(GFP_KERNEL) != 0)
       break;
@@ -324,7 +324,7 @@ test_preload(void)
   // Only the shift-4 reserve was spent, all of it, so the tree holds more than a stash.
   CHECK(reserved - mempool_nr_reserved() == (long)size);
   CHECK(radix_tree_nr_nodes(&root) > size);
-  for(i = 0; i < 100; i++){
+  for(i = 0; i < 100; i++) {
     key = rnd(&rs);
     ret = radix_tree_insert(&root, key, (void *)(key | 1));
     if(ret != 0)
@@ -376,7 +376,7 @@ no_preload_thread(void *arg)
   nodes = radix_tree_nr_nodes(&root);
   need -= nodes;
   live = slab_nr_live() - mempool_nr_reserved();
-  for(j = 1; j <= need; j++){
+  for(j = 1; j <= need; j++) {
     slab_fail_nth(j);
     CHECK(radix_tree_insert(&root, key, (void *)(key | 1)) == -ENOMEM);
     slab_fail_nth(0);
@@ -444,7 +444,7 @@ check_race_gang(void **got, unsigned int n, unsigned long first)
 
   errs = 0;
   prev = 0;
-  for(i = 0; i < n; i++){
+  for(i = 0; i < n; i++) {
     if(!valid(got[i], &index) || index < first || (i > 0 && index <= prev))
       errs++;
     prev = index;
@@ -462,7 +462,7 @@ reader_thread(void *arg)
 
   r = arg;
   rcu_register_thread();
-  while(!__atomic_load_n(&race_stop, __ATOMIC_RELAXED)){
+  while(!__atomic_load_n(&race_stop, __ATOMIC_RELAXED)) {
     key = pool_key(rnd(&r->rs) % POOL);
     first = key - rnd(&r->rs) % 5;
     rcu_read_lock();
@@ -470,7 +470,7 @@ reader_thread(void *arg)
     if(item && item != encode(key))
       r->bad++;
     slot = radix_tree_lookup_slot(&race_root, key);
-    if(slot){
+    if(slot) {
       item = rcu_dereference(*slot);
       if(item && item != encode(key))
         r->bad++;
@@ -498,14 +498,14 @@ test_race(unsigned int shift, double seconds)
   CHECK(INIT_RADIX_TREE(&race_root, shift) == 0);
   memset(present, 0, sizeof(present));
   __atomic_store_n(&race_stop, 0, __ATOMIC_RELAXED);
-  for(i = 0; i < 3; i++){
+  for(i = 0; i < 3; i++) {
     readers[i] = (struct reader){ .rs = rs + 2 + i };
     pthread_create(&readers[i].tid, NULL, reader_thread, &readers[i]);
   }
   writes = 0;
   end = now() + seconds;
-  while(now() < end){
-    for(k = 0; k < 256; k++){
+  while(now() < end) {
+    for(k = 0; k < 256; k++) {
       // Far keys come and go, changing the height; near ones fill the leaves.
       i = rnd(&rs) % 8 ? rnd(&rs) % 1024 : rnd(&rs) % POOL;
       pthread_mutex_lock(&race_lock);
@@ -521,7 +521,7 @@ test_race(unsigned int shift, double seconds)
   __atomic_store_n(&race_stop, 1, __ATOMIC_RELAXED);
   errs = 0;
   reads = 0;
-  for(i = 0; i < 3; i++){
+  for(i = 0; i < 3; i++) {
     pthread_join(readers[i].tid, NULL);
     errs += readers[i].bad;
     reads += readers[i].ops;
@@ -562,7 +562,7 @@ main(int argc, char **argv)
   int c;
 
   seed = (unsigned long)(now() * 1e6) ^ ((unsigned long)getpid() << 32);
-  while((c = getopt(argc, argv, "s:l")) != -1){
+  while((c = getopt(argc, argv, "s:l")) != -1) {
     if(c == 's')
       seed = strtoul(optarg, NULL, 0);
     else if(c == 'l')
