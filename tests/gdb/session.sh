@@ -226,7 +226,7 @@ mm() {
   # freed, pages 0 and 10 dirty again; the same with the mm given as an expression.
   local mm start end
   mm=$(section kmm "$f" |
-       sed -nE 's/^mm (0x[0-9a-f]+) cr3 0x[0-9a-f]+ users 2 rss 128 vmas 1 flushes [0-9]+ cpus [0-9]+$/\1/p')
+       sed -nE 's/^mm (0x[0-9a-f]+) pgd 0x[0-9a-f]+ users 2 rss 128 vmas 1 flushes [0-9]+ cpus [0-9]+$/\1/p')
   check "kmm shows the running thread's mm: users 2 rss 128 vmas 1 (mm ${mm:-none})" test -n "$mm"
   check "kmm: one rw VMA of 128 pages, resident 128 dirty 2 lazyfree 128" \
     grep -qE '^  0x[0-9a-f]+-0x[0-9a-f]+ rw +128 pages  resident 128 dirty 2 lazyfree 128$' \

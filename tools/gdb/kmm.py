@@ -99,8 +99,8 @@ Without MM, the mm of the thread running on the selected vCPU."""
         bits = mm["cpu_mask"]["bits"]
         cpus = [w * 64 + i for w in range(bits.type.sizeof // 8) for i in range(64)
                 if int(bits[w]) >> i & 1]
-        print("mm %#x cr3 %#x users %d rss %d vmas %d flushes %d cpus %s" % (
-            int(mm.address), int(mm["cr3"]), int(mm["users"]), int(mm["rss"]),
+        print("mm %#x pgd %#x users %d rss %d vmas %d flushes %d cpus %s" % (
+            int(mm.address), int(mm["pgd"]), int(mm["users"]), int(mm["rss"]),
             int(mm["nr_vmas"]), int(mm["tlb_flushes"]),
             ",".join(str(c) for c in cpus) or "none"))
         total_res = total_lazy = 0
