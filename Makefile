@@ -28,8 +28,8 @@ $(if $(filter-out ticket queued,$(SPINLOCK)),$(error SPINLOCK must be ticket or 
 KCFLAGS += $(if $(filter queued,$(SPINLOCK)),-DCONFIG_SPINLOCK_QUEUED) \
   $(if $(filter 1,$(DEBUG_SPINLOCK)),-DCONFIG_DEBUG_SPINLOCK)
 
-KSRC := $(wildcard boot/*.S kernel/*.c kernel/locking/*.c kernel/lib/*.c kernel/bench/*.c arch/x86_64/*.c arch/x86_64/*.S \
-          mm/*.c fs/*.c tests/kernel/*.c)
+KSRC := $(wildcard boot/*.S kernel/*.c kernel/locking/*.c kernel/lib/*.c kernel/bench/*.c \
+          arch/x86_64/*.c arch/x86_64/*.S mm/*.c fs/*.c tests/kernel/*.c)
 KOBJ := $(patsubst %,$(BUILD)/obj/%.o,$(basename $(KSRC)))
 
 # V=1 prints every command in full; by default a rule prints one short line (Linux's kbuild).
@@ -175,13 +175,13 @@ HOSTLIBS_test_vma := -lurcu -lpthread
 # rebuilt when a source or header it uses changes (-MMD).
 define host_test
 HOSTOBJ_$(1) := $(patsubst %.c,$(BUILD)/host/obj/$(1)/%.o,$(HOSTSRC_$(1)))
-$(BUILD)/host/obj/$(1)/%.o: %.c
+$(BUILD)/host/obj/$(1)/%.o: %.c | $(BUILD)/.deps-ok
 	@mkdir -p $$(dir $$@)
-	@echo "  HOSTCC  $$< ($(1))"
-	@$(CC) $(HOSTCFLAGS) $$(HOSTCFLAGS_$(1)) -c $$< -o $$@
+	$(say) "  HOSTCC  $$< ($(1))"
+	$(Q)$(CC) $(HOSTCFLAGS) $$(HOSTCFLAGS_$(1)) -c $$< -o $$@
 $(BUILD)/host/$(1): $$(HOSTOBJ_$(1)) $(HOSTLIB)/percpu.ld
-	@echo "  HOSTLD  $$@"
-	@$(CC) $(HOSTSAN) $(HOSTLDFLAGS) $$(HOSTOBJ_$(1)) -o $$@ $$(HOSTLIBS_$(1))
+	$(say) "  HOSTLD  $$@"
+	$(Q)$(CC) $(HOSTSAN) $(HOSTLDFLAGS) $$(HOSTOBJ_$(1)) -o $$@ $$(HOSTLIBS_$(1))
 -include $$(HOSTOBJ_$(1):.o=.d)
 endef
 $(foreach t,$(HOST_TESTS),$(eval $(call host_test,$(t))))
