@@ -13,5 +13,11 @@ struct ksym_table {
 // The function containing addr: its name, and addr's offset into it; NULL if
 // addr lies outside [first symbol, end).
 const char *ksym_find(const struct ksym_table *t, u64 end, u64 addr, u64 *offset);
+// The kernel's embedded table: build/ksyms.S, which tools/ksyms.sh writes at link time.
+extern const u64 ksyms_count;
+extern const u64 ksyms_addr[];
+extern const u32 ksyms_name_off[];
+extern const char ksyms_names[];
+
 // The same over the kernel's embedded table and text.
 const char *ksym_lookup(u64 addr, u64 *offset);

@@ -4,6 +4,7 @@
 #include "bootmem.h"
 #include "panic.h"
 #include "printk.h"
+#include "sections.h"
 #include <asm/memlayout.h>
 #include <asm/smp_boot.h>
 
@@ -21,7 +22,6 @@ static int nresv;
 static u64 ram_bytes;
 static u64 max_addr;
 
-extern char _end[];
 
 static const char *const mem_type_name[] = {
   [MEM_AVAILABLE] = "available", [MEM_RESERVED] = "reserved",

@@ -5,6 +5,7 @@
 #include "mm.h"
 #include "panic.h"
 #include "printk.h"
+#include "sections.h"
 #include "spinlock.h"
 #include "string.h"
 #include <asm/memlayout.h>
@@ -19,8 +20,6 @@ u64 kernel_cr3;
 static bool direct_map_live;
 static DEFINE_SPINLOCK(kernel_pt_lock);
 static u64 vmap_next = VMAP_BASE;
-
-extern char _text[], _etext[], _rodata[], _erodata[], _data[], _ebss[], _end[];
 
 // Before the switch, page-table pages are reached through the boot tables'
 // KERNEL_VMA window onto the first GiB; after it, through the direct map.

@@ -9,6 +9,7 @@
 #include "power.h"
 #include "printk.h"
 #include "sched.h"
+#include "sections.h"
 #include "smp.h"
 #include "string.h"
 #include "tick.h"
@@ -34,9 +35,6 @@ static bool abandoned[256];       // APs that did not answer in time: they must 
 static int nr_started;            // APs that reached ap_main
 u64 boot_us;
 
-extern char trampoline_start[], trampoline_end[], trampoline_cr3[], trampoline_efer[],
-  trampoline_entry[], ap_entry[];
-extern char __per_cpu_start[], __per_cpu_end[];
 
 void
 percpu_early_init(void)

@@ -2,16 +2,12 @@
 // The kernel is built with frame pointers: each frame is [saved rbp][return address].
 #include "ksyms.h"
 #include "printk.h"
+#include "sections.h"
 #include <asm/paging.h>
 #include <asm/stacktrace.h>
 #include <asm/traps.h>
 #include <asm/x86.h>
 
-extern const u64 ksyms_count;
-extern const u64 ksyms_addr[];
-extern const u32 ksyms_name_off[];
-extern const char ksyms_names[];
-extern char _etext[];
 
 const char *
 ksym_lookup(u64 addr, u64 *offset)

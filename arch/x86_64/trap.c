@@ -23,7 +23,6 @@ struct gate {
 
 static struct gate idt[256] __aligned(16);
 static irq_handler_t handlers[256];
-extern u64 vectors[];
 
 static const char *const exc_names[32] = {
   "divide error", "debug", "NMI", "breakpoint", "overflow", "bound range exceeded",

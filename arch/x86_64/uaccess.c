@@ -3,7 +3,6 @@
 #include <asm/traps.h>
 #include <asm/uaccess.h>
 
-extern const struct exception_table_entry __ex_table_start[], __ex_table_end[];
 
 // rep movsb is restartable: at a fault %rcx still counts the bytes left (SDM vol. 2B, REP),
 // which is what the copies return.

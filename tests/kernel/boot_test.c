@@ -1,12 +1,12 @@
 // Self-tests of the boot foundation: the kernel image's page protections and stack guards,
 // and planted-panic, which proves a kernel fault panics with a symbolized backtrace.
 #include "printk.h"
+#include "sections.h"
 #include "selftest.h"
 #include <asm/cpu.h>
 #include <asm/memlayout.h>
 #include <asm/paging.h>
 
-extern char _text[], _rodata[], _data[], _ebss[];
 
 static u64
 pte_of(u64 va)

@@ -23,6 +23,8 @@ struct trapframe {
 
 typedef void (*irq_handler_t)(struct trapframe *tf);
 
+extern u64 vectors[];   // vectors.S: the entry stub of each vector, for the IDT
+
 void idt_init(void);
 void idt_load(void);
 void set_irq_handler(int vector, irq_handler_t fn);

@@ -10,6 +10,9 @@ struct exception_table_entry {
   u64 insn, fixup;
 };
 
+// The table linker.ld gathers from every __ex_table section, searched on a fault.
+extern const struct exception_table_entry __ex_table_start[], __ex_table_end[];
+
 struct trapframe;
 bool fixup_exception(struct trapframe *tf);
 
