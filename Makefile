@@ -1,4 +1,5 @@
-# Builds the kernel, its GRUB image and the host tests; runs QEMU, gdb and the test suite.
+# Builds the kernel (a release and a debug image), their GRUB images and the host tests; runs
+# QEMU, gdb and the test suite.
 # `make qemu-smp8` and `make test` are the two commands a user needs (see README.md).
 
 BUILD   := build
@@ -19,18 +20,37 @@ KCFLAGS := -std=gnu11 -ffreestanding -fno-pie -mcmodel=kernel -mno-red-zone \
   -Wall -Wextra -Werror -Wmissing-prototypes -Wno-unused-parameter -Iinclude -Iarch/x86_64/include -MMD -MP
 LDFLAGS := -nostdlib -no-pie -Wl,--build-id=none -Wl,--no-warn-rwx-segments -z max-page-size=0x1000 -z noexecstack -T linker.ld
 
-# Locks (include/spinlock.h): SPINLOCK=ticket|queued is what spinlock_t is built on (queued
-# falls back to test-and-set under a hypervisor, like Linux's virt_spin_lock);
-# DEBUG_SPINLOCK=1 makes recursive locking and unlocking an unheld lock panic.
+# Locks (include/spinlock.h): SPINLOCK=ticket|queued is what spinlock_t is built on, in both
+# images (queued falls back to test-and-set under a hypervisor, like Linux's virt_spin_lock).
 SPINLOCK ?= queued
-DEBUG_SPINLOCK ?= 1
 $(if $(filter-out ticket queued,$(SPINLOCK)),$(error SPINLOCK must be ticket or queued))
-KCFLAGS += $(if $(filter queued,$(SPINLOCK)),-DCONFIG_SPINLOCK_QUEUED) \
-  $(if $(filter 1,$(DEBUG_SPINLOCK)),-DCONFIG_DEBUG_SPINLOCK)
+KCFLAGS += $(if $(filter queued,$(SPINLOCK)),-DCONFIG_SPINLOCK_QUEUED)
 
 KSRC := $(wildcard boot/*.S kernel/*.c kernel/locking/*.c kernel/lib/*.c kernel/bench/*.c \
           arch/x86_64/*.c arch/x86_64/*.S mm/*.c fs/*.c tests/kernel/*.c)
-KOBJ := $(patsubst %,$(BUILD)/obj/%.o,$(basename $(KSRC)))
+
+# Two images from the same sources, side by side: release (build/kernel.elf, build/kernel.iso;
+# objects in build/obj/) has no debug checks, so benchmarks time the code itself; debug
+# (build/debug/kernel.elf, build/debug/kernel.iso; objects in build/debug/obj/) is CONFIG_DEBUG:
+# CONFIG_DEBUG_SPINLOCK (recursive locking and unlocking an unheld lock panic; every spin_lock
+# an out-of-line call) and slab debugging from boot (debug_slab= defaults to yes).
+IMAGES := release debug
+IMGDIR_release := $(BUILD)
+IMGDIR_debug := $(BUILD)/debug
+IMGFLAGS_release :=
+IMGFLAGS_debug := -DCONFIG_DEBUG -DCONFIG_DEBUG_SPINLOCK
+KOBJ_release := $(patsubst %,$(IMGDIR_release)/obj/%.o,$(basename $(KSRC)))
+KOBJ_debug := $(patsubst %,$(IMGDIR_debug)/obj/%.o,$(basename $(KSRC)))
+KOBJ := $(KOBJ_release)
+
+# The image a boot uses (tools/qemu.sh applies the same rule when called directly):
+# DEBUG=1 the debug image, DEBUG=0 the release image; unset, debug when the command line runs
+# self-tests (its last selftest= word has a value other than none), else release.
+# image_for CMDLINE names it; only the qemu and gdb targets check DEBUG.
+DEBUG ?=
+image_for = $(strip $(if $(filter-out 0 1,$(DEBUG)),$(error DEBUG must be 0 or 1)) \
+  $(if $(filter 1,$(DEBUG)),debug,$(if $(filter 0,$(DEBUG)),release, \
+  $(if $(filter-out selftest= selftest=none,$(lastword $(filter selftest=%,$(1)))),debug,release))))
 
 # V=1 prints every command in full; by default a rule prints one short line (Linux's kbuild).
 ifeq ($(V),1)
@@ -43,7 +63,7 @@ endif
 
 .PHONY: all deps clean test host-tests bench-host qemu-gdb gdb report FORCE
 # compile_commands.json, once made, is kept up to date by every build.
-all: $(BUILD)/.deps-ok $(BUILD)/kernel.elf $(BUILD)/kernel.iso \
+all: $(BUILD)/.deps-ok $(foreach i,$(IMAGES),$(IMGDIR_$(i))/kernel.elf $(IMGDIR_$(i))/kernel.iso) \
   $(if $(wildcard compile_commands.json),compile_commands.json)
 
 # tools/deps.sh checks (and as root installs) the tools with apt. A build runs it only when
@@ -54,52 +74,59 @@ $(BUILD)/.deps-ok: tools/deps.sh
 deps:
 	$(Q)tools/deps.sh
 	@mkdir -p $(BUILD) && touch $(BUILD)/.deps-ok
-# Installed before anything is compiled (order-only: a new stamp rebuilds nothing).
-$(KOBJ) $(BUILD)/kernel.iso: | $(BUILD)/.deps-ok
-
-$(BUILD)/obj/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(say) "  CC      $<"
-	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
-
-$(BUILD)/obj/%.o: %.S
-	@mkdir -p $(dir $@)
-	$(say) "  AS      $<"
-	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
 # update-stamp FILE,WORDS: rewrites FILE only when its words differ, so its date is when they
 # last changed. Make compares and writes it itself: no shell runs while nothing changes.
 update-stamp = $(if $(filter-out $(file <$1),$2)$(filter-out $2,$(file <$1)), \
   $(shell mkdir -p $(dir $1))$(file >$1,$2))
 
-# Every object depends on the lock choices: the stamp is rewritten only when they change.
-$(KOBJ): $(BUILD)/config
-$(BUILD)/config: FORCE
-	$(call update-stamp,$@,SPINLOCK=$(SPINLOCK) DEBUG_SPINLOCK=$(DEBUG_SPINLOCK))
-
+# kernel_image NAME: the rules of one image, in IMGDIR_NAME. Every object depends on the
+# image's config stamp, rewritten only when the lock choice or the image's flags change.
 # Two links: the first gives the addresses, tools/ksyms.sh turns them into the embedded
-# symbol table, the second links it in. The table sits after everything else
-# (linker.ld), so no other symbol moves; the cmp proves it.
-$(BUILD)/kernel.elf: $(KOBJ) linker.ld tools/ksyms.sh
-	$(say) "  LD      $@"
-	$(Q)tools/ksyms.sh > $(BUILD)/ksyms0.S
-	$(Q)$(CC) $(KCFLAGS) -c $(BUILD)/ksyms0.S -o $(BUILD)/ksyms0.o
-	$(Q)$(CC) $(LDFLAGS) -o $(BUILD)/kernel.pass1.elf $(KOBJ) $(BUILD)/ksyms0.o -lgcc
-	$(Q)tools/ksyms.sh $(BUILD)/kernel.pass1.elf > $(BUILD)/ksyms.S
-	$(Q)$(CC) $(KCFLAGS) -c $(BUILD)/ksyms.S -o $(BUILD)/ksyms.o
-	$(Q)$(CC) $(LDFLAGS) -o $@ $(KOBJ) $(BUILD)/ksyms.o -lgcc
-	$(Q)nm $(BUILD)/kernel.pass1.elf | grep -v -e ksyms_ -e ' _end$$' > $(BUILD)/syms1
-	$(Q)nm $@ | grep -v -e ksyms_ -e ' _end$$' > $(BUILD)/syms2
-	$(Q)cmp -s $(BUILD)/syms1 $(BUILD)/syms2 || { echo "ksyms: symbols moved between links"; exit 1; }
+# symbol table, the second links it in. The table sits after everything else (linker.ld),
+# so no other symbol moves; the cmp proves it. The GRUB image `make` leaves behind boots
+# with an empty command line (bench=all).
+define kernel_image
+$(IMGDIR_$(1))/obj/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	$(say) "  CC      $$<$(if $(IMGFLAGS_$(1)), ($(1)))"
+	$(Q)$(CC) $(KCFLAGS) $(IMGFLAGS_$(1)) -c $$< -o $$@
 
-# The image `make` leaves behind boots with an empty command line (bench=all).
-$(BUILD)/kernel.iso: $(BUILD)/kernel.elf boot/grub.cfg.in tools/mkiso.sh
-	$(say) "  ISO     $@"
-	$(Q)tools/mkiso.sh $(BUILD)/kernel.elf "" $@
+$(IMGDIR_$(1))/obj/%.o: %.S
+	@mkdir -p $$(dir $$@)
+	$(say) "  AS      $$<$(if $(IMGFLAGS_$(1)), ($(1)))"
+	$(Q)$(CC) $(KCFLAGS) $(IMGFLAGS_$(1)) -c $$< -o $$@
+
+# Installed before anything is compiled (order-only: a new stamp rebuilds nothing).
+$(KOBJ_$(1)) $(IMGDIR_$(1))/kernel.iso: | $(BUILD)/.deps-ok
+
+$(KOBJ_$(1)): $(IMGDIR_$(1))/config
+$(IMGDIR_$(1))/config: FORCE
+	$$(call update-stamp,$$@,$(strip SPINLOCK=$(SPINLOCK) $(IMGFLAGS_$(1))))
+
+$(IMGDIR_$(1))/kernel.elf: $(KOBJ_$(1)) linker.ld tools/ksyms.sh
+	$(say) "  LD      $$@"
+	$(Q)tools/ksyms.sh > $(IMGDIR_$(1))/ksyms0.S
+	$(Q)$(CC) $(KCFLAGS) -c $(IMGDIR_$(1))/ksyms0.S -o $(IMGDIR_$(1))/ksyms0.o
+	$(Q)$(CC) $(LDFLAGS) -o $(IMGDIR_$(1))/kernel.pass1.elf $(KOBJ_$(1)) $(IMGDIR_$(1))/ksyms0.o -lgcc
+	$(Q)tools/ksyms.sh $(IMGDIR_$(1))/kernel.pass1.elf > $(IMGDIR_$(1))/ksyms.S
+	$(Q)$(CC) $(KCFLAGS) -c $(IMGDIR_$(1))/ksyms.S -o $(IMGDIR_$(1))/ksyms.o
+	$(Q)$(CC) $(LDFLAGS) -o $$@ $(KOBJ_$(1)) $(IMGDIR_$(1))/ksyms.o -lgcc
+	$(Q)nm $(IMGDIR_$(1))/kernel.pass1.elf | grep -v -e ksyms_ -e ' _end$$$$' > $(IMGDIR_$(1))/syms1
+	$(Q)nm $$@ | grep -v -e ksyms_ -e ' _end$$$$' > $(IMGDIR_$(1))/syms2
+	$(Q)cmp -s $(IMGDIR_$(1))/syms1 $(IMGDIR_$(1))/syms2 || \
+	  { echo "ksyms: symbols moved between links of $$@"; exit 1; }
+
+$(IMGDIR_$(1))/kernel.iso: $(IMGDIR_$(1))/kernel.elf boot/grub.cfg.in tools/mkiso.sh
+	$(say) "  ISO     $$@"
+	$(Q)tools/mkiso.sh $(IMGDIR_$(1))/kernel.elf "" $$@
+endef
+$(foreach i,$(IMAGES),$(eval $(call kernel_image,$(i))))
 
 # compile_commands.json for clangd and other tools: the compiler commands make would run for
 # every kernel source and host test, read from a dry run (make -n -B), so they are exactly the
-# build's. Remade when the Makefile, the lock choices or the list of kernel sources change.
+# build's: the release image's (the debug image's differ by IMGFLAGS_debug alone). Remade when
+# the Makefile, the lock choices or the list of kernel sources change.
 # The dry run reads no .d file (NODEPS): a parallel build may be writing them.
 $(BUILD)/sources: FORCE
 	$(call update-stamp,$@,$(KSRC))
@@ -111,20 +138,27 @@ compile_commands.json: Makefile $(BUILD)/config $(BUILD)/sources tools/compile_c
 # make qemu-smpN: boot through GRUB on N vCPUs; exits 0 only on END result=pass.
 qemu-smp%: all FORCE
 	@tools/qemu.sh --smp $* --mem $(MEM) --cmdline "$(CMDLINE)" --accel "$(ACCEL)" \
-	  --timeout $(TIMEOUT)
+	  --timeout $(TIMEOUT) --image $(call image_for,$(CMDLINE))
 
 # The gdb stub's port comes from the user id, so two users on one machine do not clash (xv6).
 GDBPORT ?= $(shell expr $$(id -u) % 5000 + 25000)
 
-# QEMU halted at reset with a gdb stub; a panic stops every CPU for gdb.
+# QEMU halted at reset with a gdb stub; a panic stops every CPU for gdb. The image booted is
+# left in build/gdb-image for `make gdb`.
 qemu-gdb: all
+	@echo $(call image_for,$(CMDLINE)) > $(BUILD)/gdb-image
 	@tools/qemu.sh --smp $(SMP) --mem $(MEM) --cmdline "panic=halt $(CMDLINE)" \
-	  --accel "$(ACCEL)" --timeout $(TIMEOUT) --gdb $(GDBPORT)
+	  --accel "$(ACCEL)" --timeout $(TIMEOUT) --gdb $(GDBPORT) --image $(call image_for,$(CMDLINE))
 
 # Attach to `make qemu-gdb` and stop at the 64-bit C entry (a hardware breakpoint: the
-# kernel is not in memory yet when QEMU is at reset).
-gdb: $(BUILD)/kernel.elf
-	gdb -q -x tools/gdbinit -ex "target remote 127.0.0.1:$(GDBPORT)" \
+# kernel is not in memory yet when QEMU is at reset). The symbols are the elf of the image
+# `make qemu-gdb` booted, so `make gdb` needs no CMDLINE=; given DEBUG= or CMDLINE=, of the
+# image the rule picks for them.
+gdb_image = $(if $(DEBUG)$(CMDLINE),$(call image_for,$(CMDLINE)), \
+  $(or $(file <$(BUILD)/gdb-image),release))
+gdb: all
+	gdb -q $(IMGDIR_$(strip $(gdb_image)))/kernel.elf -x tools/gdbinit \
+	  -ex "target remote 127.0.0.1:$(GDBPORT)" \
 	  -ex "set scheduler-locking step" -ex "thbreak kmain" -ex "continue"
 
 # Host tests: the kernel's own source files, compiled for the host with ASan and UBSan. The host
@@ -224,4 +258,4 @@ clean:
 	rm -rf $(BUILD)
 
 FORCE:
--include $(if $(NODEPS),,$(KOBJ:.o=.d))
+-include $(if $(NODEPS),,$(foreach i,$(IMAGES),$(KOBJ_$(i):.o=.d)))

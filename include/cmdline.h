@@ -40,7 +40,7 @@ struct cmdline {
   int panic;          // enum panic_action
   u32 failslab;       // per-mille of slab allocations to fail, 0..1000
   u32 failpage;       // per-mille of page allocations to fail, 0..1000
-  bool debug_slab;    // slab poisoning and redzones from boot
+  bool debug_slab;    // slab poisoning and redzones from boot; default on in the debug image
 };
 
 void cmdline_defaults(struct cmdline *c);

@@ -25,6 +25,14 @@
 
 struct cmdline kcmdline;
 
+// Which of make's two images this is (the first console line names it): CONFIG_DEBUG is the
+// debug image, with CONFIG_DEBUG_SPINLOCK and slab debugging from boot.
+#ifdef CONFIG_DEBUG
+#define KERNEL_IMAGE "debug"
+#else
+#define KERNEL_IMAGE "release"
+#endif
+
 // A bad word may hold any bytes: print them as '?' so the console stays readable.
 static void
 report_bad_word(const char *word, const char *why)
@@ -63,7 +71,8 @@ kmain(u32 magic, u64 mbi_phys)
   idt_init();                          // every vector has a handler ...
   idt_load();                          // ... so a fault now panics with a backtrace
   multiboot_parse(magic, mbi_phys);    // copy the memory map, command line and RSDP
-  printk("kernel: booted by %s, command line '%s'\n", bootinfo.loader, bootinfo.cmdline);
+  printk("kernel: booted by %s, command line '%s', image %s\n", bootinfo.loader,
+         bootinfo.cmdline, KERNEL_IMAGE);
   cmdline_defaults(&kcmdline);         // bench=all selftest=none poweroff=yes panic=exit
   cmdline_parse(&kcmdline, bootinfo.cmdline, report_bad_word);  // bad words named, ignored
   bench_check_cmdline(report_bad_word); // and bench= names that no suite has

@@ -35,13 +35,20 @@ show_failure() {
   fi | sed 's/^/      | /'
 }
 
-# boot NAME SMP CMDLINE: one QEMU run, serial log in $logs/NAME.log; returns qemu.sh's status.
+# boot NAME SMP CMDLINE [OPTION...]: one QEMU run, serial log in $logs/NAME.log, more
+# tools/qemu.sh options after the command line; returns qemu.sh's status. Without --image,
+# qemu.sh picks the debug image for a command line that runs self-tests, else release.
 boot() {
-  tools/qemu.sh --smp "$2" --cmdline "$3" --timeout 300 --log "$logs/$1.log" \
+  tools/qemu.sh --smp "$2" --cmdline "$3" --timeout 300 --log "$logs/$1.log" "${@:4}" \
     > "$logs/$1.out" 2>&1 < /dev/null
 }
 
 has() { grep -qE "$2" "$logs/$1.log"; }
+
+# booted NAME IMAGE: the run's "kernel: booted by" line (kernel/main.c) names IMAGE;
+# bootline NAME prints that line.
+booted() { has "$1" "^(\[ *[0-9.]+\] )?kernel: booted by .*, image $2\$"; }
+bootline() { grep -m 1 'kernel: booted by' "$logs/$1.log"; }
 
 echo "== host unit tests (kernel sources built for the host with ASan and UBSan)"
 # The Makefile's list, not whatever build/host holds: a test taken out of it leaves its binary.
@@ -72,6 +79,8 @@ for smp in 1 2 8; do
   done < <(grep -E 'SELFTEST name=' "$logs/$name.log")
   has "$name" 'selftest: [0-9]+ passed, 0 failed'
   result "selftest/summary@smp$smp" $?
+  booted "$name" debug
+  result "boot/$name ran the debug image" $? "($(bootline $name))"
 done
 
 echo "== boots: BOOT cpus=N at each CPU count, nr_cpus=, bad command-line words"
@@ -82,13 +91,18 @@ for smp in 4 16 64; do
   has "$name" "BOOT cpus=$smp possible=$smp "
   result "boot/$name" $((rc | $?)) "(exit $rc, log $logs/$name.log)" "$logs/$name.log"
 done
-boot nr-cpus-3 8 "bench=none nr_cpus=3"
+boot nr-cpus-3 8 "bench=none nr_cpus=3" --image debug
 rc=$?
 has nr-cpus-3 "BOOT cpus=3 possible=8 "
 result "boot/nr_cpus=3@smp8" $((rc | $?)) "(exit $rc)" "$logs/nr-cpus-3.log"
+# The default image, and --image (make's DEBUG=) overriding it either way.
+booted boot-smp4 release
+result "boot/bench=none ran the release image" $? "($(bootline boot-smp4))"
+booted nr-cpus-3 debug
+result "boot/--image debug ran the debug image" $? "($(bootline nr-cpus-3))"
 
 bad="bench=none bench=nosuch frobnicate=1 nr_cpus=0 bench.secs=0.25s selftest=Bad_Name poweroff=maybe noequals"
-boot bad-cmdline 2 "$bad"
+boot bad-cmdline 2 "$bad" --image release
 rc=$?
 missing=""
 for w in bench=nosuch frobnicate=1 nr_cpus=0 bench.secs=0.25s selftest=Bad_Name poweroff=maybe noequals; do
@@ -96,6 +110,8 @@ for w in bench=nosuch frobnicate=1 nr_cpus=0 bench.secs=0.25s selftest=Bad_Name 
 done
 [ $rc = 0 ] && [ -z "$missing" ]
 result "boot/bad-cmdline" $? "(exit $rc; not named:$missing)" "$logs/bad-cmdline.log"
+booted bad-cmdline release   # its selftest= word alone would pick debug
+result "boot/--image release ran the release image" $? "($(bootline bad-cmdline))"
 
 # A run that never ends must be killed at TIMEOUT and fail (poweroff=no keeps it up).
 tools/qemu.sh --smp 2 --cmdline "bench=none poweroff=no" --timeout 5 --log "$logs/timeout.log" \
@@ -123,9 +139,10 @@ for t in $planted; do
   if has "$t" '^(\[ *[0-9.]+\] )?PANIC cpu=[0-9]+ ' || has "$t" "SELFTEST name=$t result=fail"; then
     caught=0
   fi
-  # A caught planted bug fails the run; a PANIC must come with a symbolized backtrace.
+  # A caught planted bug fails the run; a PANIC must come with a symbolized backtrace. The
+  # debug image runs it: some are caught by its checks alone (DEBUG_SPINLOCK, slab debugging).
   ok=1
-  if [ $rc != 0 ] && [ $caught = 0 ] && has "$t" 'END result=fail'; then
+  if [ $rc != 0 ] && [ $caught = 0 ] && has "$t" 'END result=fail' && booted "$t" debug; then
     ok=0
     if has "$t" 'PANIC cpu='; then
       has "$t" '#[0-9]+ +0x[0-9a-f]+ [a-z_][a-z0-9_]*\+0x[0-9a-f]+' || ok=1
@@ -144,6 +161,8 @@ for smp in 2 8; do
   result "bench/quick@smp$smp" $((rc | ok)) "(exit $rc; $(tail -n 1 "$logs/$name.check"))" \
     "$logs/$name.log"
   [ $ok = 0 ] || sed 's/^/      check: /' "$logs/$name.check" | head -n 20
+  booted "$name" release
+  result "bench/quick@smp$smp ran the release image" $? "($(bootline $name))"
 done
 
 echo "== gdb"

@@ -1,8 +1,8 @@
 #!/bin/bash
-# Boots the kernel's GRUB image in QEMU, keeps the serial log under build/logs/, and maps
-# the outcome to an exit status: 0 only when the kernel printed END result=pass and exited.
+# Boots the release or the debug kernel through GRUB in QEMU, keeps the serial log under
+# build/logs/, and exits 0 only when the kernel printed END result=pass and exited.
 set -u
-smp=8 mem=1G cmdline="" accel="" timeout=900 gdb="" gdbwait=yes log=""
+smp=8 mem=1G cmdline="" accel="" timeout=900 gdb="" gdbwait=yes log="" image=""
 while [ $# -gt 0 ]; do
   case $1 in
     --smp) smp=$2; shift ;;
@@ -13,6 +13,7 @@ while [ $# -gt 0 ]; do
     --log) log=$2; shift ;;
     --gdb) gdb=$2; shift ;;
     --gdb-nowait) gdb=$2; gdbwait=no; shift ;;   # stub, but the kernel runs until gdb attaches
+    --image) image=$2; shift ;;                   # release or debug; default: the rule below
     *) echo "qemu.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -22,13 +23,31 @@ if [ "$smp" -lt 1 ] || [ "$smp" -gt 255 ]; then
   echo "qemu.sh: SMP=$smp: QEMU's xAPIC machine takes 1 to 255 vCPUs" >&2; exit 2
 fi
 
+# The kernel image, the Makefile's rule (make passes --image): debug when the command line runs
+# self-tests, that is its last selftest= word has a value other than none; else release.
+if [ -z "$image" ]; then
+  image=release
+  read -r -d '' -a words <<< "$cmdline"   # every line: the kernel splits at newlines too
+  for w in "${words[@]}"; do
+    case $w in
+      selftest=|selftest=none) image=release ;;
+      selftest=*) image=debug ;;
+    esac
+  done
+fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
-# Each command line gets its own image, so runs with different ones never collide.
+case $image in
+  release) elf=$build/kernel.elf ;;
+  debug) elf=$build/debug/kernel.elf ;;
+  *) echo "qemu.sh: --image $image: release or debug" >&2; exit 2 ;;
+esac
+[ -f "$elf" ] || { echo "qemu.sh: no $elf: run make first" >&2; exit 2; }
+# Each image and command line gets its own GRUB image, so runs with different ones never collide.
 key=$(printf '%s' "$cmdline" | md5sum | cut -c1-12)
-iso=$build/iso/$key.iso
-if [ ! -f "$iso" ] || [ "$build/kernel.elf" -nt "$iso" ]; then
-  (cd "$top" && tools/mkiso.sh "$build/kernel.elf" "$cmdline" "$iso") || exit 2
+iso=$build/iso/$image-$key.iso
+if [ ! -f "$iso" ] || [ "$elf" -nt "$iso" ]; then
+  (cd "$top" && tools/mkiso.sh "$elf" "$cmdline" "$iso") || exit 2
 fi
 
 # KVM only where the CPU really offers it (doc/qemu.md: a /dev/kvm may be paravirtual).
@@ -68,7 +87,7 @@ args+=(-qmp "unix:$qmp,server=on,wait=off")
 "$top/tools/qmp.py" --after "$timeout" "$qmp" inject-nmi &
 reaper=$!
 
-echo "qemu: $smp vCPUs, $mem, accel $accel, command line '$cmdline', log $log"
+echo "qemu: $smp vCPUs, $mem, accel $accel, command line '$cmdline', image $image, log $log"
 timeout --foreground -k 5 $((timeout + grace)) qemu-system-x86_64 "${args[@]}" | tee "$raw"
 rc=${PIPESTATUS[0]}
 kill $reaper 2>/dev/null || rc=124   # the reaper is gone only if it sent the NMI

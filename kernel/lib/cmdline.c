@@ -26,6 +26,9 @@ cmdline_defaults(struct cmdline *c)
   c->selftest = SELFTEST_NONE;
   c->poweroff = true;
   c->panic = PANIC_EXIT;
+#ifdef CONFIG_DEBUG
+  c->debug_slab = true;   // the debug image poisons and redzones from boot; debug_slab=no stops it
+#endif
 }
 
 static bool

@@ -28,10 +28,13 @@ pick_port() {
   done
 }
 
+# Every boot here runs a self-test, so it boots the debug image (tools/qemu.sh's rule, given
+# explicitly) and gdb reads that image's symbols.
+kimage=debug
 # snapshot: gdb reads the kernel's symbols from a copy taken before the boot, so a rebuild
-# of build/kernel.elf during the test cannot give it symbols of another kernel.
+# of build/debug/kernel.elf during the test cannot give it symbols of another kernel.
 snapshot() {
-  cp build/kernel.elf "$out/kernel.elf"
+  cp build/debug/kernel.elf "$out/kernel.elf"
 }
 
 # wait_stub: until QEMU's gdb stub accepts connections.
@@ -59,7 +62,7 @@ live() {
   pick_port
   snapshot
   tools/qemu.sh --smp 8 --cmdline "bench=none poweroff=no panic=halt selftest=kthread" \
-    --gdb-nowait "$port" --timeout 120 --log "$out/live-serial.log" \
+    --gdb-nowait "$port" --timeout 120 --image $kimage --log "$out/live-serial.log" \
     > "$out/live-qemu.out" 2>&1 < /dev/null &
   local qemu=$! ended=1
   for _ in $(seq 180); do
@@ -79,7 +82,7 @@ live() {
            'p $kper_cpu("cpu_info", 2).id' "kbt nosuch" 'p $kcpu(8)' 'p $kper_cpu("gp_seq", 0)'; do
     cmds+=(-ex "echo @@$c\\n" -ex "$c")
   done
-  timeout 60 gdb -batch -nx -x tools/gdbinit -ex "file $out/kernel.elf" \
+  timeout 60 gdb -batch -nx "$out/kernel.elf" -x tools/gdbinit \
     -ex "target remote 127.0.0.1:$port" \
     "${cmds[@]}" -ex "echo @@end\\n" -ex "kill" > "$out/live-gdb.out" 2>&1
   # gdb's kill ends QEMU; a gdb that failed to attach leaves it to us.
@@ -87,6 +90,8 @@ live() {
   kill -0 "$qemu" 2>/dev/null && stop_qemu "$qemu"
   wait "$qemu"
 
+  check "the debug image booted" \
+    grep -qE "^(\[ *[0-9.]+\] )?kernel: booted by .*, image debug$" "$out/live-serial.log"
   local n
   n=$(section "info threads" | grep -cE '^[* ] +[0-9]+ +Thread')
   check "info threads shows 8 vCPUs (saw $n)" test "$n" -eq 8
@@ -123,10 +128,11 @@ step() {
   pick_port
   snapshot
   tools/qemu.sh --smp 8 --cmdline "bench=none panic=halt selftest=sleep" --gdb "$port" \
-    --timeout 120 --log "$out/step-serial.log" > "$out/step-qemu.out" 2>&1 < /dev/null &
+    --timeout 120 --image $kimage --log "$out/step-serial.log" > "$out/step-qemu.out" 2>&1 \
+    < /dev/null &
   local qemu=$!
   wait_stub
-  timeout 60 gdb -batch -nx -x tools/gdbinit -ex "file $out/kernel.elf" \
+  timeout 60 gdb -batch -nx "$out/kernel.elf" -x tools/gdbinit \
     -ex "target remote 127.0.0.1:$port" \
     -ex "set scheduler-locking step" -ex "thbreak kmain" -ex "continue" \
     -ex "break sleep_test" -ex "continue" -ex "delete" -ex "step" -ex "finish" \
@@ -156,10 +162,11 @@ failed() {
   pick_port
   snapshot
   tools/qemu.sh --smp 8 --cmdline "bench=none panic=halt selftest=sleep" --gdb "$port" \
-    --timeout 120 --log "$out/fail-serial.log" > "$out/fail-qemu.out" 2>&1 < /dev/null &
+    --timeout 120 --image $kimage --log "$out/fail-serial.log" > "$out/fail-qemu.out" 2>&1 \
+    < /dev/null &
   local qemu=$!
   wait_stub
-  timeout 60 gdb -batch -nx -x tools/gdbinit -ex "file $out/kernel.elf" \
+  timeout 60 gdb -batch -nx "$out/kernel.elf" -x tools/gdbinit \
     -ex "target remote 127.0.0.1:$port" \
     -ex "thbreak kmain" -ex "continue" -ex "break sleep_test" -ex "break selftest_failed" \
     -ex "continue" -ex "return 0" -ex "continue" -ex "bt 2" -ex "detach" \
@@ -190,7 +197,8 @@ mm() {
   pick_port
   snapshot
   tools/qemu.sh --smp 8 --cmdline "bench=none panic=halt selftest=madvise-free,pagecache-basic" \
-    --gdb "$port" --timeout 120 --log "$out/mm-serial.log" > "$out/mm-qemu.out" 2>&1 < /dev/null &
+    --gdb "$port" --timeout 120 --image $kimage --log "$out/mm-serial.log" > "$out/mm-qemu.out" \
+    2>&1 < /dev/null &
   local qemu=$!
   wait_stub
   # $gs_base is the struct cpu of the vCPU at the breakpoint (see kvcpus in tools/gdb/kernel.py);
@@ -209,7 +217,7 @@ mm() {
   done
   cmds+=(-ex "echo @@radix128\\n" -ex "condition 3 m->variant == PC_RADIX_RCU && m->fanout == 128"
          -ex "continue" -ex "echo @@128 kradix\\n" -ex "kradix &m->page_tree")
-  timeout 60 gdb -batch -nx -x tools/gdbinit -ex "file $out/kernel.elf" \
+  timeout 60 gdb -batch -nx "$out/kernel.elf" -x tools/gdbinit \
     -ex "target remote 127.0.0.1:$port" -ex "thbreak kmain" -ex "continue" \
     -ex "break try_to_free_pages" \
     -ex "break check_gang if m->variant == PC_RADIX_LOCK && m->fanout == 16" \
