@@ -67,12 +67,12 @@ kmain(u32 magic, u64 mbi_phys)
   tsc_boot = rdtsc();                  // boot_us counts from here
   serial_init();                       // COM1: printk reaches the console from here on
   percpu_early_init();                 // %gs -> the boot CPU's area
-  virt_spin_lock_init();               // under a hypervisor spin_lock tests-and-sets
   idt_init();                          // every vector has a handler ...
   idt_load();                          // ... so a fault now panics with a backtrace
   multiboot_parse(magic, mbi_phys);    // copy the memory map, command line and RSDP
   printk("kernel: booted by %s, command line '%s', image %s\n", bootinfo.loader,
-         bootinfo.cmdline, KERNEL_IMAGE);
+         bootinfo.cmdline, KERNEL_IMAGE);   // the first line: which image this is
+  virt_spin_lock_init();               // under a hypervisor spin_lock tests-and-sets (one CPU yet)
   cmdline_defaults(&kcmdline);         // bench=all selftest=none poweroff=yes panic=exit
   cmdline_parse(&kcmdline, bootinfo.cmdline, report_bad_word);  // bad words named, ignored
   bench_check_cmdline(report_bad_word); // and bench= names that no suite has
