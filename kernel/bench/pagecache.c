@@ -221,9 +221,10 @@ pc_point_done(struct bench_ctx *ctx)
     scnprintf(rcu, sizeof(rcu), "; speculative references refused %lu, dropped at the recheck %lu",
               now.refused - rcu_before.refused, now.moved - rcu_before.moved);
   rcu_before = now;
-  pr_info("bench: pagecache: %s at %d threads: %lu lookups, %lu found the index mid-replacement; "
-          "%lu pages replaced, %lu replacements found another under way%s\n",
-          name, ctx->threads, t.lookups, t.misses, t.replaced, t.raced, rcu);
+  pr_info("bench: pagecache: %s at %d thread%s: %lu lookups, %lu found the index "
+          "mid-replacement; %lu pages replaced, %lu replacements found another under way%s\n",
+          name, ctx->threads, ctx->threads == 1 ? "" : "s", t.lookups, t.misses, t.replaced,
+          t.raced, rcu);
 }
 
 BENCH_SUITE(pagecache_suite) = {

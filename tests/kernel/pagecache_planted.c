@@ -11,7 +11,7 @@
 #include "../../kernel/bench/pagecache.h"
 
 #define ROUND_MS 1000     // a run of the workload, then the suite's check
-#define MAX_ROUNDS 10     // caught within the first round or two; the rest is for a slow host
+#define MAX_ROUNDS 30     // caught in the first round or two here; the rest is for a slow host
 #define WINDOW_US 1000    // one CPU's lookups wait this long between slot and reference
 
 static struct bench_ctx ctx;
