@@ -126,6 +126,8 @@ repeat:
     this_cpu(pagecache_rcu_races).refused++;   // no preemption: stays this CPU's
     goto repeat;
   }
+  // Read after the reference is taken (get_page_unless_zero's acquire), so it pairs with
+  // remove()'s unlink, made before the remover's put_page (__free_pages' release).
   if(!planted && unlikely(page != rcu_dereference(*slot))) {
     this_cpu(pagecache_rcu_races).moved++;
     put_page(page);

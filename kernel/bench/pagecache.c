@@ -221,8 +221,8 @@ pc_point_done(struct bench_ctx *ctx)
     scnprintf(rcu, sizeof(rcu), "; speculative references refused %lu, dropped at the recheck %lu",
               now.refused - rcu_before.refused, now.moved - rcu_before.moved);
   rcu_before = now;
-  pr_info("bench: pagecache: %s at %d thread%s: %lu lookups, %lu found the index "
-          "mid-replacement; %lu pages replaced, %lu replacements found another under way%s\n",
+  pr_info("bench: pagecache: %s at %d thread%s: lookups %lu (%lu found the index "
+          "mid-replacement), pages replaced %lu (%lu more found another replacement under way)%s\n",
           name, ctx->threads, ctx->threads == 1 ? "" : "s", t.lookups, t.misses, t.replaced,
           t.raced, rcu);
 }
