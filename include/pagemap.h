@@ -4,6 +4,7 @@
 #include "gfp.h"
 #include "list.h"
 #include "mm.h"
+#include "percpu.h"
 #include "radix-tree.h"
 #include "reclaim.h"
 #include "spinlock.h"
@@ -52,6 +53,18 @@ struct pagecache_ops {
 };
 extern const struct pagecache_ops hash_global_ops, hash_bucket_ops;   // pagecache_hash.c
 extern const struct pagecache_ops radix_lock_ops, radix_rcu_ops;      // pagecache_radix.c
+
+// How often radix-rcu's lookups lost a race (pagecache_radix.c), per CPU: the benchmark
+// prints them so a reader sees its workload reached these paths.
+struct pagecache_rcu_stats {
+  u64 refused;   // get_page_unless_zero failed: the page was freed or frozen by remove()
+  u64 moved;     // the slot no longer held the page once referenced: dropped, looked again
+};
+DECLARE_PER_CPU(struct pagecache_rcu_stats, pagecache_rcu_races);
+
+// planted-pagecache-recheck only: m, a radix-rcu mapping, looks up without the recheck, and
+// calls window between reading the slot and taking the reference (to widen the race).
+void pagecache_plant_norecheck(struct address_space *m, void (*window)(void));
 
 int address_space_init(struct address_space *m, enum pagecache_variant v, unsigned fanout,
                        void *host, bool reclaimable);

@@ -23,14 +23,17 @@ struct page_hash {
   struct hash_node **buckets;
   spinlock_t *locks;               // hash-bucket: one per bucket; hash-global: NULL
   unsigned bits;
+  bool ready;                      // the above and node_cache are made: set once, release
 };
 
 // Two tables, so that each variant runs as it did: 2.4 with its single lock, the 2001
-// patch with its bucket locks. Both are made when the first mapping of their kind is.
+// patch with its bucket locks. Both are made when the first mapping of their kind is; from
+// then on they are only read, and a new mapping costs one load of ready (2.4 made its table
+// at boot, in page_cache_init, and a new file cost nothing).
 static struct page_hash global_hash, bucket_hash;
 static DEFINE_SPINLOCK(pagecache_lock);   // hash-global: every change and every lookup
-static DEFINE_MUTEX(hash_init_lock);
-static struct kmem_cache *node_cache;
+static DEFINE_MUTEX(hash_init_lock);      // the first mapping of each kind, making its table
+static struct kmem_cache *node_cache;     // set under hash_init_lock, before either ready
 
 // 2.4's page_cache_init: a bucket per page of memory, rounded up to a power of two, in
 // one block; if that block cannot be had, halve the table until one can.
@@ -62,10 +65,9 @@ page_hash_alloc(struct page_hash *h, bool locked)
 }
 
 static int
-hash_init(struct address_space *m, struct page_hash *h)
+hash_alloc_once(struct page_hash *h)
 {
   int err = 0;
-  INIT_LIST_HEAD(&m->hash_nodes);
   mutex_lock(&hash_init_lock);
   if(!node_cache)
     node_cache = kmem_cache_create("pagecache_hash", sizeof(struct hash_node), 0, 0, NULL);
@@ -73,8 +75,22 @@ hash_init(struct address_space *m, struct page_hash *h)
     err = -ENOMEM;
   else if(!h->buckets)
     err = page_hash_alloc(h, h == &bucket_hash);
+  if(!err)
+    smp_store_release(&h->ready, true);   // pairs with hash_init's acquire
   mutex_unlock(&hash_init_lock);
   return err;
+}
+
+// Every file created on a hash mount comes here: after the first, without a lock or a store
+// to anything shared. The acquire pairs with hash_alloc_once's release, so a mapping that
+// sees ready sees the table's pointers, its zeroed buckets and node_cache.
+static int
+hash_init(struct address_space *m, struct page_hash *h)
+{
+  INIT_LIST_HEAD(&m->hash_nodes);
+  if(smp_load_acquire(&h->ready))
+    return 0;
+  return hash_alloc_once(h);
 }
 
 static int hash_global_init(struct address_space *m) { return hash_init(m, &global_hash); }

@@ -82,46 +82,77 @@ radix_lock_gang(struct address_space *m, unsigned long start, unsigned nr, struc
   return n;
 }
 
-// radix-rcu: the speculative page reference (Nick Piggin's lockless page cache, Linux
-// 2.6.27, 2008). Under RCU the tree's nodes stay readable, but the page found may be
-// removed, freed and even reused for something else before we hold it. That is safe
-// because struct page is never unmapped (mem_map is permanent), and
+// radix-rcu: the speculative page reference (Nick Piggin's lockless page cache, "mm: lockless
+// pagecache", Linux 2.6.27, 2008; its find_get_page). Under RCU the tree's nodes stay readable,
+// but the page found may be removed, freed and even reused for something else before we hold
+// it. That is safe because struct page is never unmapped (mem_map is permanent), and
 //  - get_page_unless_zero will not resurrect a free page (count 0), nor one that remove()
 //    has frozen at zero;
 //  - once we hold a reference the page can no longer be freed, so if the slot still holds
 //    it, it is the page at that index; if not, we raced: drop it and look again.
+// The recheck re-reads the slot the walk found rather than walking the tree again, as
+// Piggin's does: a leaf leaves the tree only once empty, its slots cleared first, and under
+// RCU its memory is not reused, so the slot holds the page at index for as long as the leaf
+// is in the tree and NULL after (radix-tree.c: delete, shrink).
 // A page reused in between gets our reference for a moment, and its new owner's last
 // put_page may then be ours. For an order-0 page that frees it all the same; a page reused
 // as the head of a larger block would be freed as order 0 by us: Linux's compound pages
 // cover that case, which this kernel leaves open (the window is a few instructions wide).
-static struct page *
-speculative_get(struct address_space *m, struct page *page, unsigned long index)
+//
+// planted selects the copy that planted-pagecache-recheck runs (pagecache_plant_norecheck):
+// no recheck, and planted_window called between reading the slot and taking the reference.
+// A constant at both call sites, so the lookup every mapping uses has neither.
+static void (*planted_window)(void);
+
+DEFINE_PER_CPU(struct pagecache_rcu_stats, pagecache_rcu_races);
+
+static inline __attribute__((always_inline)) struct page *
+rcu_find_get(struct address_space *m, unsigned long index, bool planted)
 {
-  if(!get_page_unless_zero(page))
-    return NULL;
-  if(radix_tree_lookup(&m->page_tree, index) != page) {
-    put_page(page);
-    return NULL;
+  struct page *page;
+  void **slot;
+  rcu_read_lock();
+repeat:
+  page = NULL;
+  slot = radix_tree_lookup_slot(&m->page_tree, index);
+  if(!slot)
+    goto out;
+  page = rcu_dereference(*slot);
+  if(!page)
+    goto out;   // deleted since the walk: absent as of now
+  if(planted)
+    READ_ONCE(planted_window)();
+  if(!get_page_unless_zero(page)) {
+    this_cpu(pagecache_rcu_races).refused++;   // no preemption: stays this CPU's
+    goto repeat;
   }
+  // Read after the reference is taken (get_page_unless_zero's acquire), so it pairs with
+  // remove()'s unlink, made before the remover's put_page (__free_pages' release).
+  if(!planted && unlikely(page != rcu_dereference(*slot))) {
+    this_cpu(pagecache_rcu_races).moved++;
+    put_page(page);
+    goto repeat;
+  }
+out:
+  rcu_read_unlock();
   return page;
+}
+
+static struct page *
+radix_rcu_lookup(struct address_space *m, unsigned long index)
+{
+  return rcu_find_get(m, index, false);
+}
+
+static struct page *
+radix_rcu_planted_lookup(struct address_space *m, unsigned long index)
+{
+  return rcu_find_get(m, index, true);
 }
 
 // The most pages one radix-rcu gang lookup returns: its check needs a second array.
 // find_get_pages may return fewer than asked for; only 0 means nothing is left.
 #define RCU_GANG_MAX 16
-
-static struct page *
-radix_rcu_lookup(struct address_space *m, unsigned long index)
-{
-  struct page *page, *got;
-  rcu_read_lock();
-  do {
-    page = radix_tree_lookup(&m->page_tree, index);
-    got = page ? speculative_get(m, page, index) : NULL;
-  } while(page && !got);
-  rcu_read_unlock();
-  return got;
-}
 
 // The tree gives no indices with a gang's pages, and a page held may have moved to another
 // index since the walk saw it; so once they are held, a second walk checks the answer: the
@@ -167,3 +198,20 @@ const struct pagecache_ops radix_rcu_ops = {
   .remove = radix_remove,
   .gang_lookup = radix_rcu_gang,
 };
+
+// radix-rcu without its recheck, for planted-pagecache-recheck alone.
+static const struct pagecache_ops radix_rcu_planted_ops = {
+  .init = radix_init,
+  .lookup = radix_rcu_planted_lookup,
+  .insert = radix_insert,
+  .remove = radix_remove,
+  .gang_lookup = radix_rcu_gang,
+};
+
+void
+pagecache_plant_norecheck(struct address_space *m, void (*window)(void))
+{
+  WRITE_ONCE(planted_window, window);
+  if(m->ops == &radix_rcu_ops)
+    m->ops = &radix_rcu_planted_ops;
+}

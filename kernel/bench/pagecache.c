@@ -1,26 +1,71 @@
-// The pagecache suite: page-cache lookups with some removals and re-adds, in the four indexing
-// variants (the 2001 pagecache_lock thread and the 2002 radix-tree pagecache thread).
+// The pagecache suite: page-cache lookups while pages are replaced by fresh ones, in the four
+// indexing variants (the 2001 pagecache_lock thread and the 2002 radix-tree pagecache thread).
 #include "bench.h"
+#include "cpumask.h"
 #include "errno.h"
+#include "pagecache.h"
 #include "pagemap.h"
 #include "printk.h"
 #include "rcupdate.h"
 #include "string.h"
+#include "vsprintf.h"
 
-#define NR_PAGES 4096        // a 16 MiB file
-#define REMOVE_ONE_IN 64     // one operation in 64 takes a page out and puts it back
+#define NR_PAGES_SHIFT 12
+#define NR_PAGES (1UL << NR_PAGES_SHIFT)   // a 16 MiB file
+#define REPLACE_ONE_IN 64                   // one operation in 64 replaces a page
 #define YIELD_EVERY 64
 
 static struct address_space file;
-static u64 wrong;            // lookups that found a page other than the one asked for
+static struct pc_tally run_tally;     // the running run's: each worker adds its own as it returns
+static struct pc_tally point_tally;   // the runs verified since pc_take_tally
+static u64 replaced_total;            // since setup: what the file's generations add up to
+static struct pagecache_rcu_stats rcu_before;   // radix-rcu's race counts at the point's start
 
-static unsigned long
-page_content(struct page *page)
+// A page holds its index and its generation: the replacements its index had seen when it went
+// in. Both are written before the page is added, and never while it is in the file.
+static void
+set_content(struct page *page, unsigned long index, unsigned long gen)
 {
-  return READ_ONCE(*(unsigned long *)page_address(page));
+  unsigned long *w = page_address(page);
+  w[0] = index;
+  w[1] = gen;
 }
 
-static int
+static unsigned long
+content_index(struct page *page)
+{
+  return READ_ONCE(((unsigned long *)page_address(page))[0]);
+}
+
+static unsigned long
+content_gen(struct page *page)
+{
+  return READ_ONCE(((unsigned long *)page_address(page))[1]);
+}
+
+static void
+tally_add(struct pc_tally *to, const struct pc_tally *t)
+{
+  __atomic_fetch_add(&to->lookups, t->lookups, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&to->misses, t->misses, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&to->wrong, t->wrong, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&to->replaced, t->replaced, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&to->raced, t->raced, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&to->failed, t->failed, __ATOMIC_RELAXED);
+}
+
+static void
+rcu_stats_sum(struct pagecache_rcu_stats *s)
+{
+  int cpu;
+  *s = (struct pagecache_rcu_stats){ 0 };
+  for_each_online_cpu(cpu) {
+    s->refused += READ_ONCE(per_cpu(pagecache_rcu_races, cpu).refused);
+    s->moved += READ_ONCE(per_cpu(pagecache_rcu_races, cpu).moved);
+  }
+}
+
+int
 pc_setup(struct bench_ctx *ctx)
 {
   enum pagecache_variant v = 0;
@@ -28,83 +73,166 @@ pc_setup(struct bench_ctx *ctx)
     v++;
   int err = address_space_init(&file, v, ctx->variant->fanout, NULL, false);
   for(unsigned long i = 0; err == 0 && i < NR_PAGES; i++) {
-    struct page *page = find_or_create_page(&file, i, GFP_KERNEL);
+    struct page *page = alloc_page(GFP_KERNEL);
     if(!page) {
       err = -ENOMEM;
       break;
     }
-    *(unsigned long *)page_address(page) = i;
+    set_content(page, i, 0);
+    lock_page(page);
+    err = add_to_page_cache(page, &file, i, GFP_KERNEL);
     unlock_page(page);
     put_page(page);
   }
-  if(err)
+  if(err) {
     address_space_destroy(&file);
-  return err;
+    return err;
+  }
+  run_tally = point_tally = (struct pc_tally){ 0 };
+  replaced_total = 0;
+  rcu_stats_sum(&rcu_before);
+  ctx->priv = &file;
+  return 0;
 }
 
-static void
+void
 pc_teardown(struct bench_ctx *ctx)
 {
   address_space_destroy(&file);
   rcu_barrier();   // the radix nodes' RCU frees, before the next variant's file
+  ctx->priv = NULL;
 }
 
-// Takes the page at index out of the file and puts the same page back, as truncate and a
-// re-read would. Its lock keeps other removers away; lookups meanwhile may miss it.
-static void
-remove_readd(unsigned long index)
+// Replaces the page at index by a fresh one holding the next generation, as truncate and a
+// re-read would; the old page is freed by whoever drops it last, which may be a lookup.
+// The fresh page is allocated first: the old one, freed to the head of this CPU's free list,
+// is then this CPU's next fresh page, at another index, so a lookup still on its way to a
+// reference to it finds another index's contents unless it rechecks its slot. Replacers of
+// one index are kept apart by the old page's lock: a second one finds the index empty or the
+// fresh page. Returns 1 if it replaced, 0 if the index was empty, or -ENOMEM.
+static int
+replace(unsigned long index)
 {
-  struct page *page = find_lock_page(&file, index);
-  if(!page)
-    return;
-  delete_from_page_cache(page);
-  if(add_to_page_cache(page, &file, index, GFP_KERNEL) != 0)
-    __atomic_fetch_add(&wrong, 1, __ATOMIC_RELAXED);
-  unlock_page(page);
-  put_page(page);
+  struct page *fresh = alloc_page(GFP_KERNEL), *old;
+  if(!fresh)
+    return -ENOMEM;
+  old = find_lock_page(&file, index);
+  if(!old) {
+    put_page(fresh);
+    return 0;
+  }
+  unsigned long gen = content_gen(old) + 1;
+  delete_from_page_cache(old);
+  unlock_page(old);
+  put_page(old);
+  set_content(fresh, index, gen);
+  lock_page(fresh);
+  int err = add_to_page_cache(fresh, &file, index, GFP_KERNEL);
+  unlock_page(fresh);
+  put_page(fresh);
+  return err ? err : 1;
 }
 
-static u64
+u64
 pc_worker(struct bench_ctx *ctx, int thread_index)
 {
-  u64 x = 0x9e3779b97f4a7c15ULL * (thread_index + 1), ops = 0, bad = 0;
+  u64 x = 0x9e3779b97f4a7c15ULL * (thread_index + 1), ops = 0;
+  struct pc_tally t = { 0 };
   while(!bench_stopped(ctx)) {
-    x ^= x << 13;   // xorshift: a random page of the file each time
-    x ^= x >> 7;
-    x ^= x << 17;
-    unsigned long index = x % NR_PAGES;
-    if(x % REMOVE_ONE_IN == 0) {
-      remove_readd(index);
+    // xorshift64* (Vigna 2016): the index from the top bits, the choice from others, so that
+    // every page is replaced as often as it is looked up.
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    u64 r = x * 0x2545f4914f6cdd1dULL;
+    unsigned long index = r >> (64 - NR_PAGES_SHIFT);
+    if((r >> 16) % REPLACE_ONE_IN == 0) {
+      int done = replace(index);
+      t.replaced += done == 1;
+      t.raced += done == 0;
+      t.failed += done < 0;
     } else {
       struct page *page = find_get_page(&file, index);
+      t.lookups++;
       if(page) {
-        bad += page_content(page) != index;
+        t.wrong += content_index(page) != index;
         put_page(page);
+      } else {
+        t.misses++;
       }
     }
     if(++ops % YIELD_EVERY == 0)
       bench_yield(ctx);
   }
-  __atomic_fetch_add(&wrong, bad, __ATOMIC_RELAXED);
+  tally_add(&run_tally, &t);
   return ops;
 }
 
-// Every page found is the one asked for, and every page removed came back.
-static bool
+// The run's lookups found only their own pages, and the file is whole: a page at every
+// index, holding that index, the generations adding up to the replacements made.
+bool
 pc_verify(struct bench_ctx *ctx, u64 ops)
 {
-  u64 bad = __atomic_exchange_n(&wrong, 0, __ATOMIC_RELAXED);
-  if(bad || file.nrpages != NR_PAGES)
-    pr_err("bench: pagecache: %s fanout %d: %lu wrong of %lu operations, %lu of %d pages\n",
-           ctx->variant->name, ctx->variant->fanout, bad, ops, file.nrpages, NR_PAGES);
-  return bad == 0 && file.nrpages == NR_PAGES;
+  struct pc_tally t = run_tally;
+  unsigned long lost = 0, misplaced = 0, gens = 0;
+  run_tally = (struct pc_tally){ 0 };
+  tally_add(&point_tally, &t);
+  replaced_total += t.replaced;
+  for(unsigned long i = 0; i < NR_PAGES; i++) {
+    struct page *page = find_get_page(&file, i);
+    if(!page) {
+      lost++;
+      continue;
+    }
+    misplaced += content_index(page) != i;
+    gens += content_gen(page);
+    put_page(page);
+  }
+  bool ok = t.wrong == 0 && t.failed == 0 && lost == 0 && misplaced == 0 &&
+            gens == replaced_total && file.nrpages == NR_PAGES;
+  if(!ok)
+    pr_err("bench: pagecache: %s fanout %d: %lu wrong pages of %lu lookups, %lu replacements "
+           "failed; file: %lu of %lu pages (%lu lost, %lu misplaced), generations %lu of %lu\n",
+           ctx->variant->name, ctx->variant->fanout, t.wrong, t.lookups, t.failed,
+           file.nrpages, NR_PAGES, lost, misplaced, gens, replaced_total);
+  return ok;
+}
+
+void
+pc_take_tally(struct pc_tally *t)
+{
+  *t = point_tally;
+  point_tally = (struct pc_tally){ 0 };
+}
+
+// How often the point's runs (its warm-up too) reached the paths where lookups race
+// replacements: a reader can see the workload exercised them.
+static void
+pc_point_done(struct bench_ctx *ctx)
+{
+  struct pc_tally t;
+  struct pagecache_rcu_stats now;
+  char name[32], rcu[128] = "";
+  pc_take_tally(&t);
+  scnprintf(name, sizeof(name), ctx->variant->fanout ? "%s/%d" : "%s", ctx->variant->name,
+            ctx->variant->fanout);
+  rcu_stats_sum(&now);
+  if(strcmp(ctx->variant->name, pagecache_variant_names[PC_RADIX_RCU]) == 0)
+    scnprintf(rcu, sizeof(rcu), "; speculative references refused %lu, dropped at the recheck %lu",
+              now.refused - rcu_before.refused, now.moved - rcu_before.moved);
+  rcu_before = now;
+  pr_info("bench: pagecache: %s at %d thread%s: lookups %lu (%lu found the index "
+          "mid-replacement), pages replaced %lu (%lu more found another replacement under way)%s\n",
+          name, ctx->threads, ctx->threads == 1 ? "" : "s", t.lookups, t.misses, t.replaced,
+          t.raced, rcu);
 }
 
 BENCH_SUITE(pagecache_suite) = {
   .name = "pagecache",
   .order = 30,
   .seed = "2001 pagecache_lock vs hashed locks; 2002 radix-tree pagecache, 16- vs 128-way",
-  .op = "one page-cache operation (find_get_page + put; 1 in 64 a remove and re-add)",
+  .op = "one page-cache operation on a 4096-page file: find_get_page + contents check + put, or "
+        "1 in 64 (chosen apart from the index) a page replaced by a fresh one",
   .sweep = SWEEP_OVER,
   .variants = {
     { "hash-global", 0 },
@@ -126,4 +254,5 @@ BENCH_SUITE(pagecache_suite) = {
   .teardown = pc_teardown,
   .worker = pc_worker,
   .verify = pc_verify,
+  .point_done = pc_point_done,
 };

@@ -1,8 +1,13 @@
 // Host test of the page cache (mm/filemap.c and both index files), all four variants, under
-// ASan and UBSan: the API, allocation failure, the eviction rules, and RCU lookups racing reuse.
+// ASan and UBSan: the API, allocation failure, the eviction rules, RCU lookups racing reuse,
+// radix-rcu's recheck, and that making a mapping stores to nothing shared.
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "errno.h"
@@ -260,6 +265,172 @@ test_race(const struct config *c)
   }
 }
 
+// -------- Making a mapping stores to nothing shared --------
+// Every file created makes a mapping: a store there to anything all CPUs share (a lock, a flag)
+// takes that cache line from every other CPU creating files. The first mapping of a kind may
+// make its shared state (the hash tables); every later one must only read it. A child process
+// makes mappings with the program's data and bss read-only (the per-CPU copies aside): a store
+// there faults, and ASan names it and its stack on the way out.
+extern char __data_start[], _end[], __per_cpu_start[], __per_cpu_end[];
+
+static void
+test_init_private(void)
+{
+  enum { N = 16 };
+  struct address_space *maps = calloc(N * ARRAY_SIZE(configs), sizeof(*maps));
+  CHECK(maps != NULL);
+  if(!maps)
+    return;
+  for(unsigned c = 0; c < ARRAY_SIZE(configs); c++) {
+    CHECK(address_space_init(&maps[0], configs[c].v, configs[c].fanout, NULL, false) == 0);
+    address_space_destroy(&maps[0]);
+  }
+  char *data = (char *)ALIGN_DOWN((unsigned long)__data_start, PAGE_SIZE);
+  char *end = (char *)ALIGN_UP((unsigned long)_end, PAGE_SIZE);
+  char *pcpu = __per_cpu_start, *pcpu_end = __per_cpu_end;
+  CHECK(data < pcpu && pcpu <= pcpu_end && pcpu_end <= end);
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if(pid == 0) {
+    if(mprotect(data, pcpu - data, PROT_READ) != 0 ||
+       mprotect(pcpu_end, end - pcpu_end, PROT_READ) != 0)
+      _exit(2);
+    int bad = 0;
+    for(unsigned i = 0; i < N; i++)
+      for(unsigned c = 0; c < ARRAY_SIZE(configs); c++)
+        bad += address_space_init(&maps[i * ARRAY_SIZE(configs) + c], configs[c].v,
+                                  configs[c].fanout, NULL, false) != 0;
+    mprotect(data, pcpu - data, PROT_READ | PROT_WRITE);
+    mprotect(pcpu_end, end - pcpu_end, PROT_READ | PROT_WRITE);
+    _exit(bad ? 3 : 0);
+  }
+  int status = -1;
+  CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+  if(!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    fprintf(stderr, "init_private: making %d mappings stored to shared memory (status %#x)\n",
+            N * (int)ARRAY_SIZE(configs), status);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  free(maps);   // the child's mappings hold nothing: nothing to destroy here
+}
+
+// -------- radix-rcu's recheck re-reads its slot --------
+// Its lookup compiled a second time, here, with the tree's lookups counted and, once, a
+// replacement made between the speculative reference and the recheck (what a remover on
+// another CPU may do then). The lookup must return the new page, having walked the tree once
+// per attempt (Piggin's find_get_page re-reads the slot it found), and drop the old page.
+static struct address_space *plant_m;
+static struct page *plant_old, *plant_new;
+static unsigned long plant_index;
+static int slot_walks, item_walks;
+static bool counting;
+
+static void **
+counted_lookup_slot(struct radix_tree_root *root, unsigned long index)
+{
+  slot_walks += counting;
+  return radix_tree_lookup_slot(root, index);
+}
+
+static void *
+counted_lookup(struct radix_tree_root *root, unsigned long index)
+{
+  item_walks += counting;
+  return radix_tree_lookup(root, index);
+}
+
+// Replaces through the real radix-rcu operations, uncounted.
+static bool
+replacing_get_page_unless_zero(struct page *page)
+{
+  if(!get_page_unless_zero(page))
+    return false;
+  if(page == plant_old) {
+    const struct pagecache_ops *ops = plant_m->ops;
+    plant_old = NULL;
+    counting = false;
+    plant_m->ops = &radix_rcu_ops;
+    struct page *old = find_lock_page(plant_m, plant_index);
+    CHECK(old == page);
+    delete_from_page_cache(old);
+    unlock_page(old);
+    put_page(old);
+    lock_page(plant_new);
+    CHECK(add_to_page_cache(plant_new, plant_m, plant_index, GFP_KERNEL) == 0);
+    unlock_page(plant_new);
+    plant_m->ops = ops;
+    counting = true;
+  }
+  return true;
+}
+
+#define radix_tree_lookup_slot counted_lookup_slot
+#define radix_tree_lookup counted_lookup
+#define get_page_unless_zero replacing_get_page_unless_zero
+#define radix_lock_ops counted_radix_lock_ops
+#define radix_rcu_ops counted_radix_rcu_ops
+#define pagecache_rcu_races counted_rcu_races
+#define pagecache_plant_norecheck counted_plant_norecheck
+void counted_plant_norecheck(struct address_space *m, void (*window)(void));
+#include "../../mm/pagecache_radix.c"
+#undef radix_tree_lookup_slot
+#undef radix_tree_lookup
+#undef get_page_unless_zero
+#undef radix_lock_ops
+#undef radix_rcu_ops
+#undef pagecache_rcu_races
+#undef pagecache_plant_norecheck
+
+static u64
+counted_moved(void)
+{
+  u64 n = 0;
+  for(int cpu = 0; cpu < NR_CPUS; cpu++)
+    n += per_cpu(counted_rcu_races, cpu).moved;
+  return n;
+}
+
+// alone: the page is the only one in its leaf, which the replacement frees and makes anew.
+static void
+test_recheck(bool alone)
+{
+  struct address_space m;
+  int free0 = pages_free();
+  CHECK(address_space_init(&m, PC_RADIX_RCU, 16, NULL, false) == 0);
+  m.ops = &counted_radix_rcu_ops;
+  plant_index = 37;   // a leaf of 16 holds 32..47
+  for(unsigned long i = 32; !alone && i < 48; i++)
+    if(i != plant_index)
+      CHECK(add_index(&m, i, GFP_KERNEL) == 0);
+  CHECK(add_index(&m, plant_index, GFP_KERNEL) == 0);
+  struct page *old = find_get_page(&m, plant_index);   // held throughout: never freed
+  plant_new = alloc_page(GFP_KERNEL);
+  set_content(plant_new, plant_index);
+  plant_m = &m;
+  plant_old = old;
+  u64 moved0 = counted_moved();
+  slot_walks = item_walks = 0;
+  counting = true;
+  struct page *got = find_get_page(&m, plant_index);
+  counting = false;
+  if(got != plant_new || slot_walks != 2 || item_walks != 0)
+    fprintf(stderr, "recheck%s: %s page, %d slot walks, %d item walks\n", alone ? " alone" : "",
+            got == old ? "the old" : got == plant_new ? "the new" : "another", slot_walks,
+            item_walks);
+  CHECK(plant_old == NULL);          // the replacement was made, inside the lookup
+  CHECK(got == plant_new && content(got) == plant_index);
+  CHECK(slot_walks == 2 && item_walks == 0);
+  CHECK(counted_moved() - moved0 == 1);
+  CHECK(page_count(old) == 1);       // ours alone: the lookup dropped its reference
+  put_page(old);
+  if(got)
+    put_page(got);
+  put_page(plant_new);               // the cache's references remain
+  address_space_destroy(&m);
+  rcu_barrier();
+  CHECK(pages_free() == free0);
+}
+
 int
 main(void)
 {
@@ -275,6 +446,10 @@ main(void)
     printf("%s fanout %u: done\n", pagecache_variant_names[configs[i].v], configs[i].fanout);
   }
   CHECK(failures > 0);
+  test_recheck(false);
+  test_recheck(true);
+  test_init_private();
+  printf("recheck, init: done\n");
   rcu_barrier();
   rcu_unregister_thread();
   return check_summary("pagecache");
