@@ -1,6 +1,7 @@
 // The VFS: inodes, dentries, superblocks, mounts and open files, and the vfs_* calls that
 // work on paths. One filesystem, ramfs (fs/ramfs.c); its data lives only in the page cache.
 #pragma once
+#include "brlock.h"
 #include "list.h"
 #include "mutex.h"
 #include "namei.h"
@@ -177,7 +178,9 @@ extern seqlock_t rename_lock;   // every rename: a lookup that missed during one
 
 // Superblocks and mounts (fs/super.c).
 extern struct vfsmount *root_mnt;
-extern spinlock_t mount_lock;   // d_mounted and the mount list
+// d_mounted and the mount list: ref-walk reads them under its CPU's lock, mount and umount
+// change them under every CPU's (2.6.36's vfsmount_lock); RCU-walk takes no lock at all.
+extern struct brlock vfsmount_lock;
 struct dentry *follow_mount(struct dentry *d);   // ref-walk: d's reference moves to the root
 
 // ramfs (fs/ramfs.c).

@@ -13,7 +13,8 @@
 enum { RCU_WALK, REF_WALK };
 
 // Every path is MNT/a/b/c/file-N: six dentries, each shared by every thread, which ref-walk
-// must reference and release in turn and RCU-walk only reads.
+// must reference and release in turn and RCU-walk only reads. Ref-walk also crosses the
+// mount at MNT under its own CPU's share of vfsmount_lock (fs/super.c); RCU-walk takes no lock.
 static const char *const dirs[] = { MNT "/a", MNT "/a/b", MNT "/a/b/c" };
 static char paths[NR_FILES][32];
 static unsigned long inos[NR_FILES];   // what each stat must find
@@ -21,12 +22,15 @@ static int nfiles;
 
 // One per worker, on its own cache line.
 struct tstate {
-  u64 lookups;     // this point's, all its runs
-  u64 fallbacks;   // RCU-walks that gave up (-EAGAIN) and had to be redone by reference
-  u64 misses;      // stats that did not find their file
+  u64 lookups;     // this point's measured runs
+  u64 fallbacks;   // of them, RCU-walks that gave up (-EAGAIN) and were redone by reference
+  u64 misses;      // stats that did not find their file, since the last verify
 } __aligned(64);
 
-static int point_threads;   // the point the workers' counts are for
+// The running point's runs so far (its warm-up first) and the operations its measured runs
+// returned: verify keeps the workers' counts to exactly those runs, point_done prints them.
+static int point_runs;
+static u64 point_ops;
 
 // A free-rcu mount, the only kind RCU-walk may enter (fs/super.c).
 static void
@@ -42,7 +46,8 @@ lookup_build(struct bench_ctx *ctx)
   int err;
   u32 i;
 
-  point_threads = 0;
+  point_runs = 0;
+  point_ops = 0;
   for(i = 0; i < ARRAY_SIZE(dirs); i++)
     if((err = vfs_mkdir(dirs[i])) < 0)
       return err;
@@ -105,59 +110,67 @@ lookup_worker(struct bench_ctx *ctx, int thread_index)
   return ops;
 }
 
-// Prints how many of the point's lookups fell back, then starts counting afresh.
+// Right after the point's BENCH line: how many of its lookups fell back. Then the next
+// point starts counting afresh.
 static void
-report_point(const struct bench_ctx *ctx)
+lookup_point_done(struct bench_ctx *ctx)
 {
   struct tstate *ts = ctx->priv;
   u64 lookups = 0, fallbacks = 0;
   int i;
 
-  for(i = 0; i < point_threads; i++) {
+  for(i = 0; i < ctx->threads; i++) {
     lookups += ts[i].lookups;
     fallbacks += ts[i].fallbacks;
     ts[i].lookups = ts[i].fallbacks = 0;
   }
-  if(ctx->vi == RCU_WALK && point_threads)
-    printk("bench: lookup: rcu-walk at %d threads: %lu of %lu lookups fell back to ref-walk\n",
-           point_threads, fallbacks, lookups);
+  if(ctx->vi == RCU_WALK)
+    printk("bench: lookup: rcu-walk at %d thread%s: %lu of %lu lookups fell back to ref-walk\n",
+           ctx->threads, ctx->threads == 1 ? "" : "s", fallbacks, lookups);
+  point_runs = 0;
+  point_ops = 0;
 }
 
-// The last point's fallbacks, then the ramfs goes.
-static void
-lookup_teardown(struct bench_ctx *ctx)
-{
-  report_point(ctx);
-  bench_fs_teardown(ctx);
-}
-
-// Every stat found its own file. The fallback count of a point is printed when the next
-// point (or the teardown) begins: verify sees every run, warm-up included.
+// Every stat found its own file, and the counts point_done will print are this point's
+// measured runs and nothing else: the harness runs a warm-up, then the measured runs, then
+// prints the BENCH line and calls point_done (kernel/bench/bench.c), so the warm-up's counts
+// are dropped here and every later run's lookups must add up to the operations it returned.
 static bool
 lookup_verify(struct bench_ctx *ctx, u64 ops)
 {
   struct tstate *ts = ctx->priv;
-  u64 misses = 0;
+  u64 misses = 0, lookups = 0, others = 0;
   int i;
 
-  if(ctx->threads != point_threads) {
-    report_point(ctx);
-    point_threads = ctx->threads;
+  if(point_runs++ == 0) {
+    for(i = 0; i < ctx->threads; i++)
+      ts[i].lookups = ts[i].fallbacks = 0;
+  } else {
+    point_ops += ops;
   }
-  for(i = 0; i < ctx->threads; i++) {
+  for(i = 0; i < ctx->max_threads; i++) {
+    if(i < ctx->threads)
+      lookups += ts[i].lookups;
+    else
+      others += ts[i].lookups + ts[i].fallbacks;
     misses += ts[i].misses;
     ts[i].misses = 0;
   }
   if(misses)
     pr_err("bench: lookup: %s at %d threads: %lu of %lu stats missed their file\n",
            ctx->variant->name, ctx->threads, misses, ops);
-  return misses == 0;
+  if(lookups != point_ops || others)
+    pr_err("bench: lookup: %s at %d threads: the workers counted %lu lookups (and %lu in"
+           " idle slots), the point's measured runs %lu\n", ctx->variant->name,
+           ctx->threads, lookups, others, point_ops);
+  return misses == 0 && lookups == point_ops && !others;
 }
 
 BENCH_SUITE(lookup_suite) = {
   .name = "lookup",
   .order = 70,
-  .seed = "2010 rcu-walk path lookup vs ref-walk, one shared directory tree",
+  .seed = "2010 rcu-walk path lookup vs ref-walk (dentry locks and refcounts, mounts under a"
+          " per-CPU reader lock as 2.6.36's vfsmount_lock), one shared directory tree",
   .op = "one path lookup (stat) of /lookup/a/b/c/file-N",
   .sweep = SWEEP_UP,
   .variants = {
@@ -169,7 +182,8 @@ BENCH_SUITE(lookup_suite) = {
   },
   .fs = { MNT, sizeof(struct tstate), lookup_mount_opts, lookup_build, lookup_clean },
   .setup = bench_fs_setup,
-  .teardown = lookup_teardown,
+  .teardown = bench_fs_teardown,
   .worker = lookup_worker,
   .verify = lookup_verify,
+  .point_done = lookup_point_done,
 };
