@@ -31,6 +31,11 @@ extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 #define QUICK_US 200000
 #define MAX_WORKERS 640     // ceil(2.5 * 255): the over sweep at the most CPUs QEMU gives
 #define MAX_RUNS 1000       // bench.runs is at most 1000 (kernel/lib/cmdline.c)
+// A point's first round of runs is an untimed warm-up, each run a quarter of bench.secs:
+// every run starts from its own setup, so nothing a warm-up builds carries over; it takes
+// only the one-time costs of a point's first runs (fresh worker threads, code and caches
+// not yet warm), and that needs no full run.
+#define WARMUP_DIV 4
 
 // How long a run lasts. Its rate is the operations done over the interval from the moment
 // every worker is awake to the moment the last one has returned (so every operation counted
@@ -42,13 +47,17 @@ extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 // So a timed run lasts at least bench.secs AND until every worker has done BENCH_MIN_OPS
 // operations: the tail is then at most one operation in twenty of each worker's, and partly
 // busy, a bias under 5% that shrinks as operations get shorter (none for the microsecond
-// operations of most suites, which do thousands a run). A run that would need more than
-// CAP_RUNS times bench.secs stops there; a point whose runs went on past bench.secs, or hit
-// the cap, says so on the console. Workers count their operations in bench_stopped, each on
-// its own cache line; the only shared word is `behind`, the workers still short of
-// BENCH_MIN_OPS, which each writes once a run.
+// operations of most suites, which do thousands a run). Workers starved by a lock (vCPUs
+// that the host has descheduled) are waited for alike. A run stops anyway at CAP_NS
+// (QUICK_CAP_NS under bench=quick), or at twice bench.secs if that is longer: a fixed bound
+// per run keeps a boot within its time (`make qemu-smp8` in five minutes, bench=quick in
+// one, on a 2-core host); a point whose runs went on past bench.secs, or hit the cap, says
+// so on the console. Workers count their
+// operations in bench_stopped, each on its own cache line; the only shared word is
+// `behind`, the workers still short of BENCH_MIN_OPS, which each writes once a run.
 #define BENCH_MIN_OPS 20
-#define CAP_RUNS 20
+#define CAP_NS 1000000000ULL
+#define QUICK_CAP_NS 500000000ULL
 
 // Interleaving. At each thread count, the columns measured there (a suite's variants, or
 // with bench.aa=yes its a variants and their copies) take turns run by run in ABBA order:
@@ -86,6 +95,7 @@ static int behind;      // workers short of BENCH_MIN_OPS in this run (<= 0: non
 static bool extended;   // this run went on past its deadline for them
 static bool capped;     // and stopped at the cap
 static u64 run_ns;      // length of one run
+static u64 cap_ns;      // the most a run may last
 static u64 settle_ns;   // of the run's interval, what its settle took
 static struct rcu_stats rcu_end;     // at the end of the interval, after the settle
 static unsigned long lazy_end;       // lazily freed pages not yet reclaimed, likewise
@@ -107,6 +117,7 @@ static int failures;
 static struct bench_results results;
 static struct column cols[BENCH_MAX_SLOTS];
 static u64 suite_ns, suite_settle_ns;   // the suite's timed intervals, and their settles
+static u64 suite_run_ns;                // its runs, warm-ups too, from release to parked
 static u32 aa_cmps, aa_false;           // bench.aa=yes: BENCH-CMP lines, and not "same"
 
 // The release wakes the workers, but a wake-up IPI to a halted vCPU can take longer than
@@ -120,7 +131,7 @@ start_together(struct worker *w)
   if(__atomic_add_fetch(&started, 1, __ATOMIC_ACQ_REL) == ctx.threads) {
     ctx.start_ns = ktime_ns();
     ctx.deadline = ctx.start_ns + run_ns;
-    ctx.cap = ctx.start_ns + CAP_RUNS * run_ns;
+    ctx.cap = ctx.start_ns + cap_ns;
     smp_store_release(&going, w->gen);
     return;
   }
@@ -279,6 +290,7 @@ run_once(u32 us, bool measured, u64 *ns, u64 *rcu_left, u64 *lazy_left)
   behind = measured ? ctx.threads : 0;
   extended = capped = false;
   run_ns = (u64)us * 1000;
+  cap_ns = MAX(kcmdline.bench_quick ? QUICK_CAP_NS : CAP_NS, 2 * run_ns);
   rcu_get_stats(&before);
   reclaim_get_stats(&st);
   release();
@@ -400,7 +412,7 @@ print_notes(int i, u32 runs, u32 us)
   if(c->longer) {
     bench_fmt_milli(secs, sizeof(secs), us / 1000);
     bench_fmt_milli(longest, sizeof(longest), c->longest_ns / 1000000);
-    bench_fmt_milli(cap, sizeof(cap), (u64)us * CAP_RUNS / 1000);
+    bench_fmt_milli(cap, sizeof(cap), cap_ns / 1000000);
     pr_info("bench: %s: %s at %d threads: %u of %u runs went on past %s s until every worker"
             " had done %d operations (longest %s s)%s%u at the cap of %s s\n",
             ctx.suite->name, name, ctx.threads, c->longer, runs, secs, BENCH_MIN_OPS, longest,
@@ -441,14 +453,16 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
 {
   const struct benchsuite *s = ctx.suite;
   struct column *c = &cols[i];
-  u64 ops, ns, rcu_left, lazy_left, value_m[BENCH_MAX_EXTRAS];
+  u64 ops, ns, t0, rcu_left, lazy_left, value_m[BENCH_MAX_EXTRAS];
   int err, k;
 
   if((err = setup_slot(i)) < 0) {
     print_skip(i, bench_errno_word(err));
     return false;
   }
-  ops = run_once(us, r > 0, &ns, &rcu_left, &lazy_left);
+  t0 = ktime_ns();
+  ops = run_once(r > 0 ? us : us / WARMUP_DIV, r > 0, &ns, &rcu_left, &lazy_left);
+  suite_run_ns += ktime_ns() - t0;
   check_run(ops);
   if(r > 0) {
     c->rate[r - 1] = stats_rate(ops, ns);
@@ -552,14 +566,15 @@ compare_suite(const struct benchsuite *s, int cpus)
 static u64
 plan_ms(int points, u32 runs, u32 us)
 {
-  return (u64)points * (runs + 1) * us / 1000;
+  return (u64)points * (runs * us + us / WARMUP_DIV) / 1000;
 }
 
 static void
 run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u32 us)
 {
   int points = bench_points(s, cpus, quick, aa), t;
-  char line[BENCH_LINE_MAX + 1], share[32];
+  char line[BENCH_LINE_MAX + 1], share[32], all[32], ran[32], timed[32];
+  u64 t0 = ktime_ns();
 
   memset(&results, 0, sizeof(results));
   results.aa = aa;
@@ -567,15 +582,21 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u
   results.nslots = bench_plan(s, quick, aa, results.slots);
   bench_suite_line(line, sizeof(line), s, cpus, quick, aa);
   printk("%s\n", line);
-  printk("bench: %s: %d points x %u runs x %u.%02u s = ~%lu s\n", s->name, points, runs + 1,
-         us / 1000000, us % 1000000 / 10000, (plan_ms(points, runs, us) + 500) / 1000);
+  printk("bench: %s: %d points x %u runs x %u.%02u s and a warm-up = ~%lu s\n", s->name, points,
+         runs, us / 1000000, us % 1000000 / 10000, (plan_ms(points, runs, us) + 500) / 1000);
 
   memset(&ctx, 0, sizeof(ctx));
   ctx.suite = s;
   ctx.max_threads = results.threads[results.nthreads - 1];
-  suite_ns = suite_settle_ns = 0;
+  suite_ns = suite_settle_ns = suite_run_ns = 0;
   for(t = 0; t < results.nthreads; t++)
     run_point(t, runs, us);
+  // Where the suite's time went: the budget of a boot (README) is mostly these.
+  bench_fmt_milli(all, sizeof(all), (ktime_ns() - t0) / 1000000);
+  bench_fmt_milli(ran, sizeof(ran), suite_run_ns / 1000000);
+  bench_fmt_milli(timed, sizeof(timed), suite_ns / 1000000);
+  pr_info("bench: %s: %s s, %s s of it in runs (%s s timed), the rest in setups, teardowns"
+          " and cleaning up between runs\n", s->name, all, ran, timed);
   if(s->settle && suite_ns) {
     bench_fmt_milli(share, sizeof(share), suite_settle_ns * 100000 / suite_ns);
     pr_info("bench: %s: its settle took %s%% of the timed intervals\n", s->name, share);

@@ -7,8 +7,8 @@
 #define TARGET_NS 2000     // the base operation's length on this machine, about
 #define MIN_ITERS 64
 #define YIELD_EVERY 8      // operations between two bench_yield calls (16 us or so)
-#define CHECK_OPS 200      // operations a proportionality check times, per count and round
-#define CHECK_ROUNDS 5
+#define CHECK_OPS 1000     // operations a proportionality check times, per count and round
+#define CHECK_ROUNDS 7
 
 enum { BASE, PLUS10, PLUS25 };
 
