@@ -227,3 +227,5 @@ const char *bench_verdict_name(int verdict);
 int bench_fmt_milli(char *buf, size_t size, u64 m);
 int bench_fmt_rate(char *buf, size_t size, u64 m);
 void bench_table(const struct benchsuite *s, const struct bench_results *r, u32 m);
+void bench_report(const struct benchsuite *s, const struct bench_results *r, int cpus,
+                  u32 *ncmp, u32 *nfalse);

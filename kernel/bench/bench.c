@@ -280,7 +280,8 @@ run_once(u32 us, bool measured, u64 *ns, u64 *rcu_left, u64 *lazy_left)
 {
   struct rcu_stats before;
   struct reclaim_stats st;
-  u64 ops = 0, pend0, pend1;
+  u64 ops = 0;
+  s64 pending;
   int i;
 
   WRITE_ONCE(ctx.stop, false);
@@ -298,9 +299,11 @@ run_once(u32 us, bool measured, u64 *ns, u64 *rcu_left, u64 *lazy_left)
   *ns = ctx.stop_ns - ctx.start_ns;
   for(i = 0; i < ctx.threads; i++)
     ops += workers[i].ops;
-  pend0 = before.cbs_queued - before.cbs_invoked;
-  pend1 = rcu_end.cbs_queued - rcu_end.cbs_invoked;
-  *rcu_left = pend1 > pend0 ? pend1 - pend0 : 0;
+  // Queued in the interval and not run by its end. rcu_barrier's own callbacks are run
+  // but never queued through call_rcu, so a settle that waits for them leaves this < 0.
+  pending = (s64)(rcu_end.cbs_queued - before.cbs_queued) -
+            (s64)(rcu_end.cbs_invoked - before.cbs_invoked);
+  *rcu_left = pending > 0 ? pending : 0;
   *lazy_left = lazy_end > st.lazyfree ? lazy_end - st.lazyfree : 0;
   return ops;
 }
@@ -527,41 +530,6 @@ run_point(int t, u32 runs, u32 us)
   stop_workers(n);
 }
 
-// The suite's table, its BENCH-CMP lines (one interval each, at the Bonferroni level of
-// their number m), and the BENCH-SEED line of its headline. A headline whose point was
-// skipped has no BENCH-SEED line, only a note; with bench.aa=yes there are none (the
-// comparisons are then no headline's).
-static void
-compare_suite(const struct benchsuite *s, int cpus)
-{
-  struct bench_cmp cmps[BENCH_MAX_PAIRS], hc;
-  int nc = bench_cmps(s, &results, cmps), i, t;
-  u32 m = bench_count_cmps(&results, cmps, nc);
-  char line[BENCH_LINE_MAX + 1];
-  struct ratio q;
-
-  bench_table(s, &results, m);
-  for(i = 0; i < nc; i++) {
-    for(t = 0; t < results.nthreads; t++) {
-      if(bench_compare(&q, &results, cmps[i], t, m) < 0)
-        continue;
-      bench_cmp_line(line, sizeof(line), s, &results, cmps[i], t, &q);
-      printk("%s\n", line);
-      aa_cmps++;
-      aa_false += q.verdict != STATS_SAME;
-    }
-  }
-  if(results.aa || (t = bench_headline_point(s, &results, cpus, &hc)) < 0)
-    return;
-  if(bench_compare(&q, &results, hc, t, m) < 0) {
-    pr_info("bench: %s: its headline, %s against %s at %d threads, was not measured: no"
-            " BENCH-SEED line\n", s->name, s->headline.a, s->headline.b, results.threads[t]);
-    return;
-  }
-  bench_seed_line(line, sizeof(line), s, &results, hc, t, &q);
-  printk("%s\n", line);
-}
-
 // Milliseconds a plan takes: points of a warm-up and runs timed runs.
 static u64
 plan_ms(int points, u32 runs, u32 us)
@@ -601,7 +569,7 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u
     bench_fmt_milli(share, sizeof(share), suite_settle_ns * 100000 / suite_ns);
     pr_info("bench: %s: its settle took %s%% of the timed intervals\n", s->name, share);
   }
-  compare_suite(s, cpus);
+  bench_report(s, &results, cpus, &aa_cmps, &aa_false);
 }
 
 // Whether the registry can take suite s: bench_suite_bad has nothing against it, and no other

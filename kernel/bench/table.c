@@ -548,3 +548,40 @@ bench_table(const struct benchsuite *s, const struct bench_results *r, u32 m)
     printk("%s\n", row);
   }
 }
+
+// What a suite's points say, once they are all measured: its table, its BENCH-CMP lines (one
+// interval each, at the Bonferroni level of their number m) and the BENCH-SEED line of its
+// headline. A headline whose point was not measured (skipped) has no BENCH-SEED line, only a
+// note saying so; with bench.aa=yes there is none (the comparisons are then no headline's).
+// Adds the BENCH-CMP lines to *ncmp and those whose verdict is not same to *nfalse.
+void
+bench_report(const struct benchsuite *s, const struct bench_results *r, int cpus, u32 *ncmp,
+             u32 *nfalse)
+{
+  struct bench_cmp cmps[BENCH_MAX_PAIRS], hc;
+  int nc = bench_cmps(s, r, cmps), i, t;
+  u32 m = bench_count_cmps(r, cmps, nc);
+  char line[BENCH_LINE_MAX + 1];
+  struct ratio q;
+
+  bench_table(s, r, m);
+  for(i = 0; i < nc; i++) {
+    for(t = 0; t < r->nthreads; t++) {
+      if(bench_compare(&q, r, cmps[i], t, m) < 0)
+        continue;
+      bench_cmp_line(line, sizeof(line), s, r, cmps[i], t, &q);
+      printk("%s\n", line);
+      (*ncmp)++;
+      *nfalse += q.verdict != STATS_SAME;
+    }
+  }
+  if(r->aa || (t = bench_headline_point(s, r, cpus, &hc)) < 0)
+    return;
+  if(bench_compare(&q, r, hc, t, m) < 0) {
+    printk("bench: %s: its headline, %s against %s at %d threads, was not measured: no"
+           " BENCH-SEED line\n", s->name, s->headline.a, s->headline.b, r->threads[t]);
+    return;
+  }
+  bench_seed_line(line, sizeof(line), s, r, hc, t, &q);
+  printk("%s\n", line);
+}

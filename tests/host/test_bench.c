@@ -456,6 +456,65 @@ test_compare(void)
   CHECK(strstr(out, "ratio: radix-rcu/64 over radix-rcu~aa/64") && strstr(out, "hash-bucket~aa"));
 }
 
+// Lines of out that start with word, counted.
+static int
+lines(const char *word)
+{
+  int n = 0;
+
+  for(char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+    n += strncmp(p, word, strlen(word)) == 0;
+  return n;
+}
+
+static void
+test_report(void)
+{
+  static struct bench_results r;
+  u32 ncmp = 0, nfalse = 0;
+  int t;
+
+  // pc at 2 CPUs, full sweep 1 2 3 4 5: every point, radix-rcu/64 twice as fast.
+  memset(&r, 0, sizeof(r));
+  r.nthreads = bench_sweep(SWEEP_OVER, 2, false, r.threads);
+  r.nslots = bench_plan(&pc, false, false, r.slots);
+  for(t = 0; t < r.nthreads; t++) {
+    point(&r, 0, t, 1000000, 10, 5);
+    point(&r, 1, t, 1000000, 10, 5);
+    point(&r, 2, t, 1000000, 10, 5);
+    point(&r, 3, t, 2000000, 10, 5);
+  }
+  outlen = 0;
+  bench_report(&pc, &r, 2, &ncmp, &nfalse);
+  CHECK(lines("BENCH-CMP ") == 15 && ncmp == 15 && nfalse == 10);   // 3 pairs x 5 counts
+  CHECK(strstr(out, "+- its interval at 1 - 0.05/15") != NULL);
+  CHECK(lines("BENCH-SEED ") == 1);
+  CHECK(strstr(out, "BENCH-SEED suite=pc a=radix-rcu b=hash-global fanout_a=64 threads=4 "
+               "seed_ratio=2.000 seed_verdict=faster ratio=2.000 ci95=") != NULL);
+  CHECK(strstr(out, " verdict=faster agrees=yes\n") != NULL);
+
+  // The headline's point skipped: no BENCH-SEED, a note instead; m counts what is left.
+  r.ran[3][3] = false;
+  outlen = 0;
+  bench_report(&pc, &r, 2, &ncmp, &nfalse);
+  CHECK(lines("BENCH-CMP ") == 13 && ncmp == 28 && strstr(out, "1 - 0.05/13"));
+  CHECK(lines("BENCH-SEED ") == 0 && strstr(out, "was not measured: no BENCH-SEED line"));
+
+  // A/A: a against its copy, no BENCH-SEED.
+  memset(&r, 0, sizeof(r));
+  r.aa = true;
+  r.nthreads = 1;
+  r.threads[0] = 1;
+  r.nslots = bench_plan(&pc, false, true, r.slots);
+  for(t = 0; t < r.nslots; t++)
+    point(&r, t, 0, 1000000 + t, 10, 5);
+  ncmp = nfalse = 0;
+  outlen = 0;
+  bench_report(&pc, &r, 1, &ncmp, &nfalse);
+  CHECK(lines("BENCH-CMP ") == 2 && ncmp == 2 && nfalse == 0 && lines("BENCH-SEED ") == 0);
+  CHECK(strstr(out, " b=hash-bucket~aa threads=1 ") != NULL);
+}
+
 static void
 test_words(void)
 {
@@ -477,6 +536,7 @@ main(void)
   test_formats();
   test_table();
   test_compare();
+  test_report();
   test_words();
   return check_summary("test_bench");
 }
