@@ -7,8 +7,8 @@
 #define TARGET_NS 2000     // the base operation's length on this machine, about
 #define MIN_ITERS 64
 #define YIELD_EVERY 8      // operations between two bench_yield calls (16 us or so)
-#define CHECK_OPS 1000     // operations a proportionality check times, per count and round
-#define CHECK_ROUNDS 7
+#define CHECK_OPS 500      // operations a proportionality check times, per count and round
+#define CHECK_ROUNDS 15    // odd: the median is one of them
 
 enum { BASE, PLUS10, PLUS25 };
 
@@ -50,32 +50,47 @@ time_ops(u32 n)
   return ktime_ns() - t;
 }
 
+// The median of n values (n odd, at most CHECK_ROUNDS), which it sorts.
+static u32
+median(u32 *v, int n)
+{
+  for(int i = 1; i < n; i++)
+    for(int k = i; k > 0 && v[k - 1] > v[k]; k--) {
+      u32 t = v[k];
+      v[k] = v[k - 1];
+      v[k - 1] = t;
+    }
+  return v[n / 2];
+}
+
 // Picks the base count for TARGET_NS, then checks that an operation's cost follows its
-// count: the three counts timed in turn, CHECK_ROUNDS rounds, the fastest of each kept (the
-// least disturbed by the host). A step costing the same at every count is what makes plus10
-// and plus25 exactly 10% and 25% more work; the console says if it did not hold here.
+// count: each round times the three counts back to back, and the median over the rounds of
+// each one's time over the base's is kept (a round the host interrupted is an outlier that
+// the median ignores). A step costing the same at every count is what makes plus10 and plus25
+// exactly 10% and 25% more work; the console says if it did not hold here.
 static void
 calibrate(void)
 {
-  u64 best[3] = { ~0ULL, ~0ULL, ~0ULL }, ns = ~0ULL, t;
-  u32 ratio[3];
+  u32 ratio[3][CHECK_ROUNDS], got[3];
+  u64 ns = ~0ULL, t[3];
   int r, v;
 
-  for(r = 0; r < CHECK_ROUNDS; r++) {
-    t = time_ops(1000);
-    ns = MIN(ns, t);
-  }
-  base_iters = MAX(MIN_ITERS, (u64)TARGET_NS * CHECK_OPS * 1000 / (ns ? ns : 1));
   for(r = 0; r < CHECK_ROUNDS; r++)
+    ns = MIN(ns, time_ops(1000));
+  base_iters = MAX(MIN_ITERS, (u64)TARGET_NS * CHECK_OPS * 1000 / (ns ? ns : 1));
+  for(r = 0; r < CHECK_ROUNDS; r++) {
     for(v = BASE; v <= PLUS25; v++)
-      best[v] = MIN(best[v], time_ops(iters(v)));
+      t[v] = time_ops(iters(v));
+    for(v = BASE; v <= PLUS25; v++)
+      ratio[v][r] = t[v] * 1000 / (t[BASE] ? t[BASE] : 1);
+  }
   for(v = BASE; v <= PLUS25; v++)
-    ratio[v] = best[v] * 1000 / (best[BASE] ? best[BASE] : 1);
+    got[v] = median(ratio[v], CHECK_ROUNDS);
   pr_info("bench: calib: an operation is %u steps, %lu ns; 1.100x and 1.250x the steps take"
-          " %u.%03ux and %u.%03ux the time%s\n", base_iters, best[BASE] / CHECK_OPS,
-          ratio[PLUS10] / 1000, ratio[PLUS10] % 1000, ratio[PLUS25] / 1000,
-          ratio[PLUS25] % 1000, ratio[PLUS10] < 1080 || ratio[PLUS10] > 1120 ||
-          ratio[PLUS25] < 1230 || ratio[PLUS25] > 1270 ? " (NOT in proportion here)" : "");
+          " %u.%03ux and %u.%03ux the time%s\n", base_iters, ns * base_iters / 1000 / CHECK_OPS,
+          got[PLUS10] / 1000, got[PLUS10] % 1000, got[PLUS25] / 1000, got[PLUS25] % 1000,
+          got[PLUS10] < 1080 || got[PLUS10] > 1120 || got[PLUS25] < 1230 ||
+          got[PLUS25] > 1270 ? " (NOT in proportion here)" : "");
 }
 
 static int
