@@ -127,8 +127,8 @@ struct benchsuite {
   // By the last worker to return, before the clock stops (optional): finishes the work the
   // run's operations handed to later (RCU callbacks, reclaim of lazily freed pages), so that
   // a variant's interval holds all it costs (bench_settle_rcu, bench_settle_lazyfree). A
-  // suite without one must leave none: the harness counts the RCU callbacks queued in each
-  // timed run and says so on the console if there are any.
+  // suite without one must leave none: the harness counts the RCU callbacks and lazily freed
+  // pages each timed run leaves behind and says so on the console if there are any.
   void (*settle)(struct bench_ctx *ctx);
   // After every run with all workers parked (optional): checks the run's total operations
   // against the suite's own state; false is a failure of the benchmarked code.
@@ -154,8 +154,9 @@ bool bench_stopped(const struct bench_ctx *ctx);
 // A worker's cond_resched, which also ends the run once its time is up.
 void bench_yield(struct bench_ctx *ctx);
 
-// Settle hooks: every RCU callback queued so far has run; and that, after every lazily freed
-// page (MADV_FREE) reclaim could take has been reclaimed.
+// Settle hooks. bench_settle_rcu: every RCU callback queued so far has run (rcu_barrier).
+// bench_settle_lazyfree: every lazily freed page (MADV_FREE) that reclaim would take has
+// been reclaimed.
 void bench_settle_rcu(struct bench_ctx *ctx);
 void bench_settle_lazyfree(struct bench_ctx *ctx);
 

@@ -21,10 +21,10 @@
 
 extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 
-// A full boot (bench=all: nine suites, 173 points at 8 CPUs) times 173 x 6 x 0.1 s, about
-// 100 s, at these defaults, to fit `make qemu-smp8` in five minutes on a 2-core host. The
-// wall clock runs longer: each run first waits for every worker to wake, has a setup and a
-// teardown, and slow operations make runs last longer (BENCH_MIN_OPS).
+// A full boot (bench=all: nine suites, 173 points at 8 CPUs) times 173 x 5.25 x 0.1 s, about
+// 90 s, at these defaults, to fit `make qemu-smp8` in five minutes on a 2-core host. The
+// wall clock runs about twice that: each run first waits for every worker to wake, has a
+// setup and a teardown, and slow operations make runs last longer (BENCH_MIN_OPS).
 #define DEFAULT_RUNS 5
 #define DEFAULT_US 100000
 #define QUICK_RUNS 3        // bench=quick, as doc/console.md fixes it
@@ -52,9 +52,9 @@ extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 // (QUICK_CAP_NS under bench=quick), or at twice bench.secs if that is longer: a fixed bound
 // per run keeps a boot within its time (`make qemu-smp8` in five minutes, bench=quick in
 // one, on a 2-core host); a point whose runs went on past bench.secs, or hit the cap, says
-// so on the console. Workers count their
-// operations in bench_stopped, each on its own cache line; the only shared word is
-// `behind`, the workers still short of BENCH_MIN_OPS, which each writes once a run.
+// so on the console. Workers count their operations in bench_stopped, each on its own cache
+// line; the only shared word is `behind`, the workers still short of BENCH_MIN_OPS, which
+// each writes once a run.
 #define BENCH_MIN_OPS 20
 #define CAP_NS 1000000000ULL
 #define QUICK_CAP_NS 500000000ULL
@@ -434,6 +434,7 @@ setup_slot(int i)
 {
   const struct benchsuite *s = ctx.suite;
   int err = 0, tries;
+  char name[96];
 
   ctx.vi = results.slots[i].vi;
   ctx.variant = &s->variants[ctx.vi];
@@ -441,8 +442,9 @@ setup_slot(int i)
   for(tries = 0; s->setup && tries < 2; tries++) {
     if((err = s->setup(&ctx)) == 0)
       return 0;
-    pr_info("bench: %s: setting up %s for %d threads failed (%d)%s\n", s->name,
-            ctx.variant->name, ctx.threads, err, tries ? "" : "; once more");
+    point_name(name, sizeof(name), i);
+    pr_info("bench: %s: setting up %s for %d threads failed (%d)%s\n", s->name, name,
+            ctx.threads, err, tries ? "" : "; once more");
     clean_between();
   }
   return err;
@@ -503,7 +505,7 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
 static void
 run_point(int t, u32 runs, u32 us)
 {
-  int n = results.threads[t], ns = results.nslots, got, tries, k, i;
+  int n = results.threads[t], nslots = results.nslots, got, tries, k, i;
   u32 r;
 
   memset(cols, 0, sizeof(cols));
@@ -514,15 +516,15 @@ run_point(int t, u32 runs, u32 us)
     stop_workers(got);
     clean_between();
     if(tries == 1) {
-      for(i = 0; i < ns; i++)
+      for(i = 0; i < nslots; i++)
         print_skip(i, "kthread");
       return;
     }
   }
   wait_parked();
   for(r = 0; r <= runs; r++) {
-    for(k = 0; k < ns; k++) {
-      i = r % 2 ? k : ns - 1 - k;
+    for(k = 0; k < nslots; k++) {
+      i = r % 2 ? k : nslots - 1 - k;
       if(!cols[i].skip)
         cols[i].skip = !run_slot(i, t, r, runs, us);
     }

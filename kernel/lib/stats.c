@@ -204,14 +204,15 @@ welch_df(u128 va, u128 vb, u32 na, u32 nb)
 // Quantiles of Student's t at any level, for the Bonferroni-adjusted intervals of
 // stats_ratio. P(|T| <= t) for integer df has a closed form in theta = atan(t / sqrt(df))
 // (Abramowitz and Stegun, Handbook of Mathematical Functions, 26.7.3 and 26.7.4):
-//   df even: sin(theta) * (1 + 1/2 cos^2 + 1*3/(2*4) cos^4 + ... + 1*3..(df-3)/(2*4..(df-2)) cos^(df-2))
-//   df odd:  2/pi * (theta + sin cos * (1 + 2/3 cos^2 + ... + 2*4..(df-3)/(3*5..(df-2)) cos^(df-3)))
-// evaluated here in Q62 fixed point (1.0 is 2^62), and inverted by bisection on t.
+//   df even: s * (1 + 1/2 c^2 + 1*3/(2*4) c^4 + ... + 1*3..(df-3)/(2*4..(df-2)) c^(df-2))
+//   df odd:  2/pi * (theta + s c * (1 + 2/3 c^2 + ... + 2*4..(df-3)/(3*5..(df-2)) c^(df-3)))
+// with s = sin(theta) and c = cos(theta), evaluated here in Q62 fixed point (1.0 is 2^62),
+// and inverted by bisection on t.
 #define Q 62
 #define ONE ((u64)1 << Q)
 #define HALF_PI 0x6487ed5110b4611aULL   // pi/2 in Q62: 7244019458077122842.38
 #define TQ_MAX_M 10000000               // t = 10000: beyond any level stats_tq is asked for
-#define TQ_MAX_DF 4000                  // larger df use this one: the quantile errs wide by < 0.05%
+#define TQ_MAX_DF 4000                  // larger df use this one: the quantile errs wide, < 0.1%
 
 static u64
 mulq(u64 a, u64 b)
@@ -219,7 +220,7 @@ mulq(u64 a, u64 b)
   return ((u128)a * b) >> Q;
 }
 
-// A Q62 value held in 128 bits (a sum of many terms) times a Q62 value below 2^64.
+// A Q62 value held in 128 bits (a sum of many terms, up to ~50) times a Q62 value <= 1.
 static u128
 mulq_wide(u128 a, u64 b)
 {
