@@ -90,7 +90,7 @@ calibrate(void)
           " %u.%03ux and %u.%03ux the time%s\n", base_iters, ns * base_iters / 1000 / CHECK_OPS,
           got[PLUS10] / 1000, got[PLUS10] % 1000, got[PLUS25] / 1000, got[PLUS25] % 1000,
           got[PLUS10] < 1080 || got[PLUS10] > 1120 || got[PLUS25] < 1230 ||
-          got[PLUS25] > 1270 ? " (NOT in proportion here)" : "");
+          got[PLUS25] > 1270 ? " (NOT in proportion here: a busy host?)" : "");
 }
 
 static int
