@@ -1,5 +1,6 @@
 // The benchmark harness: suites register with BENCH_SUITE; kernel/bench/bench.c runs their
-// thread sweeps and prints the BENCH-SUITE, BENCH, BENCH-CMP and BENCH-DONE lines (doc/console.md).
+// thread sweeps and prints the BENCH-SUITE, BENCH, BENCH-SKIP, BENCH-CMP, BENCH-SEED,
+// BENCH-DONE and BENCH-AA lines (doc/console.md).
 #pragma once
 #include "compiler.h"
 #include "stats.h"
@@ -17,6 +18,10 @@ enum bench_sweep {
 #define BENCH_MAX_SWEEP 16     // thread counts in one sweep (12 at 255 CPUs)
 #define BENCH_QUICK_FANOUT 64  // bench=quick keeps only this fanout
 #define BENCH_LINE_MAX 510     // a machine line's bytes: with its newline, one printk message
+// Columns of one suite in one boot: its variants, or with bench.aa=yes the a of each pair
+// and a second copy of it.
+#define BENCH_MAX_SLOTS (BENCH_MAX_VARIANTS + BENCH_MAX_PAIRS)
+#define BENCH_AA_SUFFIX "~aa"  // the A/A copy of variant v is reported as variant=v~aa
 
 struct bench_variant {
   const char *name;
@@ -32,6 +37,28 @@ struct bench_pair {
   int fanout_b;
 };
 
+// Which thread count a headline is about, at cpus online CPUs: the largest of the suite's
+// sweep that is at most 1, cpus or 2 cpus.
+enum bench_head_threads {
+  HEAD_ONE = 1,
+  HEAD_CPUS,
+  HEAD_TWICE_CPUS,
+};
+
+// The comparison a seed thread's own table is remembered for (doc/seeds.md), with what the
+// seed found: BENCH-SEED puts this boot's BENCH-CMP line for it beside that. It must be one
+// of the suite's pairs, a, fanout_a, b and fanout_b alike. a NULL: the suite has none.
+struct bench_headline {
+  const char *a;
+  int fanout_a;
+  const char *b;
+  int fanout_b;
+  int threads;        // enum bench_head_threads
+  u32 seed_ratio_m;   // the seed's a/b, milli
+  int seed_verdict;   // STATS_FASTER, STATS_SAME or STATS_SLOWER, as the seed concluded
+  const char *cite;   // where doc/seeds.md has the numbers
+};
+
 struct benchsuite;
 struct ramfs_opts;
 
@@ -42,10 +69,11 @@ struct bench_ctx {
   int vi;            // index of variant in suite->variants
   int threads;       // workers in the running point
   int max_threads;   // the most workers any point of this variant runs (for setup)
-  bool stop;         // set when the run's time is up: workers return (bench_stopped)
+  bool stop;         // set when the run is over: workers return (bench_stopped)
   u64 start_ns;      // ktime_ns when the last worker woke: the timed interval begins
-  u64 deadline;      // ktime_ns at which the run's time is up
-  u64 stop_ns;       // ktime_ns at which the last worker returned: the timed interval ends
+  u64 deadline;      // ktime_ns at which the run's time is up (it may go on: bench_yield)
+  u64 cap;           // ktime_ns at which the run ends whatever the workers have done
+  u64 stop_ns;       // ktime_ns when the last worker returned and settle was done: the end
   void *priv;        // the suite's own state, from setup
 };
 
@@ -83,24 +111,33 @@ struct benchsuite {
   struct bench_variant variants[BENCH_MAX_VARIANTS];   // up to the first without a name
   struct bench_pair pairs[BENCH_MAX_PAIRS];   // likewise; the first is the table's ratio column
   const char *extras[BENCH_MAX_EXTRAS];   // doc/console.md names of extra values, NULL-terminated
-  // Points in thread order, the variants' points at one thread count back to back (a setup
-  // and teardown each): the host's slow drift then falls on the compared points alike.
-  // For suites whose setup is cheap and whose question is a small difference.
-  bool interleave;
+  struct bench_headline headline;   // the seed's own comparison (seed suites only)
 
-  // Before and after all points of one variant; setup returns 0 or a negative errno.
+  // Every variant measured at a thread count runs one run at a time, in turn, A B C then
+  // C B A (kernel/bench/bench.c), and every run starts from its own setup: so before and
+  // after every run, warm-up included, with the workers parked and outside the timed
+  // interval; setup returns 0 or a negative errno, after which it has undone itself and
+  // teardown is not called.
   int (*setup)(struct bench_ctx *ctx);
   void (*teardown)(struct bench_ctx *ctx);
-  // Run by every worker thread: loops until bench_stopped(ctx), calling bench_yield(ctx)
-  // outside any lock every few microseconds, and returns how many operations it did.
+  // Run by every worker thread: loops `while(!bench_stopped(ctx))`, one operation (or one
+  // script of them) an iteration, calling bench_yield(ctx) outside any lock every few
+  // microseconds, and returns how many operations it did.
   u64 (*worker)(struct bench_ctx *ctx, int thread_index);
+  // By the last worker to return, before the clock stops (optional): finishes the work the
+  // run's operations handed to later (RCU callbacks, reclaim of lazily freed pages), so that
+  // a variant's interval holds all it costs (bench_settle_rcu, bench_settle_lazyfree). A
+  // suite without one must leave none: the harness counts the RCU callbacks and lazily freed
+  // pages each timed run leaves behind and says so on the console if there are any.
+  void (*settle)(struct bench_ctx *ctx);
   // After every run with all workers parked (optional): checks the run's total operations
   // against the suite's own state; false is a failure of the benchmarked code.
   bool (*verify)(struct bench_ctx *ctx, u64 ops);
   // After every measured run (optional): the run's extras in milli-units, in the order of
   // extras[], from its operations and length; the BENCH line has their mean over the runs.
   void (*extra)(struct bench_ctx *ctx, u64 ops, u64 ns, u64 *value_m);
-  // After a point's BENCH line (optional): the suite's own account of the point, for people.
+  // After a point's BENCH line (optional), in its last run before the teardown: the suite's
+  // own account of the point, for people.
   void (*point_done)(struct bench_ctx *ctx);
   // A file-system suite's ramfs (mnt NULL: none), which setup = bench_fs_setup and
   // teardown = bench_fs_teardown (or a teardown that ends by calling it) take care of.
@@ -110,14 +147,18 @@ struct benchsuite {
 #define BENCH_SUITE(var)                                                      \
   static const struct benchsuite var __used __section(".benchsuites") __aligned(8)
 
-static inline bool
-bench_stopped(const struct bench_ctx *ctx)
-{
-  return READ_ONCE(ctx->stop);
-}
+// Whether the run is over; called once before each operation, it also counts them for the
+// harness (a run lasts until every worker has done BENCH_MIN_OPS: kernel/bench/bench.c).
+bool bench_stopped(const struct bench_ctx *ctx);
 
 // A worker's cond_resched, which also ends the run once its time is up.
 void bench_yield(struct bench_ctx *ctx);
+
+// Settle hooks. bench_settle_rcu: every RCU callback queued so far has run (rcu_barrier).
+// bench_settle_lazyfree: every lazily freed page (MADV_FREE) that reclaim would take has
+// been reclaimed.
+void bench_settle_rcu(struct bench_ctx *ctx);
+void bench_settle_lazyfree(struct bench_ctx *ctx);
 
 // A file-system suite's setup and teardown (kernel/bench/fs.c), for its .fs.
 int bench_fs_setup(struct bench_ctx *ctx);
@@ -131,26 +172,61 @@ void bench_fs_note(int *err, int e);
 void bench_check_cmdline(void (*bad)(const char *word, const char *why));
 
 // Runs every suite bench= selects, in registry order, then prints BENCH-DONE (always, also
-// with bench=none). Returns the number of failures: suites the registry cannot take, setups
-// that failed, workers that could not start, verify.
+// with bench=none) and with bench.aa=yes BENCH-AA. Returns the number of failures: suites
+// the registry cannot take, verify. A point whose setup fails twice is skipped (BENCH-SKIP),
+// which is no failure.
 int bench_run(void);
+
+// A column of a suite in one boot: variant vi, or its A/A copy.
+struct bench_slot {
+  int vi;
+  bool aa;
+};
+
+// A comparison: the slots of its a and b.
+struct bench_cmp {
+  int a, b;
+};
 
 // One suite's measured points, kept for its comparisons and its table.
 struct bench_results {
   int nthreads;
   int threads[BENCH_MAX_SWEEP];
-  bool ran[BENCH_MAX_VARIANTS][BENCH_MAX_SWEEP];
-  struct stats st[BENCH_MAX_VARIANTS][BENCH_MAX_SWEEP];
+  bool aa;                                      // bench.aa=yes: its columns are bench_plan's
+  int nslots;
+  struct bench_slot slots[BENCH_MAX_SLOTS];
+  bool ran[BENCH_MAX_SLOTS][BENCH_MAX_SWEEP];   // measured; false: not, or skipped
+  struct stats st[BENCH_MAX_SLOTS][BENCH_MAX_SWEEP];
 };
 
-// Plans and human tables (kernel/bench/table.c).
+// Plans, comparisons and human tables (kernel/bench/table.c).
 const char *bench_suite_bad(const struct benchsuite *s);
-int bench_suite_line(char *buf, size_t size, const struct benchsuite *s, int cpus, bool quick);
+int bench_suite_line(char *buf, size_t size, const struct benchsuite *s, int cpus, bool quick,
+                     bool aa);
 int bench_nvariants(const struct benchsuite *s);
 int bench_find_variant(const struct benchsuite *s, const char *name, int fanout);
 int bench_sweep(int sweep, int cpus, bool quick, int *threads);
 bool bench_variant_runs(const struct bench_variant *v, bool quick);
-int bench_points(const struct benchsuite *s, int cpus, bool quick);
+int bench_plan(const struct benchsuite *s, bool quick, bool aa, struct bench_slot *slots);
+int bench_points(const struct benchsuite *s, int cpus, bool quick, bool aa);
+int bench_slot_name(char *buf, size_t size, const struct benchsuite *s, struct bench_slot slot);
+int bench_cmps(const struct benchsuite *s, const struct bench_results *r,
+               struct bench_cmp *cmps);
+u32 bench_count_cmps(const struct bench_results *r, const struct bench_cmp *cmps, int n);
+int bench_compare(struct ratio *q, const struct bench_results *r, struct bench_cmp c, int t,
+                  u32 m);
+int bench_cmp_line(char *buf, size_t size, const struct benchsuite *s,
+                   const struct bench_results *r, struct bench_cmp c, int t,
+                   const struct ratio *q);
+int bench_headline_point(const struct benchsuite *s, const struct bench_results *r, int cpus,
+                         struct bench_cmp *c);
+int bench_seed_line(char *buf, size_t size, const struct benchsuite *s,
+                    const struct bench_results *r, struct bench_cmp c, int t,
+                    const struct ratio *q);
+const char *bench_errno_word(int err);
+const char *bench_verdict_name(int verdict);
 int bench_fmt_milli(char *buf, size_t size, u64 m);
 int bench_fmt_rate(char *buf, size_t size, u64 m);
-void bench_table(const struct benchsuite *s, const struct bench_results *r);
+void bench_table(const struct benchsuite *s, const struct bench_results *r, u32 m);
+void bench_report(const struct benchsuite *s, const struct bench_results *r, int cpus,
+                  u32 *ncmp, u32 *nfalse);

@@ -32,6 +32,7 @@ struct cmdline {
   char bench_names[BENCH_NAMES_MAX][BENCH_NAME_MAX];
   u32 bench_runs;     // repetitions per point, 1..1000; 0: the kernel's default
   u32 bench_secs_us;  // time per run, 1000..600000000 us; 0: the kernel's default
+  bool bench_aa;      // bench.aa=yes: every comparison's b is a second copy of its a (A/A)
   int selftest;       // enum selftest_mode
   int nselftest;
   char selftest_names[SELFTEST_MAX][SELFTEST_NAME_MAX];  // [a-z0-9-]+, not yet checked against the registry

@@ -20,26 +20,21 @@ struct stats {
   u64 ci95_m;    // half-width of the 95% interval of the mean
 };
 
-// Welch's unequal-variance comparison of the means of a and b.
-struct welch {
-  s64 diff_m;   // mean(a) - mean(b)
-  u64 ci95_m;   // half-width of the 95% interval of diff_m
-  u32 df;       // Welch-Satterthwaite degrees of freedom, rounded down
-  int verdict;  // STATS_FASTER, STATS_SLOWER or STATS_SAME
-};
-
-// mean(a) / mean(b), dimensionless, in milli (1042 is 1.042).
+// mean(a) / mean(b), dimensionless, in milli (1042 is 1.042), with its interval at the
+// level 1 - 0.05/m of one of m comparisons that hold together at 95% (Bonferroni).
 struct ratio {
   u64 ratio_m;
-  u64 ci95_m;  // half-width of its 95% interval (delta method)
+  u64 ci_m;     // half-width of that interval (delta method, Welch's df); 0: none
+  u32 df;       // Welch-Satterthwaite degrees of freedom, rounded down; 0: no interval
+  int verdict;  // STATS_FASTER: ratio_m - ci_m > 1000; STATS_SLOWER: ratio_m + ci_m < 1000
 };
 
-// Limits: n <= 1000 runs of samples <= 1e12; no step overflows or
+// Limits: n <= 1000 runs of samples <= 1e12, m <= 1000 comparisons; no step overflows or
 // divides by zero within them (most steps have orders of magnitude to spare).
 void stats_compute(struct stats *s, const u64 *x, u32 n);
-void stats_welch(struct welch *w, const struct stats *a, const struct stats *b);
-int stats_ratio(struct ratio *r, const struct stats *a, const struct stats *b);
+int stats_ratio(struct ratio *r, const struct stats *a, const struct stats *b, u32 m);
 
 u32 stats_t975(u32 df);
+u32 stats_tq(u32 df, u32 m);
 u64 stats_rate(u64 ops, u64 ns);
 u64 isqrt_u128(unsigned __int128 x);

@@ -1,11 +1,16 @@
 // The benchmark runner: finds the suites bench= selects in the registry (the BENCH_SUITEs of
-// kernel/bench/*.c), runs their sweeps, a warm-up and bench.runs timed runs per point, and
-// prints the BENCH-SUITE, BENCH, BENCH-CMP and BENCH-DONE lines of doc/console.md.
+// kernel/bench/*.c), measures their sweeps with the variants' runs interleaved, and prints the
+// BENCH-SUITE, BENCH, BENCH-SKIP, BENCH-CMP, BENCH-SEED, BENCH-DONE and BENCH-AA lines of
+// doc/console.md.
 #include "bench.h"
 #include "cmdline.h"
 #include "cpumask.h"
+#include "mm.h"
 #include "printk.h"
+#include "rcupdate.h"
+#include "reclaim.h"
 #include "sched.h"
+#include "slab.h"
 #include "smp.h"
 #include "stats.h"
 #include "string.h"
@@ -16,39 +21,104 @@
 
 extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 
-// A full boot (bench=all: eight suites, 161 points at 8 CPUs) times 161 x 6 x 0.1 s, about
-// 100 s, at these defaults, to fit `make qemu-smp8` in five minutes on a 2-core host. The
-// wall clock runs longer: each run first waits for every worker to wake, and contended runs
-// overrun (a lock hand-over may wait for a descheduled vCPU; a run ends between operations).
+// A full boot (bench=all: nine suites, 173 points at 8 CPUs) times 173 x 5.25 x 0.1 s, about
+// 90 s, at these defaults, to fit `make qemu-smp8` in five minutes on a 2-core host. The
+// wall clock runs about twice that: each run first waits for every worker to wake, has a
+// setup and a teardown, and slow operations make runs last longer (BENCH_MIN_OPS).
 #define DEFAULT_RUNS 5
 #define DEFAULT_US 100000
 #define QUICK_RUNS 3        // bench=quick, as doc/console.md fixes it
 #define QUICK_US 200000
 #define MAX_WORKERS 640     // ceil(2.5 * 255): the over sweep at the most CPUs QEMU gives
+#define MAX_RUNS 1000       // bench.runs is at most 1000 (kernel/lib/cmdline.c)
+// A point's first round of runs is an untimed warm-up, each run a quarter of bench.secs:
+// every run starts from its own setup, so nothing a warm-up builds carries over; it takes
+// only the one-time costs of a point's first runs (fresh worker threads, code and caches
+// not yet warm), and that needs no full run.
+#define WARMUP_DIV 4
 
+// How long a run lasts. Its rate is the operations done over the interval from the moment
+// every worker is awake to the moment the last one has returned (so every operation counted
+// lies inside it, also one still running at the deadline). When an operation takes about as
+// long as a run (a madvise transaction at 8 threads under TCG takes ~64 ms, at 16 ~110 ms,
+// against 0.1 s runs), each worker does one or two, the one that started last sets the end,
+// and the tail in which some workers have stopped while others still work is a large part
+// of the interval: the rate comes out low, by an amount that differs from variant to variant.
+// So a timed run lasts at least bench.secs AND until every worker has done BENCH_MIN_OPS
+// operations: the tail is then at most one operation in twenty of each worker's, and partly
+// busy, a bias under 5% that shrinks as operations get shorter (none for the microsecond
+// operations of most suites, which do thousands a run). Workers starved by a lock (vCPUs
+// that the host has descheduled) are waited for alike. A run stops anyway at CAP_NS
+// (QUICK_CAP_NS under bench=quick), or at twice bench.secs if that is longer: a fixed bound
+// per run keeps a boot within its time (`make qemu-smp8` in five minutes, bench=quick in
+// one, on a 2-core host); a point whose runs went on past bench.secs, or hit the cap, says
+// so on the console. Workers count their operations in bench_stopped, each on its own cache
+// line; the only shared word is `behind`, the workers still short of BENCH_MIN_OPS, which
+// each writes once a run.
+#define BENCH_MIN_OPS 20
+#define CAP_NS 1000000000ULL
+#define QUICK_CAP_NS 500000000ULL
+
+// Interleaving. At each thread count, the columns measured there (a suite's variants, or
+// with bench.aa=yes its a variants and their copies) take turns run by run in ABBA order:
+// the warm-up round goes C B A, the first timed run A B C, the second C B A, and so on, so
+// that a slow drift of the host falls on every column alike whatever its place. Every run
+// has its own setup and teardown, the workers parked, outside the interval: each run of each
+// variant starts from the same state, and only one variant's state is alive at a time (a
+// suite keeps one, and some fill much of the 1 GiB guest: madvise pins all but a few MiB).
+// Between runs, also outside every interval, what the last one left behind is cleaned up
+// (clean_between). Work a run causes but leaves for later is inside its own interval: the
+// suite's settle hook runs before the clock stops, and the runner counts what is still left
+// (RCU callbacks, lazily freed pages) and says so if a run left any.
+
+// One worker per thread of the point, each on its own cache line: it writes loops in every
+// operation (bench_stopped).
 struct worker {
   int index;
   struct thread *thread;
   int gen;              // the last generation it was released in
   u64 ops;              // operations of its last run
-};
+  u64 loops;            // bench_stopped calls in this run: one more than operations done
+} __aligned(64);
 
 // The point being measured. Its workers park at a sleeping barrier between runs: the last
 // to park wakes the runner, which releases the next run by bumping generation. The last
-// worker to wake up starts the clock (see start_together).
+// worker to wake up starts the clock (see start_together), the last to return stops it.
 static struct bench_ctx ctx;
 static struct worker workers[MAX_WORKERS];
 static int parked;
 static int generation;
 static int started;     // workers awake in this run
+static int finished;    // workers returned from this run
 static int going;       // the generation whose clock has started
+static int behind;      // workers short of BENCH_MIN_OPS in this run (<= 0: none)
+static bool extended;   // this run went on past its deadline for them
+static bool capped;     // and stopped at the cap
 static u64 run_ns;      // length of one run
+static u64 cap_ns;      // the most a run may last
+static u64 settle_ns;   // of the run's interval, what its settle took
+static struct rcu_stats rcu_end;     // at the end of the interval, after the settle
+static unsigned long lazy_end;       // lazily freed pages not yet reclaimed, likewise
 static bool quit;
 static DECLARE_WAIT_QUEUE_HEAD(start_wq);   // workers wait here for the next run
 static DECLARE_WAIT_QUEUE_HEAD(park_wq);    // the runner waits here for the workers
 
+// A column of the point: its timed runs' rates and what the runner noted about them.
+struct column {
+  bool skip;            // its setup failed twice: no more runs at this point
+  u32 longer, capped;   // timed runs that went past bench.secs for BENCH_MIN_OPS; hit the cap
+  u64 longest_ns;
+  u64 rcu_left, lazy_left;   // RCU callbacks and lazily freed pages its runs left behind
+  u64 extra_m[BENCH_MAX_EXTRAS];
+  u64 rate[MAX_RUNS];
+};
+
 static int failures;
 static struct bench_results results;
+static struct column cols[BENCH_MAX_SLOTS];
+static u64 suite_ns, suite_settle_ns;   // the suite's timed intervals, and their settles
+static u64 suite_run_ns;                // its runs, warm-ups too, from release to parked
+static u32 aa_cmps, aa_false;           // bench.aa=yes: BENCH-CMP lines, and not "same"
 
 // The release wakes the workers, but a wake-up IPI to a halted vCPU can take longer than
 // a whole run when vCPUs outnumber host cores (TCG). So the clock starts only when the last
@@ -61,6 +131,7 @@ start_together(struct worker *w)
   if(__atomic_add_fetch(&started, 1, __ATOMIC_ACQ_REL) == ctx.threads) {
     ctx.start_ns = ktime_ns();
     ctx.deadline = ctx.start_ns + run_ns;
+    ctx.cap = ctx.start_ns + cap_ns;
     smp_store_release(&going, w->gen);
     return;
   }
@@ -73,17 +144,25 @@ start_together(struct worker *w)
   }
 }
 
-// The interval ends when the last worker returns, not when the first sees the deadline:
-// every operation counted then lies inside it, also one that was still running at the
-// deadline (a madvise transaction under TCG can take longer than a whole run).
+// The interval ends when the last worker has returned and the suite's settle is done, not
+// when the first sees the deadline: every operation counted lies inside it, also one that
+// was still running at the deadline, and so does the deferred work the operations caused.
 static void
 finish_together(void)
 {
-  u64 now = ktime_ns();
-  u64 end = READ_ONCE(ctx.stop_ns);
-  while(now > end && !__atomic_compare_exchange_n(&ctx.stop_ns, &end, now, false,
-                                                  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-    ;
+  struct reclaim_stats st;
+  u64 t;
+
+  if(__atomic_add_fetch(&finished, 1, __ATOMIC_ACQ_REL) != ctx.threads)
+    return;
+  t = ktime_ns();
+  if(ctx.suite->settle)
+    ctx.suite->settle(&ctx);
+  ctx.stop_ns = ktime_ns();
+  settle_ns = ctx.stop_ns - t;
+  rcu_get_stats(&rcu_end);
+  reclaim_get_stats(&st);
+  lazy_end = st.lazyfree;
 }
 
 static int
@@ -119,38 +198,113 @@ release(void)
 {
   WRITE_ONCE(parked, 0);
   WRITE_ONCE(started, 0);
+  WRITE_ONCE(finished, 0);
   __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
   wake_up_all(&start_wq);
 }
 
+// The caller is a worker (kernel threads run worker_main with their struct worker): the
+// count stays on its own cache line, and only the BENCH_MIN_OPS-th operation of a run
+// touches the shared one.
+bool
+bench_stopped(const struct bench_ctx *c)
+{
+  struct worker *w = current->arg;
+
+  if(++w->loops == BENCH_MIN_OPS + 1)
+    __atomic_sub_fetch(&behind, 1, __ATOMIC_RELAXED);
+  return READ_ONCE(c->stop);
+}
+
 // The workers end a run themselves: the runner may share CPU 0 with one of them, which
-// lets it in only at its next cond_resched. The first to see the deadline pass stops
-// everyone.
+// lets it in only at its next cond_resched. The first to see the run over (its time up and
+// every worker past BENCH_MIN_OPS, or the cap reached) stops everyone.
 void
 bench_yield(struct bench_ctx *c)
 {
-  if(!READ_ONCE(c->stop) && ktime_ns() >= c->deadline)
-    smp_store_release(&c->stop, true);
+  u64 now;
+
+  if(!READ_ONCE(c->stop) && (now = ktime_ns()) >= c->deadline) {
+    if(READ_ONCE(behind) <= 0 || now >= c->cap) {
+      if(now >= c->cap && READ_ONCE(behind) > 0)
+        WRITE_ONCE(capped, true);
+      smp_store_release(&c->stop, true);
+    } else if(!READ_ONCE(extended)) {
+      WRITE_ONCE(extended, true);
+    }
+  }
   cond_resched();
 }
 
-// One run of us microseconds, timed from the moment every worker is awake to the moment
-// the last one is done (finish_together); returns the operations done, every worker
-// parked again.
-static u64
-run_once(u32 us, u64 *ns)
+void
+bench_settle_rcu(struct bench_ctx *c)
 {
+  rcu_barrier();
+}
+
+// The reclaim every page left lazily freed (MADV_FREE) would have cost, paid now: the LRU's
+// inactive list, where those pages wait first in line, scanned until none is left. A page
+// written again since is kept (the core clears its flag); a referenced one goes round once
+// more, hence a few passes.
+void
+bench_settle_lazyfree(struct bench_ctx *c)
+{
+  struct reclaim_stats st;
+
+  for(int pass = 0; pass < 4; pass++) {
+    reclaim_get_stats(&st);
+    if(st.lazyfree == 0)
+      return;
+    shrink_lru(st.lru_inactive + st.lazyfree);
+  }
+}
+
+// Outside every interval, between runs: the callbacks the last one's teardown queued run,
+// empty slabs go back (those of RCU-typesafe caches through RCU again), and every CPU's
+// free-page list is drained, so that each run starts from the same allocator state.
+static void
+clean_between(void)
+{
+  rcu_barrier();
+  kmem_cache_shrink_all();
+  rcu_barrier();
+  drain_all_pages();
+}
+
+// One run of us microseconds (at least; measured: BENCH_MIN_OPS for every worker), timed
+// from the moment every worker is awake to the moment the last one is done and the settle
+// with it; returns the operations done, every worker parked again. *left gets the RCU
+// callbacks and lazily freed pages the run left behind.
+static u64
+run_once(u32 us, bool measured, u64 *ns, u64 *rcu_left, u64 *lazy_left)
+{
+  struct rcu_stats before;
+  struct reclaim_stats st;
   u64 ops = 0;
+  s64 pending;
   int i;
 
   WRITE_ONCE(ctx.stop, false);
   ctx.stop_ns = 0;
+  for(i = 0; i < ctx.threads; i++)
+    workers[i].loops = 0;
+  behind = measured ? ctx.threads : 0;
+  extended = capped = false;
   run_ns = (u64)us * 1000;
+  cap_ns = MAX(kcmdline.bench_quick ? QUICK_CAP_NS : CAP_NS, 2 * run_ns);
+  rcu_get_stats(&before);
+  reclaim_get_stats(&st);
   release();
   wait_parked();
   *ns = ctx.stop_ns - ctx.start_ns;
   for(i = 0; i < ctx.threads; i++)
     ops += workers[i].ops;
+  // Queued in the interval and not run by its end. rcu_barrier's own callbacks are run
+  // but never queued through call_rcu, so a settle that waits for them leaves this < 0.
+  pending = (s64)(rcu_end.cbs_queued - before.cbs_queued) -
+            (s64)(rcu_end.cbs_invoked - before.cbs_invoked);
+  *rcu_left = pending > 0 ? pending : 0;
+  *lazy_left = lazy_end > st.lazyfree ? lazy_end - st.lazyfree : 0;
   return ops;
 }
 
@@ -203,16 +357,28 @@ check_run(u64 ops)
   }
 }
 
+// "variant=NAME[ fanout=F]" of slot i, as BENCH and BENCH-SKIP lines name a point.
+static int
+point_name(char *buf, size_t size, int i)
+{
+  const struct bench_variant *v = &ctx.suite->variants[results.slots[i].vi];
+  int len = scnprintf(buf, size, "variant=");
+
+  len += bench_slot_name(buf + len, size - len, ctx.suite, results.slots[i]);
+  if(v->fanout)
+    len += scnprintf(buf + len, size - len, " fanout=%d", v->fanout);
+  return len;
+}
+
 static void
-print_point(const struct stats *st, const u64 *extra_m)
+print_point(int i, const struct stats *st, const u64 *extra_m)
 {
   const struct benchsuite *s = ctx.suite;
   char line[512], num[32];
-  int len, i;
+  int len, k;
 
-  len = scnprintf(line, sizeof(line), "BENCH suite=%s variant=%s", s->name, ctx.variant->name);
-  if(ctx.variant->fanout)
-    len += scnprintf(line + len, sizeof(line) - len, " fanout=%d", ctx.variant->fanout);
+  len = scnprintf(line, sizeof(line), "BENCH suite=%s ", s->name);
+  len += point_name(line + len, sizeof(line) - len, i);
   len += scnprintf(line + len, sizeof(line) - len, " threads=%d runs=%u", ctx.threads, st->n);
   bench_fmt_milli(num, sizeof(num), st->mean_m);
   len += scnprintf(line + len, sizeof(line) - len, " ops_per_sec=%s", num);
@@ -220,159 +386,192 @@ print_point(const struct stats *st, const u64 *extra_m)
   len += scnprintf(line + len, sizeof(line) - len, " stddev=%s", num);
   bench_fmt_milli(num, sizeof(num), st->ci95_m);
   len += scnprintf(line + len, sizeof(line) - len, " ci95=%s", num);
-  for(i = 0; i < BENCH_MAX_EXTRAS && s->extras[i]; i++) {
-    bench_fmt_milli(num, sizeof(num), extra_m[i]);
-    len += scnprintf(line + len, sizeof(line) - len, " %s=%s", s->extras[i], num);
+  for(k = 0; k < BENCH_MAX_EXTRAS && s->extras[k]; k++) {
+    bench_fmt_milli(num, sizeof(num), extra_m[k]);
+    len += scnprintf(line + len, sizeof(line) - len, " %s=%s", s->extras[k], num);
   }
   printk("%s\n", line);
 }
 
-// One point: n workers, an uncounted warm-up run (caches, TLBs, lazily built state), then
-// runs timed runs whose rates give the mean and its interval. False if workers did not start.
-static bool
-measure(int n, u32 runs, u32 us, struct stats *st)
+// A point the runner could not measure: its BENCH-SKIP line instead of a BENCH line.
+static void
+print_skip(int i, const char *reason)
 {
-  static u64 rate[1000];   // bench.runs is at most 1000 (kernel/lib/cmdline.c)
-  u64 extra_m[BENCH_MAX_EXTRAS] = { 0 }, value_m[BENCH_MAX_EXTRAS];
-  u64 ops, ns;
-  int started, i;
-  u32 r;
+  char name[96];
 
-  started = start_workers(n);
-  if(started < n) {
-    pr_err("bench: %s: could not start worker %d of %d\n", ctx.suite->name, started + 1, n);
-    stop_workers(started);
+  point_name(name, sizeof(name), i);
+  printk("BENCH-SKIP suite=%s %s threads=%d reason=%s\n", ctx.suite->name, name, ctx.threads,
+         reason);
+}
+
+// What the console should know about a column's runs beyond its BENCH line.
+static void
+print_notes(int i, u32 runs, u32 us)
+{
+  struct column *c = &cols[i];
+  char name[64], secs[32], longest[32], cap[32];
+
+  bench_slot_name(name, sizeof(name), ctx.suite, results.slots[i]);
+  if(c->longer) {
+    bench_fmt_milli(secs, sizeof(secs), us / 1000);
+    bench_fmt_milli(longest, sizeof(longest), c->longest_ns / 1000000);
+    bench_fmt_milli(cap, sizeof(cap), cap_ns / 1000000);
+    pr_info("bench: %s: %s at %d threads: %u of %u runs went on past %s s until every worker"
+            " had done %d operations (longest %s s)%s%u at the cap of %s s\n",
+            ctx.suite->name, name, ctx.threads, c->longer, runs, secs, BENCH_MIN_OPS, longest,
+            c->capped ? "; STOPPED SHORT: " : "; ", c->capped, cap);
+  }
+  if(c->rcu_left || c->lazy_left)
+    pr_info("bench: %s: %s at %d threads: its runs left %lu RCU callbacks and %lu lazily freed"
+            " pages a run for after their interval\n", ctx.suite->name, name, ctx.threads,
+            c->rcu_left / runs, c->lazy_left / runs);
+}
+
+// Sets up slot i's variant for a run. A setup that fails is retried once, after what it left
+// behind is cleaned up: under fault injection an allocation fails now and then.
+static int
+setup_slot(int i)
+{
+  const struct benchsuite *s = ctx.suite;
+  int err = 0, tries;
+  char name[96];
+
+  ctx.vi = results.slots[i].vi;
+  ctx.variant = &s->variants[ctx.vi];
+  ctx.priv = NULL;
+  for(tries = 0; s->setup && tries < 2; tries++) {
+    if((err = s->setup(&ctx)) == 0)
+      return 0;
+    point_name(name, sizeof(name), i);
+    pr_info("bench: %s: setting up %s for %d threads failed (%d)%s\n", s->name, name,
+            ctx.threads, err, tries ? "" : "; once more");
+    clean_between();
+  }
+  return err;
+}
+
+// Round r of slot i at thread index t: r = 0 is the warm-up, 1 to runs are timed, and the
+// last one also gives the point's BENCH line. False if the setup failed twice: the point is
+// skipped, and its earlier runs go unreported.
+static bool
+run_slot(int i, int t, u32 r, u32 runs, u32 us)
+{
+  const struct benchsuite *s = ctx.suite;
+  struct column *c = &cols[i];
+  u64 ops, ns, t0, rcu_left, lazy_left, value_m[BENCH_MAX_EXTRAS];
+  int err, k;
+
+  if((err = setup_slot(i)) < 0) {
+    print_skip(i, bench_errno_word(err));
     return false;
   }
-  wait_parked();
-  check_run(run_once(us, &ns));
-  for(r = 0; r < runs; r++) {
-    ops = run_once(us, &ns);
-    check_run(ops);
-    rate[r] = stats_rate(ops, ns);
-    if(ctx.suite->extra) {
-      ctx.suite->extra(&ctx, ops, ns, value_m);
-      for(i = 0; i < BENCH_MAX_EXTRAS; i++)
-        extra_m[i] += value_m[i];
+  t0 = ktime_ns();
+  ops = run_once(r > 0 ? us : us / WARMUP_DIV, r > 0, &ns, &rcu_left, &lazy_left);
+  suite_run_ns += ktime_ns() - t0;
+  check_run(ops);
+  if(r > 0) {
+    c->rate[r - 1] = stats_rate(ops, ns);
+    c->longer += extended;
+    c->capped += capped;
+    c->longest_ns = MAX(c->longest_ns, ns);
+    c->rcu_left += rcu_left;
+    c->lazy_left += lazy_left;
+    suite_ns += ns;
+    suite_settle_ns += settle_ns;
+    if(s->extra) {
+      s->extra(&ctx, ops, ns, value_m);
+      for(k = 0; k < BENCH_MAX_EXTRAS; k++)
+        c->extra_m[k] += value_m[k];
     }
   }
-  stop_workers(n);
-
-  stats_compute(st, rate, runs);
-  for(i = 0; i < BENCH_MAX_EXTRAS; i++)
-    extra_m[i] /= runs;
-  print_point(st, extra_m);
-  if(ctx.suite->point_done)
-    ctx.suite->point_done(&ctx);
+  if(r == runs) {
+    stats_compute(&results.st[i][t], c->rate, runs);
+    results.ran[i][t] = true;
+    for(k = 0; k < BENCH_MAX_EXTRAS; k++)
+      c->extra_m[k] /= runs;
+    print_point(i, &results.st[i][t], c->extra_m);
+    print_notes(i, runs, us);
+    if(s->point_done)
+      s->point_done(&ctx);
+  }
+  if(s->teardown)
+    s->teardown(&ctx);
+  clean_between();
   return true;
 }
 
-static const char *
-verdict_name(int verdict)
-{
-  if(verdict == STATS_FASTER)
-    return "faster";
-  if(verdict == STATS_SLOWER)
-    return "slower";
-  return "same";
-}
-
-// The BENCH-CMP lines of pair p: one per thread count both variants were measured at.
+// One thread count: its workers, started once (and once more if that fails), take every
+// column's runs in ABBA order; a column whose setup fails twice drops out of the point.
 static void
-compare(const struct benchsuite *s, const struct bench_pair *p)
+run_point(int t, u32 runs, u32 us)
 {
-  int a = bench_find_variant(s, p->a, p->fanout_a);
-  int b = bench_find_variant(s, p->b, p->fanout_b);
-  char fan[48], ratio[32], ci[32];
-  struct welch w;
-  struct ratio q;
-  int t;
+  int n = results.threads[t], nslots = results.nslots, got, tries, k, i;
+  u32 r;
 
-  if(a < 0 || b < 0) {
-    pr_err("bench: %s: pair %s/%s names a variant the suite does not have\n",
-           s->name, p->a, p->b);
-    failures++;
-    return;
+  memset(cols, 0, sizeof(cols));
+  ctx.threads = n;
+  for(tries = 0; (got = start_workers(n)) < n; tries++) {
+    pr_info("bench: %s: could not start worker %d of %d%s\n", ctx.suite->name, got + 1, n,
+            tries ? "" : "; once more");
+    stop_workers(got);
+    clean_between();
+    if(tries == 1) {
+      for(i = 0; i < nslots; i++)
+        print_skip(i, "kthread");
+      return;
+    }
   }
-  fan[0] = 0;
-  if(p->fanout_a)
-    scnprintf(fan, sizeof(fan), " fanout_a=%d", p->fanout_a);
-  if(p->fanout_b)
-    scnprintf(fan + strlen(fan), sizeof(fan) - strlen(fan), " fanout_b=%d", p->fanout_b);
-  for(t = 0; t < results.nthreads; t++) {
-    if(!results.ran[a][t] || !results.ran[b][t])
-      continue;
-    if(stats_ratio(&q, &results.st[a][t], &results.st[b][t]) < 0)
-      continue;   // b did nothing at all: there is no ratio to print
-    stats_welch(&w, &results.st[a][t], &results.st[b][t]);
-    bench_fmt_milli(ratio, sizeof(ratio), q.ratio_m);
-    bench_fmt_milli(ci, sizeof(ci), q.ci95_m);
-    printk("BENCH-CMP suite=%s a=%s b=%s%s threads=%d ratio=%s ci95=%s verdict=%s\n",
-           s->name, p->a, p->b, fan, results.threads[t], ratio, ci, verdict_name(w.verdict));
+  wait_parked();
+  for(r = 0; r <= runs; r++) {
+    for(k = 0; k < nslots; k++) {
+      i = r % 2 ? k : nslots - 1 - k;
+      if(!cols[i].skip)
+        cols[i].skip = !run_slot(i, t, r, runs, us);
+    }
   }
+  stop_workers(n);
 }
 
 // Milliseconds a plan takes: points of a warm-up and runs timed runs.
 static u64
 plan_ms(int points, u32 runs, u32 us)
 {
-  return (u64)points * (runs + 1) * us / 1000;
+  return (u64)points * (runs * us + us / WARMUP_DIV) / 1000;
 }
 
-// The points from sweep index first to last of one variant, between its setup and teardown.
 static void
-run_variant(const struct benchsuite *s, int vi, int first, int last, u32 runs, u32 us)
+run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u32 us)
 {
-  int t;
+  int points = bench_points(s, cpus, quick, aa), t;
+  char line[BENCH_LINE_MAX + 1], share[32], all[32], ran[32], timed[32];
+  u64 t0 = ktime_ns();
+
+  memset(&results, 0, sizeof(results));
+  results.aa = aa;
+  results.nthreads = bench_sweep(s->sweep, cpus, quick, results.threads);
+  results.nslots = bench_plan(s, quick, aa, results.slots);
+  bench_suite_line(line, sizeof(line), s, cpus, quick, aa);
+  printk("%s\n", line);
+  printk("bench: %s: %d points x %u runs x %u.%02u s and a warm-up = ~%lu s\n", s->name, points,
+         runs, us / 1000000, us % 1000000 / 10000, (plan_ms(points, runs, us) + 500) / 1000);
 
   memset(&ctx, 0, sizeof(ctx));
   ctx.suite = s;
-  ctx.variant = &s->variants[vi];
-  ctx.vi = vi;
   ctx.max_threads = results.threads[results.nthreads - 1];
-  if(s->setup && s->setup(&ctx) < 0) {
-    pr_err("bench: %s: setting up %s failed; its points are skipped\n", s->name,
-           ctx.variant->name);
-    failures++;
-    return;
+  suite_ns = suite_settle_ns = suite_run_ns = 0;
+  for(t = 0; t < results.nthreads; t++)
+    run_point(t, runs, us);
+  // Where the suite's time went: the budget of a boot (README) is mostly these.
+  bench_fmt_milli(all, sizeof(all), (ktime_ns() - t0) / 1000000);
+  bench_fmt_milli(ran, sizeof(ran), suite_run_ns / 1000000);
+  bench_fmt_milli(timed, sizeof(timed), suite_ns / 1000000);
+  pr_info("bench: %s: %s s, %s s of it in runs (%s s timed), the rest in setups, teardowns"
+          " and cleaning up between runs\n", s->name, all, ran, timed);
+  if(s->settle && suite_ns) {
+    bench_fmt_milli(share, sizeof(share), suite_settle_ns * 100000 / suite_ns);
+    pr_info("bench: %s: its settle took %s%% of the timed intervals\n", s->name, share);
   }
-  for(t = first; t < last; t++) {
-    results.ran[vi][t] = measure(results.threads[t], runs, us, &results.st[vi][t]);
-    if(!results.ran[vi][t])
-      failures++;
-  }
-  if(s->teardown)
-    s->teardown(&ctx);
-}
-
-static void
-run_suite(const struct benchsuite *s, int cpus, bool quick, u32 runs, u32 us)
-{
-  int nv = bench_nvariants(s), points = bench_points(s, cpus, quick);
-  char line[BENCH_LINE_MAX + 1];
-  int vi, t, i;
-
-  memset(&results, 0, sizeof(results));
-  results.nthreads = bench_sweep(s->sweep, cpus, quick, results.threads);
-  bench_suite_line(line, sizeof(line), s, cpus, quick);
-  printk("%s\n", line);
-  printk("bench: %s: %d points x %u runs x %u.%02u s = ~%lu s\n", s->name, points, runs + 1,
-         us / 1000000, us % 1000000 / 10000, (plan_ms(points, runs, us) + 500) / 1000);
-
-  if(s->interleave) {
-    for(t = 0; t < results.nthreads; t++)
-      for(vi = 0; vi < nv; vi++)
-        if(bench_variant_runs(&s->variants[vi], quick))
-          run_variant(s, vi, t, t + 1, runs, us);
-  } else {
-    for(vi = 0; vi < nv; vi++)
-      if(bench_variant_runs(&s->variants[vi], quick))
-        run_variant(s, vi, 0, results.nthreads, runs, us);
-  }
-
-  bench_table(s, &results);
-  for(i = 0; i < BENCH_MAX_PAIRS && s->pairs[i].a; i++)
-    compare(s, &s->pairs[i]);
+  bench_report(s, &results, cpus, &aa_cmps, &aa_false);
 }
 
 // Whether the registry can take suite s: bench_suite_bad has nothing against it, and no other
@@ -480,7 +679,7 @@ bench_run(void)
 {
   const struct benchsuite *s;
   int cpus = num_online_cpus(), nsuites = 0, points = 0;
-  bool quick = kcmdline.bench_quick;
+  bool quick = kcmdline.bench_quick, aa = kcmdline.bench_aa;
   u32 runs = kcmdline.bench_runs ? kcmdline.bench_runs : quick ? QUICK_RUNS : DEFAULT_RUNS;
   u32 us = kcmdline.bench_secs_us ? kcmdline.bench_secs_us : quick ? QUICK_US : DEFAULT_US;
   u64 t0 = ktime_ns(), ms;
@@ -489,7 +688,7 @@ bench_run(void)
   for_each_suite(s) {
     if(selected(s)) {
       nsuites++;
-      points += bench_points(s, cpus, quick);
+      points += bench_points(s, cpus, quick, aa);
     }
   }
   if(nsuites > 0)
@@ -499,10 +698,13 @@ bench_run(void)
 
   for_each_suite(s)
     if(selected(s))
-      run_suite(s, cpus, quick, runs, us);
+      run_suite(s, cpus, quick, aa, runs, us);
 
   ms = (ktime_ns() - t0) / 1000000;
   printk("BENCH-DONE suites=%d secs=%lu.%03lu\n", nsuites, ms / 1000, ms % 1000);
+  // The A/A calibration: every verdict other than same is a false one.
+  if(aa)
+    printk("BENCH-AA suites=%d comparisons=%u false=%u\n", nsuites, aa_cmps, aa_false);
   if(failures)
     pr_err("bench: %d failures\n", failures);
   return failures;

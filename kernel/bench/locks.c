@@ -111,6 +111,7 @@ BENCH_SUITE(locks_suite) = {
     { "queued", 0, "ticket", 0 },
     { "tas", 0, "ticket", 0 },
   },
+  // No settle: nothing is allocated or freed.
   .worker = locks_worker,
   .verify = locks_verify,
 };

@@ -250,6 +250,14 @@ BENCH_SUITE(pagecache_suite) = {
     { "radix-lock", 128, "radix-lock", 16 },
     { "radix-rcu", 64, "radix-lock", 64 },
   },
+  // An estimate, not a table: in 2001 SGI found half the CPU cycles of 32-processor AIM7 runs
+  // waiting on pagecache_lock, which would make the lock-free lookup twice as fast once the
+  // threads outnumber the CPUs; the 2002 thread claims "nice scalability improvements on big
+  // machines" without a number (doc/seeds.md, 2001 and 2002).
+  .headline = { "radix-rcu", 64, "hash-global", 0, HEAD_TWICE_CPUS, 2000, STATS_FASTER,
+                "doc/seeds.md 2001 (SGI, 32 CPUs) and 2002" },
+  // The radix variants free tree nodes through RCU when a page is removed.
+  .settle = bench_settle_rcu,
   .setup = pc_setup,
   .teardown = pc_teardown,
   .worker = pc_worker,

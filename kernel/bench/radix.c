@@ -96,6 +96,7 @@ BENCH_SUITE(radix_suite) = {
     { "lookup", 128, "lookup", 16 },
     { "lookup", 64, "lookup", 16 },
   },
+  // No settle: lookups only.
   .setup = radix_setup,
   .teardown = radix_teardown,
   .worker = radix_worker,

@@ -1,8 +1,9 @@
-// Benchmark plans and human tables: the thread counts of each sweep, the variants bench=quick
-// keeps, the BENCH-SUITE line that states a suite's plan (formatted here, printed by bench.c),
-// and the table of means printed under a suite's BENCH lines.
+// Benchmark plans, comparisons and human tables: the thread counts of each sweep, the columns
+// a boot measures (bench=quick, bench.aa=yes), the BENCH-SUITE, BENCH-CMP and BENCH-SEED lines
+// (formatted here, printed by bench.c), and the table of means under a suite's BENCH lines.
 #include "bench.h"
 #include "cmdline.h"
+#include "errno.h"
 #include "printk.h"
 #include "stats.h"
 #include "string.h"
@@ -84,13 +85,67 @@ bench_variant_runs(const struct bench_variant *v, bool quick)
   return !quick || v->quick || v->fanout == 0 || v->fanout == BENCH_QUICK_FANOUT;
 }
 
-// A variant as the BENCH-SUITE line and the table's columns call it: "ticket", "radix-rcu/64".
-static int
-label(char *buf, int size, const struct bench_variant *v)
+// A slot's variant name as BENCH lines give it: "radix-rcu", or its A/A copy "radix-rcu~aa".
+int
+bench_slot_name(char *buf, size_t size, const struct benchsuite *s, struct bench_slot slot)
 {
-  if(v->fanout)
-    return scnprintf(buf, size, "%s/%d", v->name, v->fanout);
-  return scnprintf(buf, size, "%s", v->name);
+  return scnprintf(buf, size, "%s%s", s->variants[slot.vi].name, slot.aa ? BENCH_AA_SUFFIX : "");
+}
+
+// A slot as the BENCH-SUITE line and the table's columns call it: "ticket", "radix-rcu/64",
+// "radix-rcu~aa/64".
+static int
+label(char *buf, int size, const struct benchsuite *s, struct bench_slot slot)
+{
+  int len = bench_slot_name(buf, size, s, slot);
+
+  if(s->variants[slot.vi].fanout)
+    len += scnprintf(buf + len, size - len, "/%d", s->variants[slot.vi].fanout);
+  return len;
+}
+
+// The variant pair p names as a, or -1.
+static int
+pair_a(const struct benchsuite *s, const struct bench_pair *p)
+{
+  return bench_find_variant(s, p->a, p->fanout_a);
+}
+
+static bool
+in_plan(const struct bench_slot *slots, int n, int vi, bool aa)
+{
+  for(int i = 0; i < n; i++)
+    if(slots[i].vi == vi && slots[i].aa == aa)
+      return true;
+  return false;
+}
+
+// The columns a boot measures, into slots[BENCH_MAX_SLOTS]; returns how many. Without
+// bench.aa, every variant bench=quick keeps (bench_variant_runs), in the suite's order. With
+// it, every variant that is the a of a pair (and that bench=quick keeps), in the suite's
+// order, then a second copy of each in the same order: the comparisons are then a against
+// its copy, the same code path in the same interleaving (kernel/bench/bench.c).
+int
+bench_plan(const struct benchsuite *s, bool quick, bool aa, struct bench_slot *slots)
+{
+  int n = 0, nv = bench_nvariants(s), na, vi, i;
+
+  for(vi = 0; vi < nv; vi++) {
+    if(!bench_variant_runs(&s->variants[vi], quick))
+      continue;
+    if(aa) {
+      for(i = 0; i < BENCH_MAX_PAIRS && s->pairs[i].a; i++)
+        if(pair_a(s, &s->pairs[i]) == vi)
+          break;
+      if(i == BENCH_MAX_PAIRS || !s->pairs[i].a)
+        continue;
+    }
+    slots[n++] = (struct bench_slot){ vi, false };
+  }
+  if(aa)
+    for(na = n, i = 0; i < na; i++)
+      slots[n++] = (struct bench_slot){ slots[i].vi, true };
+  return n;
 }
 
 static const char *const sweep_names[] = {
@@ -99,21 +154,15 @@ static const char *const sweep_names[] = {
   [SWEEP_FIXED] = "fixed",
 };
 
-// Appends key (" variants=") and a comma list to buf at len: the variants that bench=quick
-// runs (runs true) or leaves out (runs false); nothing if there are none. Returns the new length.
+// Appends key and a comma list of labels to buf at len, nothing if n is 0; returns the new
+// length.
 static int
-variant_list(char *buf, size_t size, int len, const char *key, const struct benchsuite *s,
-             bool quick, bool runs)
+slot_list(char *buf, size_t size, int len, const char *key, const struct benchsuite *s,
+          const struct bench_slot *slots, int n)
 {
-  bool first = true;
-  int i;
-
-  for(i = 0; i < bench_nvariants(s); i++) {
-    if(bench_variant_runs(&s->variants[i], quick) != runs)
-      continue;
-    len += scnprintf(buf + len, size - len, "%s", first ? key : ",");
-    len += label(buf + len, size - len, &s->variants[i]);
-    first = false;
+  for(int i = 0; i < n; i++) {
+    len += scnprintf(buf + len, size - len, "%s", i ? "," : key);
+    len += label(buf + len, size - len, s, slots[i]);
   }
   return len;
 }
@@ -123,19 +172,27 @@ variant_list(char *buf, size_t size, int len, const char *key, const struct benc
 //     [extras=K,...] op=TEXT seed=TEXT
 // Every value before op= is free of spaces; op and seed are text with spaces but no '='
 // (bench_suite_bad), so op= runs to " seed=" and seed= to the end of the line. A variant
-// with a fanout is name/fanout; skipped= lists those bench=quick leaves out.
+// with a fanout is name/fanout; variants= lists the columns measured (bench_plan: with
+// bench.aa=yes the A/A copies too, as name~aa or name~aa/fanout), skipped= the variants
+// this boot leaves out (bench=quick, and with bench.aa=yes those no pair has as its a).
 int
-bench_suite_line(char *buf, size_t size, const struct benchsuite *s, int cpus, bool quick)
+bench_suite_line(char *buf, size_t size, const struct benchsuite *s, int cpus, bool quick,
+                 bool aa)
 {
-  int threads[BENCH_MAX_SWEEP], n, i, len;
+  struct bench_slot plan[BENCH_MAX_SLOTS], out[BENCH_MAX_VARIANTS];
+  int threads[BENCH_MAX_SWEEP], n, nout = 0, i, len;
 
   len = scnprintf(buf, size, "BENCH-SUITE suite=%s sweep=%s threads=", s->name,
                   sweep_names[s->sweep]);
   n = bench_sweep(s->sweep, cpus, quick, threads);
   for(i = 0; i < n; i++)
     len += scnprintf(buf + len, size - len, i ? ",%d" : "%d", threads[i]);
-  len = variant_list(buf, size, len, " variants=", s, quick, true);
-  len = variant_list(buf, size, len, " skipped=", s, quick, false);
+  n = bench_plan(s, quick, aa, plan);
+  for(i = 0; i < bench_nvariants(s); i++)
+    if(!in_plan(plan, n, i, false))
+      out[nout++] = (struct bench_slot){ i, false };
+  len = slot_list(buf, size, len, " variants=", s, plan, n);
+  len = slot_list(buf, size, len, " skipped=", s, out, nout);
   for(i = 0; i < BENCH_MAX_EXTRAS && s->extras[i]; i++)
     len += scnprintf(buf + len, size - len, "%s%s", i ? "," : " extras=", s->extras[i]);
   return len + scnprintf(buf + len, size - len, " op=%s seed=%s", s->op, s->seed);
@@ -154,12 +211,35 @@ made_of(const char *p, const char *set)
 
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyz0123456789-"
 
+// Why suite s's headline is unusable, or NULL: it must be one of its pairs exactly, so that
+// its BENCH-SEED line can quote that pair's BENCH-CMP line.
+static const char *
+headline_bad(const struct benchsuite *s)
+{
+  const struct bench_headline *h = &s->headline;
+  int i;
+
+  if(!h->a)
+    return NULL;
+  for(i = 0; i < BENCH_MAX_PAIRS && s->pairs[i].a; i++)
+    if(!strcmp(s->pairs[i].a, h->a) && s->pairs[i].fanout_a == h->fanout_a && h->b &&
+       !strcmp(s->pairs[i].b, h->b) && s->pairs[i].fanout_b == h->fanout_b)
+      break;
+  if(i == BENCH_MAX_PAIRS || !s->pairs[i].a)
+    return "its headline is not one of its pairs";
+  if(h->threads < HEAD_ONE || h->threads > HEAD_TWICE_CPUS || h->seed_verdict < STATS_SLOWER ||
+     h->seed_verdict > STATS_FASTER || !h->cite || !h->cite[0])
+    return "its headline has no thread rule, seed verdict or citation";
+  return NULL;
+}
+
 // Why the registry cannot take suite s, or NULL: its name must be one bench= can say and the
 // BENCH lines can carry, and its BENCH-SUITE line must parse and fit one printk.
 const char *
 bench_suite_bad(const struct benchsuite *s)
 {
   char line[BENCH_LINE_MAX + 2];   // one byte more than a line may have
+  const char *why;
   int i;
 
   if(!s->name || !s->name[0] || !made_of(s->name, NAME_CHARS) ||
@@ -178,23 +258,187 @@ bench_suite_bad(const struct benchsuite *s)
   for(i = 0; i < BENCH_MAX_EXTRAS && s->extras[i]; i++)
     if(!s->extras[i][0] || !made_of(s->extras[i], NAME_CHARS "_"))
       return "an extra's name is not [a-z0-9_-]+";
-  // The longest line: every variant, and the over sweep at the most CPUs.
-  if(bench_suite_line(line, sizeof(line), s, 255, false) > BENCH_LINE_MAX)
+  for(i = 0; i < BENCH_MAX_PAIRS && s->pairs[i].a; i++)
+    if(pair_a(s, &s->pairs[i]) < 0 || !s->pairs[i].b ||
+       bench_find_variant(s, s->pairs[i].b, s->pairs[i].fanout_b) < 0)
+      return "a pair names a variant the suite does not have";
+  if((why = headline_bad(s)))
+    return why;
+  // The longest lines: every variant, or every a and its copy, and the over sweep at the
+  // most CPUs.
+  if(bench_suite_line(line, sizeof(line), s, 255, false, false) > BENCH_LINE_MAX ||
+     bench_suite_line(line, sizeof(line), s, 255, false, true) > BENCH_LINE_MAX)
     return "its BENCH-SUITE line is too long";
   return NULL;
 }
 
-// Measured points of suite s: variants that run times thread counts.
+// Measured points of suite s: columns times thread counts.
 int
-bench_points(const struct benchsuite *s, int cpus, bool quick)
+bench_points(const struct benchsuite *s, int cpus, bool quick, bool aa)
 {
+  struct bench_slot slots[BENCH_MAX_SLOTS];
   int threads[BENCH_MAX_SWEEP];
-  int i, nv = 0;
 
-  for(i = 0; i < bench_nvariants(s); i++)
-    if(bench_variant_runs(&s->variants[i], quick))
-      nv++;
-  return nv * bench_sweep(s->sweep, cpus, quick, threads);
+  return bench_plan(s, quick, aa, slots) * bench_sweep(s->sweep, cpus, quick, threads);
+}
+
+// The slot of variant vi (its copy with aa) in r, or -1.
+static int
+slot_of(const struct bench_results *r, int vi, bool aa)
+{
+  for(int i = 0; i < r->nslots; i++)
+    if(r->slots[i].vi == vi && r->slots[i].aa == aa)
+      return i;
+  return -1;
+}
+
+// The suite's comparisons among r's columns, into cmps[BENCH_MAX_PAIRS]; returns how many.
+// Without bench.aa, each pair whose two variants were planned; with it (r->aa), each variant
+// that is some pair's a against its copy, once however many pairs it is the a of.
+int
+bench_cmps(const struct benchsuite *s, const struct bench_results *r, struct bench_cmp *cmps)
+{
+  bool aa = r->aa;
+  int n = 0, i, k, a, b;
+
+  for(i = 0; i < BENCH_MAX_PAIRS && s->pairs[i].a; i++) {
+    a = slot_of(r, pair_a(s, &s->pairs[i]), false);
+    b = aa ? slot_of(r, pair_a(s, &s->pairs[i]), true) :
+             slot_of(r, bench_find_variant(s, s->pairs[i].b, s->pairs[i].fanout_b), false);
+    for(k = 0; k < n && (cmps[k].a != a || cmps[k].b != b); k++)
+      ;
+    if(a >= 0 && b >= 0 && k == n)
+      cmps[n++] = (struct bench_cmp){ a, b };
+  }
+  return n;
+}
+
+// Comparison c at thread index t, at the level of one of m comparisons: 0, or -1 if either
+// side was not measured there or b did nothing at all (there is no ratio).
+int
+bench_compare(struct ratio *q, const struct bench_results *r, struct bench_cmp c, int t,
+              u32 m)
+{
+  if(!r->ran[c.a][t] || !r->ran[c.b][t])
+    return -1;
+  return stats_ratio(q, &r->st[c.a][t], &r->st[c.b][t], m);
+}
+
+// How many BENCH-CMP lines the comparisons give: the m of their Bonferroni level.
+u32
+bench_count_cmps(const struct bench_results *r, const struct bench_cmp *cmps, int n)
+{
+  struct ratio q;
+  u32 m = 0;
+
+  for(int i = 0; i < n; i++)
+    for(int t = 0; t < r->nthreads; t++)
+      m += bench_compare(&q, r, cmps[i], t, 1) == 0;
+  return m;
+}
+
+const char *
+bench_verdict_name(int verdict)
+{
+  if(verdict == STATS_FASTER)
+    return "faster";
+  if(verdict == STATS_SLOWER)
+    return "slower";
+  return "same";
+}
+
+// The fanout keys of a comparison, " fanout_a=64 fanout_b=16" (each only if it has one).
+static int
+fanouts(char *buf, size_t size, const struct benchsuite *s, const struct bench_results *r,
+        struct bench_cmp c, bool with_b)
+{
+  int fa = s->variants[r->slots[c.a].vi].fanout, fb = s->variants[r->slots[c.b].vi].fanout;
+  int len = 0;
+
+  buf[0] = 0;
+  if(fa)
+    len += scnprintf(buf + len, size - len, " fanout_a=%d", fa);
+  if(fb && with_b)
+    len += scnprintf(buf + len, size - len, " fanout_b=%d", fb);
+  return len;
+}
+
+// The BENCH-CMP line of comparison c at thread index t, whose numbers bench_compare gave:
+//   BENCH-CMP suite=S a=V b=V [fanout_a=F fanout_b=F] threads=N ratio=R ci95=H verdict=W
+// ci95 is the half-width of the interval the verdict comes from (stats_ratio), so that the
+// printed interval and the verdict always agree.
+int
+bench_cmp_line(char *buf, size_t size, const struct benchsuite *s,
+               const struct bench_results *r, struct bench_cmp c, int t,
+               const struct ratio *q)
+{
+  char a[48], b[48], fan[48], ratio[32], ci[32];
+
+  bench_slot_name(a, sizeof(a), s, r->slots[c.a]);
+  bench_slot_name(b, sizeof(b), s, r->slots[c.b]);
+  fanouts(fan, sizeof(fan), s, r, c, true);
+  bench_fmt_milli(ratio, sizeof(ratio), q->ratio_m);
+  bench_fmt_milli(ci, sizeof(ci), q->ci_m);
+  return scnprintf(buf, size, "BENCH-CMP suite=%s a=%s b=%s%s threads=%d ratio=%s ci95=%s"
+                   " verdict=%s", s->name, a, b, fan, r->threads[t], ratio, ci,
+                   bench_verdict_name(q->verdict));
+}
+
+// The point of suite s's headline at cpus CPUs: the thread index its rule picks from r's
+// sweep, and in *c the comparison; -1 if the suite has none or its columns were not planned.
+int
+bench_headline_point(const struct benchsuite *s, const struct bench_results *r, int cpus,
+                     struct bench_cmp *c)
+{
+  const struct bench_headline *h = &s->headline;
+  int most = h->threads == HEAD_ONE ? 1 : h->threads == HEAD_CPUS ? cpus : 2 * cpus;
+  int t;
+
+  if(!h->a)
+    return -1;
+  c->a = slot_of(r, bench_find_variant(s, h->a, h->fanout_a), false);
+  c->b = slot_of(r, bench_find_variant(s, h->b, h->fanout_b), false);
+  for(t = r->nthreads - 1; t >= 0 && r->threads[t] > most; t--)
+    ;
+  return c->a < 0 || c->b < 0 ? -1 : t;
+}
+
+// The BENCH-SEED line of suite s's headline, from the numbers of its BENCH-CMP line at thread
+// index t:
+//   BENCH-SEED suite=S a=V b=V [fanout_a=F] threads=N seed_ratio=R seed_verdict=W ratio=R
+//     ci95=H verdict=W agrees=yes|no
+int
+bench_seed_line(char *buf, size_t size, const struct benchsuite *s,
+                const struct bench_results *r, struct bench_cmp c, int t,
+                const struct ratio *q)
+{
+  const struct bench_headline *h = &s->headline;
+  char fan[48], seed[32], ratio[32], ci[32];
+
+  fanouts(fan, sizeof(fan), s, r, c, true);
+  bench_fmt_milli(seed, sizeof(seed), h->seed_ratio_m);
+  bench_fmt_milli(ratio, sizeof(ratio), q->ratio_m);
+  bench_fmt_milli(ci, sizeof(ci), q->ci_m);
+  return scnprintf(buf, size, "BENCH-SEED suite=%s a=%s b=%s%s threads=%d seed_ratio=%s"
+                   " seed_verdict=%s ratio=%s ci95=%s verdict=%s agrees=%s", s->name, h->a,
+                   h->b, fan, r->threads[t], seed, bench_verdict_name(h->seed_verdict), ratio,
+                   ci, bench_verdict_name(q->verdict),
+                   q->verdict == h->seed_verdict ? "yes" : "no");
+}
+
+// The reason word of a BENCH-SKIP line for a setup's error.
+const char *
+bench_errno_word(int err)
+{
+  switch(-err) {
+  case ENOMEM: return "enomem";
+  case ENOSPC: return "enospc";
+  case EEXIST: return "eexist";
+  case ENOENT: return "enoent";
+  case EINVAL: return "einval";
+  case EBUSY: return "ebusy";
+  default: return "error";
+  }
 }
 
 // A milli-unit value as a plain decimal with three places, as the machine lines want.
@@ -238,52 +482,50 @@ cell(char *buf, int size, int len, const char *text)
   return len + scnprintf(buf + len, size - len, "  %*s", CELL - 2, text);
 }
 
-// The suite's table: a row per thread count, a column per variant that ran, each cell the
-// mean ops/s and its 95% half-width; then the main pair's ratio a/b where the suite has one.
+// The suite's table: a row per thread count, a column per slot that ran, each cell the
+// mean ops/s and its 95% half-width; then the first comparison's ratio a/b, with the interval
+// and level of its BENCH-CMP lines (one of m comparisons).
 void
-bench_table(const struct benchsuite *s, const struct bench_results *r)
+bench_table(const struct benchsuite *s, const struct bench_results *r, u32 m)
 {
-  char row[CELL * (BENCH_MAX_VARIANTS + 2) + 16], text[64], mean[16], ci[16];
-  char la[32], lb[32], ratio[96];
-  const struct bench_pair *p = &s->pairs[0];
-  int nv = bench_nvariants(s);
-  int a = -1, b = -1, i, t, len;
-  bool shown[BENCH_MAX_VARIANTS];
+  char row[CELL * (BENCH_MAX_SLOTS + 2) + 16], text[64], mean[16], ci[16];
+  char la[40], lb[40], ratio[112];
+  struct bench_cmp cmps[BENCH_MAX_PAIRS];
+  int nc = bench_cmps(s, r, cmps);
+  int i, t, len;
+  bool shown[BENCH_MAX_SLOTS];
   struct ratio q;
 
-  for(i = 0; i < nv; i++) {
+  for(i = 0; i < r->nslots; i++) {
     shown[i] = false;
     for(t = 0; t < r->nthreads; t++)
       shown[i] |= r->ran[i][t];
   }
-  if(p->a) {
-    a = bench_find_variant(s, p->a, p->fanout_a);
-    b = bench_find_variant(s, p->b, p->fanout_b);
-    if(a < 0 || b < 0 || !shown[a] || !shown[b])
-      a = b = -1;
-  }
+  if(nc > 0 && (!shown[cmps[0].a] || !shown[cmps[0].b]))
+    nc = 0;
 
   ratio[0] = 0;
-  if(a >= 0) {
-    label(la, sizeof(la), &s->variants[a]);
-    label(lb, sizeof(lb), &s->variants[b]);
-    scnprintf(ratio, sizeof(ratio), "; ratio: %s over %s", la, lb);
+  if(nc > 0) {
+    label(la, sizeof(la), s, r->slots[cmps[0].a]);
+    label(lb, sizeof(lb), s, r->slots[cmps[0].b]);
+    scnprintf(ratio, sizeof(ratio), "; ratio: %s over %s, +- its interval at 1 - 0.05/%u",
+              la, lb, m);
   }
   printk("bench: %s: operations/s, mean +- 95%% interval half-width%s\n", s->name, ratio);
   len = scnprintf(row, sizeof(row), "  %7s", "threads");
-  for(i = 0; i < nv; i++) {
+  for(i = 0; i < r->nslots; i++) {
     if(!shown[i])
       continue;
-    label(text, sizeof(text), &s->variants[i]);
+    label(text, sizeof(text), s, r->slots[i]);
     len = cell(row, sizeof(row), len, text);
   }
-  if(a >= 0)
+  if(nc > 0)
     len = cell(row, sizeof(row), len, "ratio");
   printk("%s\n", row);
 
   for(t = 0; t < r->nthreads; t++) {
     len = scnprintf(row, sizeof(row), "  %7d", r->threads[t]);
-    for(i = 0; i < nv; i++) {
+    for(i = 0; i < r->nslots; i++) {
       if(!shown[i])
         continue;
       if(!r->ran[i][t]) {
@@ -295,14 +537,51 @@ bench_table(const struct benchsuite *s, const struct bench_results *r)
       scnprintf(text, sizeof(text), "%s +-%s", mean, ci);
       len = cell(row, sizeof(row), len, text);
     }
-    if(a >= 0) {
-      if(r->ran[a][t] && r->ran[b][t] && stats_ratio(&q, &r->st[a][t], &r->st[b][t]) == 0)
+    if(nc > 0) {
+      if(bench_compare(&q, r, cmps[0], t, m) == 0)
         scnprintf(text, sizeof(text), "%lu.%03lu +-%lu.%03lu", q.ratio_m / 1000,
-                  q.ratio_m % 1000, q.ci95_m / 1000, q.ci95_m % 1000);
+                  q.ratio_m % 1000, q.ci_m / 1000, q.ci_m % 1000);
       else
         scnprintf(text, sizeof(text), "-");
       len = cell(row, sizeof(row), len, text);
     }
     printk("%s\n", row);
   }
+}
+
+// What a suite's points say, once they are all measured: its table, its BENCH-CMP lines (one
+// interval each, at the Bonferroni level of their number m) and the BENCH-SEED line of its
+// headline. A headline whose point was not measured (skipped) has no BENCH-SEED line, only a
+// note saying so; with bench.aa=yes there is none (the comparisons are then no headline's).
+// Adds the BENCH-CMP lines to *ncmp and those whose verdict is not same to *nfalse.
+void
+bench_report(const struct benchsuite *s, const struct bench_results *r, int cpus, u32 *ncmp,
+             u32 *nfalse)
+{
+  struct bench_cmp cmps[BENCH_MAX_PAIRS], hc;
+  int nc = bench_cmps(s, r, cmps), i, t;
+  u32 m = bench_count_cmps(r, cmps, nc);
+  char line[BENCH_LINE_MAX + 1];
+  struct ratio q;
+
+  bench_table(s, r, m);
+  for(i = 0; i < nc; i++) {
+    for(t = 0; t < r->nthreads; t++) {
+      if(bench_compare(&q, r, cmps[i], t, m) < 0)
+        continue;
+      bench_cmp_line(line, sizeof(line), s, r, cmps[i], t, &q);
+      printk("%s\n", line);
+      (*ncmp)++;
+      *nfalse += q.verdict != STATS_SAME;
+    }
+  }
+  if(r->aa || (t = bench_headline_point(s, r, cpus, &hc)) < 0)
+    return;
+  if(bench_compare(&q, r, hc, t, m) < 0) {
+    printk("bench: %s: its headline, %s against %s at %d threads, was not measured: no"
+           " BENCH-SEED line\n", s->name, s->headline.a, s->headline.b, r->threads[t]);
+    return;
+  }
+  bench_seed_line(line, sizeof(line), s, r, hc, t, &q);
+  printk("%s\n", line);
 }

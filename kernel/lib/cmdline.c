@@ -209,6 +209,12 @@ parse_secs(struct cmdline *c, const char *v)
   return NULL;
 }
 
+static const char *
+parse_aa(struct cmdline *c, const char *v)
+{
+  return yesno(v, &c->bench_aa);
+}
+
 static const char *const selftest_modes[] = {
   [SELFTEST_NONE] = "none",
   [SELFTEST_ALL] = "all",
@@ -305,6 +311,7 @@ static const struct param {
   { "bench", parse_bench },
   { "bench.runs", parse_runs },
   { "bench.secs", parse_secs },
+  { "bench.aa", parse_aa },
   { "selftest", parse_selftest },
   { "nr_cpus", parse_nr_cpus },
   { "poweroff", parse_poweroff },

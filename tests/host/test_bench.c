@@ -1,12 +1,14 @@
 // Host test for kernel/bench/table.c: doc/console.md's thread sweeps at many CPU counts, what
-// bench=quick keeps, the BENCH-SUITE line and what the registry refuses, the number formats of
-// the BENCH lines and the human table.
+// bench=quick and bench.aa=yes measure, the BENCH-SUITE line and what the registry refuses,
+// the comparisons and their BENCH-CMP and BENCH-SEED lines, the number formats of the BENCH
+// lines and the human table.
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "bench.h"
 #include "check.h"
+#include "errno.h"
 #include "printk.h"
 #include "vsprintf.h"
 
@@ -107,8 +109,11 @@ test_variants(void)
   CHECK(bench_variant_runs(&radix.variants[1], true));
   CHECK(bench_variant_runs(&radix.variants[3], true));
   CHECK(bench_variant_runs(&radix.variants[4], true));
-  CHECK(bench_points(&radix, 8, false) == 5 * 4);
-  CHECK(bench_points(&radix, 8, true) == 3 * 2);
+  CHECK(bench_points(&radix, 8, false, false) == 5 * 4);
+  CHECK(bench_points(&radix, 8, true, false) == 3 * 2);
+  // A/A: the one pair's a, lookup/64, and its copy.
+  CHECK(bench_points(&radix, 8, false, true) == 2 * 4);
+  CHECK(bench_points(&radix, 8, true, true) == 2 * 2);
 }
 
 static u64
@@ -143,7 +148,7 @@ test_suite_line(void)
   char line[BENCH_LINE_MAX + 1];
   int n;
 
-  n = bench_suite_line(line, sizeof(line), &s, 4, false);
+  n = bench_suite_line(line, sizeof(line), &s, 4, false, false);
   CHECK(n == (int)strlen(line));
   CHECK(same(line, "BENCH-SUITE suite=dbench-like sweep=over threads=1,2,4,6,8,10 "
              "variants=hash-global,radix-lock/128,radix-lock/16,radix-rcu/64 "
@@ -151,15 +156,26 @@ test_suite_line(void)
              "op=one client file operation (create, write; read) "
              "seed=2002 radix-tree pagecache: dbench clients, rat-7 (128-way) vs rat-4"));
   // bench=quick: its sweep, and the variant it leaves out named apart.
-  bench_suite_line(line, sizeof(line), &s, 2, true);
+  bench_suite_line(line, sizeof(line), &s, 2, true, false);
   CHECK(same(line, "BENCH-SUITE suite=dbench-like sweep=over threads=1,2,4 "
              "variants=hash-global,radix-lock/128,radix-rcu/64 skipped=radix-lock/16 "
              "extras=mb_per_sec,faults_per_op "
              "op=one client file operation (create, write; read) "
              "seed=2002 radix-tree pagecache: dbench clients, rat-7 (128-way) vs rat-4"));
+  // bench.aa=yes: the pairs' a variants and their copies; the others are left out.
+  s.pairs[0] = (struct bench_pair){ "radix-lock", 128, "hash-global", 0 };
+  s.pairs[1] = (struct bench_pair){ "radix-rcu", 64, "hash-global", 0 };
+  s.pairs[2] = (struct bench_pair){ "radix-rcu", 64, "radix-lock", 16 };
+  bench_suite_line(line, sizeof(line), &s, 4, false, true);
+  CHECK(same(line, "BENCH-SUITE suite=dbench-like sweep=over threads=1,2,4,6,8,10 "
+             "variants=radix-lock/128,radix-rcu/64,radix-lock~aa/128,radix-rcu~aa/64 "
+             "skipped=hash-global,radix-lock/16 extras=mb_per_sec,faults_per_op "
+             "op=one client file operation (create, write; read) "
+             "seed=2002 radix-tree pagecache: dbench clients, rat-7 (128-way) vs rat-4"));
+  CHECK(bench_suite_bad(&s) == NULL);
   s.extras[0] = NULL;
   s.sweep = SWEEP_FIXED;
-  bench_suite_line(line, sizeof(line), &s, 2, true);
+  bench_suite_line(line, sizeof(line), &s, 2, true, false);
   CHECK(strncmp(line, "BENCH-SUITE suite=dbench-like sweep=fixed threads=1,8 variants=", 63) == 0);
   CHECK(strstr(line, "extras") == NULL);
   CHECK(bench_suite_bad(&s) == NULL);
@@ -226,12 +242,50 @@ test_suite_bad(void)
   // The longest line (255 CPUs, every variant) may have BENCH_LINE_MAX bytes, not one more.
   s = good_suite();
   s.op = "x";
-  n = bench_suite_line(line, sizeof(line), &s, 255, false);
+  n = bench_suite_line(line, sizeof(line), &s, 255, false, false);
   memset(op, 'x', BENCH_LINE_MAX - n + 1);
   s.op = op;
-  CHECK(bench_suite_line(line, sizeof(line), &s, 255, false) == BENCH_LINE_MAX);
+  CHECK(bench_suite_line(line, sizeof(line), &s, 255, false, false) == BENCH_LINE_MAX);
   CHECK(!refused(&s));
   op[BENCH_LINE_MAX - n + 1] = 'x';
+  CHECK(refused(&s));
+  // The A/A line, with a copy of every a, must fit too.
+  s = good_suite();
+  s.pairs[0] = (struct bench_pair){ "radix-lock", 16, "hash-global", 0 };
+  s.pairs[1] = (struct bench_pair){ "radix-rcu", 64, "hash-global", 0 };
+  s.op = "x";
+  n = bench_suite_line(line, sizeof(line), &s, 255, false, true);
+  CHECK(n > bench_suite_line(line, sizeof(line), &s, 255, false, false));
+  memset(op, 'x', BENCH_LINE_MAX + 1);
+  op[BENCH_LINE_MAX - n + 1] = 0;
+  s.op = op;
+  CHECK(!refused(&s));
+  op[BENCH_LINE_MAX - n + 1] = 'x';
+  CHECK(refused(&s));
+
+  // Pairs and the headline must name what the suite has; the headline must be a pair.
+  s = good_suite();
+  s.pairs[0] = (struct bench_pair){ "radix-lock", 128, "hash-global", 0 };
+  CHECK(!refused(&s));
+  s.headline = (struct bench_headline){ "radix-lock", 128, "hash-global", 0, HEAD_CPUS, 982,
+                                        STATS_SAME, "doc/seeds.md" };
+  CHECK(!refused(&s));
+  s.headline.fanout_a = 16;   // a pair of the suite's variants, but not one of its pairs
+  CHECK(refused(&s));
+  s.headline.fanout_a = 128;
+  s.headline.threads = 0;
+  CHECK(refused(&s));
+  s.headline.threads = HEAD_TWICE_CPUS;
+  s.headline.seed_verdict = 2;
+  CHECK(refused(&s));
+  s.headline.seed_verdict = STATS_FASTER;
+  s.headline.cite = "";
+  CHECK(refused(&s));
+  s.headline.cite = "x";
+  CHECK(!refused(&s));
+  s.pairs[1] = (struct bench_pair){ "radix-lock", 32, "hash-global", 0 };
+  CHECK(refused(&s));
+  s.pairs[1] = (struct bench_pair){ "radix-lock", 16, "hash-local", 0 };
   CHECK(refused(&s));
 }
 
@@ -279,6 +333,8 @@ test_table(void)
   r.nthreads = 2;
   r.threads[0] = 1;
   r.threads[1] = 8;
+  r.nslots = bench_plan(&radix, false, false, r.slots);
+  CHECK(r.nslots == 5);
   // lookup/64 and plain at both counts, lookup/16 at one only, the others never.
   r.ran[1][0] = r.ran[1][1] = r.ran[3][0] = r.ran[3][1] = r.ran[0][0] = true;
   for(int v = 0; v < 4; v++)
@@ -290,17 +346,184 @@ test_table(void)
       s->ci95_m = s->mean_m / 80;
     }
   outlen = 0;
-  bench_table(&radix, &r);
+  bench_table(&radix, &r, 2);
   printf("%s", out);
   CHECK(strstr(out, "bench: radix:") == out);
   CHECK(strstr(out, "lookup/16") && strstr(out, "lookup/64") && strstr(out, "plain"));
   CHECK(!strstr(out, "lookup/128") && !strstr(out, "kept"));
-  CHECK(strstr(out, "ratio: lookup/64 over lookup/16") != NULL);   // the main pair
+  CHECK(strstr(out, "ratio: lookup/64 over lookup/16, +- its interval at 1 - 0.05/2") != NULL);
   CHECK(strstr(out, "2.00M +-25.0k") != NULL);       // lookup/64 at 1 thread
   CHECK(strstr(out, "2.000 +-") != NULL);            // its ratio to lookup/16
   // No line may start with a machine word.
   for(char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
     CHECK(strncmp(p, "BENCH", 5) != 0 && strncmp(p, "END", 3) != 0);
+}
+
+// Points with n runs of the given mean and relative spread, as stats_compute leaves them.
+static void
+point(struct bench_results *r, int slot, int t, u64 mean, u32 sd_permille, u32 n)
+{
+  struct stats *st = &r->st[slot][t];
+
+  st->n = n;
+  st->mean_m = mean * 1000;
+  st->stddev_m = mean * sd_permille;
+  st->ci95_m = st->stddev_m;
+  r->ran[slot][t] = true;
+}
+
+static const struct benchsuite pc = {
+  .name = "pc",
+  .sweep = SWEEP_OVER,
+  .variants = { { "hash-global" }, { "hash-bucket" }, { "radix-lock", 16 }, { "radix-rcu", 64 } },
+  .pairs = { { "radix-rcu", 64, "hash-global", 0 }, { "hash-bucket", 0, "hash-global", 0 },
+             { "radix-rcu", 64, "radix-lock", 16 } },
+  .headline = { "radix-rcu", 64, "hash-global", 0, HEAD_TWICE_CPUS, 2000, STATS_FASTER, "x" },
+};
+
+static void
+test_compare(void)
+{
+  static struct bench_results r;
+  struct bench_cmp c[BENCH_MAX_PAIRS], h;
+  char line[BENCH_LINE_MAX + 1];
+  struct ratio q;
+  int n, t;
+
+  // Four columns at 1, 4, 8 threads (quick at 4 CPUs); radix-lock/16 skipped at 8.
+  memset(&r, 0, sizeof(r));
+  r.nthreads = bench_sweep(SWEEP_OVER, 4, true, r.threads);
+  CHECK(r.nthreads == 3 && r.threads[2] == 8);
+  r.nslots = bench_plan(&pc, true, false, r.slots);
+  CHECK(r.nslots == 3);   // radix-lock/16 is not quick
+  r.nslots = bench_plan(&pc, false, false, r.slots);
+  CHECK(r.nslots == 4);
+  for(t = 0; t < 3; t++) {
+    point(&r, 0, t, 1000000, 10, 5);
+    point(&r, 1, t, 1000000, 10, 5);
+    point(&r, 3, t, 2000000 * (t + 1), 10, 5);
+    if(t < 2)
+      point(&r, 2, t, 1500000, 10, 5);
+  }
+  n = bench_cmps(&pc, &r, c);
+  CHECK(n == 3 && c[0].a == 3 && c[0].b == 0 && c[1].a == 1 && c[2].b == 2);
+  CHECK(bench_count_cmps(&r, c, n) == 8);   // 3 + 3 + 2: the skipped point has none
+  CHECK(bench_compare(&q, &r, c[2], 2, 8) == -1);
+  CHECK(bench_compare(&q, &r, c[0], 1, 8) == 0 && q.ratio_m == 4000 && q.verdict == STATS_FASTER);
+  bench_cmp_line(line, sizeof(line), &pc, &r, c[0], 1, &q);
+  CHECK(strncmp(line, "BENCH-CMP suite=pc a=radix-rcu b=hash-global fanout_a=64 threads=4 "
+                "ratio=4.000 ci95=0.", 85) == 0);
+  CHECK(strstr(line, " verdict=faster") == line + strlen(line) - 15);
+  CHECK(bench_compare(&q, &r, c[1], 0, 8) == 0 && q.ratio_m == 1000 && q.verdict == STATS_SAME);
+  bench_cmp_line(line, sizeof(line), &pc, &r, c[2], 0, &q);
+  CHECK(strstr(line, " a=radix-rcu b=radix-lock fanout_a=64 fanout_b=16 threads=1 ") != NULL);
+
+  // The headline: 2 cpus of a sweep measured at 4 CPUs is its last point; at 1 CPU, 2.
+  CHECK(bench_headline_point(&pc, &r, 4, &h) == 2 && h.a == 3 && h.b == 0);
+  CHECK(bench_headline_point(&pc, &r, 3, &h) == 1);
+  CHECK(bench_headline_point(&pc, &r, 1, &h) == 0);
+  // se of 6.0: sqrt(0.06^2/5 + 36 * 0.01^2/5) = 0.0379, Welch df 4, t(1 - 0.025/8, 4) = 5.27.
+  CHECK(bench_compare(&q, &r, h, 2, 8) == 0);
+  bench_seed_line(line, sizeof(line), &pc, &r, h, 2, &q);
+  CHECK(same(line, "BENCH-SEED suite=pc a=radix-rcu b=hash-global fanout_a=64 threads=8 "
+             "seed_ratio=2.000 seed_verdict=faster ratio=6.000 ci95=0.200 verdict=faster "
+             "agrees=yes"));
+  point(&r, 3, 2, 1000000, 10, 5);
+  CHECK(bench_compare(&q, &r, h, 2, 8) == 0);
+  bench_seed_line(line, sizeof(line), &pc, &r, h, 2, &q);
+  CHECK(strstr(line, " ratio=1.000 ci95=0.") && strstr(line, " verdict=same agrees=no"));
+
+  // A/A: the a of each pair once (radix-rcu/64 is the a of two), against its copy.
+  memset(&r, 0, sizeof(r));
+  r.aa = true;
+  r.nthreads = 1;
+  r.threads[0] = 1;
+  r.nslots = bench_plan(&pc, false, true, r.slots);
+  CHECK(r.nslots == 4 && r.slots[0].vi == 1 && !r.slots[0].aa && r.slots[1].vi == 3);
+  CHECK(r.slots[2].vi == 1 && r.slots[2].aa && r.slots[3].vi == 3 && r.slots[3].aa);
+  for(t = 0; t < 4; t++)
+    point(&r, t, 0, 1000000, 10, 5);
+  n = bench_cmps(&pc, &r, c);
+  CHECK(n == 2 && c[0].a == 1 && c[0].b == 3 && c[1].a == 0 && c[1].b == 2);
+  CHECK(bench_count_cmps(&r, c, n) == 2);
+  // se of 1.0: sqrt(2 * 0.01^2/5) = 0.00632, df 8, t(1 - 0.025/2, 8) = 2.75.
+  CHECK(bench_compare(&q, &r, c[0], 0, 2) == 0);
+  bench_cmp_line(line, sizeof(line), &pc, &r, c[0], 0, &q);
+  CHECK(same(line, "BENCH-CMP suite=pc a=radix-rcu b=radix-rcu~aa fanout_a=64 fanout_b=64 "
+             "threads=1 ratio=1.000 ci95=0.017 verdict=same"));
+  outlen = 0;
+  bench_table(&pc, &r, 2);
+  CHECK(strstr(out, "ratio: radix-rcu/64 over radix-rcu~aa/64") && strstr(out, "hash-bucket~aa"));
+}
+
+// Lines of out that start with word, counted.
+static int
+lines(const char *word)
+{
+  int n = 0;
+
+  for(char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+    n += strncmp(p, word, strlen(word)) == 0;
+  return n;
+}
+
+static void
+test_report(void)
+{
+  static struct bench_results r;
+  u32 ncmp = 0, nfalse = 0;
+  int t;
+
+  // pc at 2 CPUs, full sweep 1 2 3 4 5: every point, radix-rcu/64 twice as fast.
+  memset(&r, 0, sizeof(r));
+  r.nthreads = bench_sweep(SWEEP_OVER, 2, false, r.threads);
+  r.nslots = bench_plan(&pc, false, false, r.slots);
+  for(t = 0; t < r.nthreads; t++) {
+    point(&r, 0, t, 1000000, 10, 5);
+    point(&r, 1, t, 1000000, 10, 5);
+    point(&r, 2, t, 1000000, 10, 5);
+    point(&r, 3, t, 2000000, 10, 5);
+  }
+  outlen = 0;
+  bench_report(&pc, &r, 2, &ncmp, &nfalse);
+  CHECK(lines("BENCH-CMP ") == 15 && ncmp == 15 && nfalse == 10);   // 3 pairs x 5 counts
+  CHECK(strstr(out, "+- its interval at 1 - 0.05/15") != NULL);
+  CHECK(lines("BENCH-SEED ") == 1);
+  CHECK(strstr(out, "BENCH-SEED suite=pc a=radix-rcu b=hash-global fanout_a=64 threads=4 "
+               "seed_ratio=2.000 seed_verdict=faster ratio=2.000 ci95=") != NULL);
+  CHECK(strstr(out, " verdict=faster agrees=yes\n") != NULL);
+
+  // The headline's point skipped: no BENCH-SEED, a note instead; m counts what is left.
+  r.ran[3][3] = false;
+  outlen = 0;
+  bench_report(&pc, &r, 2, &ncmp, &nfalse);
+  CHECK(lines("BENCH-CMP ") == 13 && ncmp == 28 && strstr(out, "1 - 0.05/13"));
+  CHECK(lines("BENCH-SEED ") == 0 && strstr(out, "was not measured: no BENCH-SEED line"));
+
+  // A/A: a against its copy, no BENCH-SEED.
+  memset(&r, 0, sizeof(r));
+  r.aa = true;
+  r.nthreads = 1;
+  r.threads[0] = 1;
+  r.nslots = bench_plan(&pc, false, true, r.slots);
+  for(t = 0; t < r.nslots; t++)
+    point(&r, t, 0, 1000000 + t, 10, 5);
+  ncmp = nfalse = 0;
+  outlen = 0;
+  bench_report(&pc, &r, 1, &ncmp, &nfalse);
+  CHECK(lines("BENCH-CMP ") == 2 && ncmp == 2 && nfalse == 0 && lines("BENCH-SEED ") == 0);
+  CHECK(strstr(out, " b=hash-bucket~aa threads=1 ") != NULL);
+}
+
+static void
+test_words(void)
+{
+  CHECK(same(bench_errno_word(-ENOMEM), "enomem"));
+  CHECK(same(bench_errno_word(-EINVAL), "einval"));
+  CHECK(same(bench_errno_word(-12345), "error"));
+  CHECK(same(bench_verdict_name(STATS_FASTER), "faster"));
+  CHECK(same(bench_verdict_name(STATS_SLOWER), "slower"));
+  CHECK(same(bench_verdict_name(STATS_SAME), "same"));
 }
 
 int
@@ -312,5 +535,8 @@ main(void)
   test_suite_bad();
   test_formats();
   test_table();
+  test_compare();
+  test_report();
+  test_words();
   return check_summary("test_bench");
 }

@@ -64,7 +64,7 @@ test_empty(void)
 
   cmdline_defaults(&d);
   CHECK(d.bench_all && d.nbench == 0 && !d.bench_quick);
-  CHECK(d.bench_runs == 0 && d.bench_secs_us == 0);
+  CHECK(d.bench_runs == 0 && d.bench_secs_us == 0 && !d.bench_aa);
   CHECK(d.selftest == SELFTEST_NONE && d.nselftest == 0 && d.nr_cpus == 0);
   CHECK(d.poweroff && d.panic == PANIC_EXIT && d.failslab == 0 && d.failpage == 0 && !d.debug_slab);
   CHECK(fresh(&c, "") == 0 && memcmp(&c, &d, sizeof(c)) == 0);
@@ -290,6 +290,17 @@ test_flags(void)
   CHECK(rejected("poweroff=1", "expected yes or no"));
   CHECK(rejected("debug_slab=on", "expected yes or no"));
   CHECK(rejected("panic=reboot", "expected exit or halt"));
+  // bench.aa: yes or no, nothing else; it leaves bench= alone.
+  CHECK(fresh(&c, "bench.aa=yes") == 0 && c.bench_aa && c.bench_all && !c.bench_quick);
+  CHECK(fresh(&c, "bench=quick,calib bench.aa=yes") == 0 && c.bench_aa && c.bench_quick);
+  CHECK(names_are(&c, "calib"));
+  CHECK(parse(&c, "bench.aa=no") == 0 && !c.bench_aa);
+  CHECK(fresh(&c, "bench.aa=yes bench.aa=maybe") == 1 && c.bench_aa);
+  CHECK(strcmp(lastwhy, "expected yes or no") == 0 && strcmp(lastword, "bench.aa=maybe") == 0);
+  CHECK(rejected("bench.aa=1", "expected yes or no"));
+  CHECK(rejected("bench.aa=YES", "expected yes or no"));
+  CHECK(rejected("bench.aa=", "empty value"));
+  CHECK(rejected("bench.a=yes", "unknown key"));
   // Duplicates: the last good word wins, a later bad one changes nothing.
   CHECK(fresh(&c, "nr_cpus=2 nr_cpus=3") == 0 && c.nr_cpus == 3);
   CHECK(fresh(&c, "nr_cpus=2 nr_cpus=999") == 1 && c.nr_cpus == 2);
@@ -342,7 +353,7 @@ static void
 test_junk(int seeds)
 {
   static const char *const pieces[] = {
-    "bench", "bench.runs", "bench.secs", "selftest", "nr_cpus", "poweroff", "panic",
+    "bench", "bench.runs", "bench.secs", "bench.aa", "selftest", "nr_cpus", "poweroff", "panic",
     "failslab", "failpage", "debug_slab", "=", "=", ",", ",", " ", " ", "\t", "/",
     "quick", "all", "none", "list", "locks", "radix", "yes", "no", "halt", "a-b",
     "0", "1", "9", "99999999999999999999", ".", "0.25", "-", "x", "\001", "\377",

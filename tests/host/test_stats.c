@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "compiler.h"
+
 #include "check.h"
 #include "stats.h"
 
@@ -226,6 +228,92 @@ test_compute(void)
   CHECK(near(s.ci95_m, 2.447 * ref_sd(x, 7) / sqrt(7)));
 }
 
+// P(|T| > t) for Student's t with v degrees of freedom, by Simpson's rule in
+// theta = atan(t / sqrt(v)), where the density is proportional to cos^(v-1) theta:
+// smooth over the whole range, so the extreme tails of Bonferroni levels come out
+// accurate too. Independent of the series stats.c evaluates.
+static double
+t_tail(double t, double v)
+{
+  double th = atan(t / sqrt(v)), num = 0, den, h, x;
+  int i, steps = 1000;
+
+  h = (M_PI / 2 - th) / steps;
+  for(i = 0; i <= steps; i++) {
+    x = th + i * h;
+    num += (i == 0 || i == steps ? 1 : i % 2 ? 4 : 2) * pow(cos(x), v - 1);
+  }
+  num *= h / 3;
+  // The whole integral, from 0 to pi/2: sqrt(pi) Gamma(v/2) / (2 Gamma((v+1)/2)).
+  den = sqrt(M_PI) / 2 * exp(lgamma(v / 2) - lgamma((v + 1) / 2));
+  return num / den;
+}
+
+// The t with P(|T| <= t) = 1 - 0.05/m, by bisection.
+static double
+ref_tq(double v, double m)
+{
+  double lo = 0, hi = 2000, mid;
+  int i;
+
+  for(i = 0; i < 42; i++) {
+    mid = (lo + hi) / 2;
+    if(t_tail(mid, v) > 0.05 / m)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return hi;
+}
+
+static void
+test_tq(void)
+{
+  static const u32 dfs[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 16, 20, 29, 30, 40, 60,
+                             120, 999, 1000, 1998 };
+  static const u32 ms[] = { 1, 2, 3, 5, 8, 12, 14, 21, 28, 50, 128 };
+  u32 i, j, got;
+  double want;
+  int ok = 1;
+
+  // Published one-sided quantiles (any t table): m = 1 is t(0.975), m = 5 t(0.995),
+  // m = 25 t(0.999); rounded up to the milli.
+  CHECK(stats_tq(0, 1) == 0);
+  CHECK(stats_tq(1, 1) == 12707);   // 12.7062
+  CHECK(stats_tq(4, 1) == 2777);    // 2.7764
+  CHECK(stats_tq(4, 5) == 4605);    // 4.6041
+  CHECK(stats_tq(10, 5) == 3170);   // 3.1693
+  CHECK(stats_tq(4, 25) == 7174);   // 7.1732
+  CHECK(stats_tq(10, 25) == 4144);  // 4.1437
+  CHECK(stats_tq(30, 25) == 3386);  // 3.3852
+  CHECK(stats_tq(1, 0) == stats_tq(1, 1));
+
+  // Every level and df against the numerical quantile: never narrower, at most a milli
+  // wider (the rounding up); m = 1 agrees with the 95% table.
+  for(i = 0; i < ARRAY_SIZE(dfs); i++) {
+    for(j = 0; j < ARRAY_SIZE(ms); j++) {
+      got = stats_tq(dfs[i], ms[j]);
+      want = 1000 * ref_tq(dfs[i], ms[j]);
+      if(got < want - 0.01 || got > want + 1.01) {
+        fprintf(stderr, "  stats_tq(%u, %u) = %u, want %.3f\n", dfs[i], ms[j], got, want);
+        ok = 0;
+      }
+      if(j > 0 && got <= stats_tq(dfs[i], ms[j - 1]))
+        ok = 0;   // more comparisons, wider intervals
+    }
+    if(i > 0 && stats_tq(dfs[i], 12) > stats_tq(dfs[i - 1], 12))
+      ok = 0;     // more degrees of freedom, narrower
+  }
+  CHECK(ok);
+  ok = 1;
+  for(i = 0; i < ARRAY_SIZE(dfs); i++)
+    if(dfs[i] <= 30 || dfs[i] == 40 || dfs[i] == 60 || dfs[i] == 120 || dfs[i] == 1000)
+      ok &= abs((int)stats_tq(dfs[i], 1) - (int)stats_t975(dfs[i])) <= 1;
+  CHECK(ok);
+  // Beyond the largest df stats_tq evaluates: the quantile errs wide, towards 1.960.
+  CHECK(stats_tq(100000, 1) >= 1960 && stats_tq(100000, 1) <= 1962);
+}
+
 // Fill a stats from an array of doubles scaled by 10 to integers.
 static void
 from_tenths(struct stats *s, u64 *buf, const double *v, u32 n)
@@ -238,9 +326,8 @@ from_tenths(struct stats *s, u64 *buf, const double *v, u32 n)
 }
 
 // Wikipedia, "Welch's t-test", Examples (unequal variances and unequal
-// sample sizes). Published: example 2 t = -1.57, df = 9.9; example 3
-// t = -2.22, df = 24.5. Values are scaled by 10 to make integer samples;
-// t and df do not change under scaling.
+// sample sizes). Published: example 2 df = 9.9; example 3 df = 24.5.
+// Values are scaled by 10 to make integer samples; df does not change under scaling.
 static const double ex_a2[] = {17.2, 20.9, 22.6, 18.1, 21.7,
                                21.4, 23.5, 24.2, 14.7, 21.8};
 static const double ex_b2[] = {21.5, 22.8, 21.0, 23.0, 21.6, 23.6, 22.5,
@@ -252,103 +339,111 @@ static const double ex_b3[] = {28.2, 26.6, 20.1, 23.3, 25.2, 22.1, 17.7,
                                27.6, 20.6, 13.7, 23.2, 17.5, 20.6, 18.0,
                                23.9, 21.6, 24.3, 20.4, 24.0, 13.2};
 
-// R's t.test(r_a, r_b) prints t = -1.8325, df = 17.9 and the 95% interval
-// -2.1469104 .. 0.1469104 of the difference (Welch is t.test's default).
+// R's t.test(r_a, r_b) prints df = 17.9 (Welch is t.test's default).
 static const u64 r_a[] = {11, 9, 10, 11, 10, 12, 9, 11, 12, 9};
 static const u64 r_b[] = {11, 13, 10, 13, 12, 9, 11, 12, 12, 11};
 
-static void
-test_welch(void)
+// The ratio interval stats_ratio should give, in double: delta method, Welch's df
+// floored, t at 1 - 0.05/m. Returns the half-width; *df gets the df.
+static double
+ref_ratio_half(const u64 *xa, u32 na, const u64 *xb, u32 nb, u32 m, double *df)
 {
-  static u64 xa[1000], xb[1000];
-  struct stats a, b;
-  struct welch w;
-  double se, tstat;
-  u32 i;
+  double ma = ref_mean(xa, na), mb = ref_mean(xb, nb);
+  double va = pow(ref_sd(xa, na), 2) / na, vb = pow(ref_sd(xb, nb), 2) / nb;
+  double r = ma / mb;
 
-  // Example 2: df 9.9 floors to 9, |t| = 1.57 < t(9) = 2.262: same.
+  *df = va + vb == 0 ? na + nb - 2 :
+        floor((va + vb) * (va + vb) / (va * va / (na - 1) + vb * vb / (nb - 1)));
+  return ref_tq(*df, m) * sqrt(va + r * r * vb) / mb;
+}
+
+// The verdict a printed interval ratio_m +- ci_m states.
+static int
+stated(const struct ratio *r)
+{
+  if(r->ratio_m > 1000 + r->ci_m)
+    return STATS_FASTER;
+  if(r->ratio_m + r->ci_m < 1000)
+    return STATS_SLOWER;
+  return STATS_SAME;
+}
+
+static void
+test_welch_df(void)
+{
+  static u64 xa[100], xb[100];
+  struct stats a, b;
+  struct ratio r;
+  double df, half;
+
+  // Example 2: df 9.9 floors to 9; a/b = 20.61/22.135 = 0.931.
   from_tenths(&a, xa, ex_a2, 10);
   from_tenths(&b, xb, ex_b2, 20);
-  stats_welch(&w, &a, &b);
-  se = w.ci95_m / (double)stats_t975(w.df);
-  tstat = w.diff_m / 1000.0 / se;
-  CHECK(w.df == 9);
-  CHECK(w.diff_m == -15250);
-  CHECK(fabs(tstat - -1.57) < 0.005);
-  CHECK(w.verdict == STATS_SAME);
-  stats_welch(&w, &b, &a);
-  CHECK(w.diff_m == 15250 && w.df == 9 && w.verdict == STATS_SAME);
+  CHECK(stats_ratio(&r, &a, &b, 1) == 0);
+  CHECK(r.df == 9 && r.ratio_m == 931);
+  half = ref_ratio_half(xa, 10, xb, 20, 1, &df);
+  CHECK(df == 9 && near(r.ci_m, half));
+  CHECK(r.verdict == stated(&r) && r.verdict == STATS_SAME);
+  CHECK(stats_ratio(&r, &b, &a, 1) == 0 && r.df == 9);
 
-  // Example 3: df 24.5 floors to 24, |t| = 2.22 > t(24) = 2.064: a slower.
+  // Example 3: df 24.5 floors to 24; a/b = 19.37/21.59 = 0.897, about 2.2 standard errors
+  // below 1: slower at 95%, same once 10 comparisons share the 5%.
   from_tenths(&a, xa, ex_a3, 10);
   from_tenths(&b, xb, ex_b3, 20);
-  stats_welch(&w, &a, &b);
-  se = w.ci95_m / (double)stats_t975(w.df);
-  tstat = w.diff_m / 1000.0 / se;
-  CHECK(w.df == 24);
-  CHECK(w.diff_m == -22200);
-  CHECK(fabs(tstat - -2.22) < 0.005);
-  // se = sqrt(1.449/10 + 17.1157/20) = 1.0003420, times 10 for the scaling.
-  CHECK(near(w.ci95_m, 2.064 * 10 * 1.0003420));
-  CHECK(w.verdict == STATS_SLOWER);
-  stats_welch(&w, &b, &a);
-  CHECK(w.diff_m == 22200 && w.df == 24 && w.verdict == STATS_FASTER);
+  CHECK(stats_ratio(&r, &a, &b, 1) == 0);
+  half = ref_ratio_half(xa, 10, xb, 20, 1, &df);
+  CHECK(r.df == 24 && df == 24 && r.ratio_m == 897 && near(r.ci_m, half));
+  CHECK(r.verdict == STATS_SLOWER);
+  CHECK(stats_ratio(&r, &a, &b, 10) == 0);
+  half = ref_ratio_half(xa, 10, xb, 20, 10, &df);
+  CHECK(near(r.ci_m, half) && r.verdict == STATS_SAME);
+  CHECK(stats_ratio(&r, &b, &a, 1) == 0 && r.df == 24 && r.verdict == STATS_FASTER);
 
-  // The R example: flooring df 17.9 to 17 widens R's interval slightly:
-  // 2.110 * 0.5456902 = 1.1514 against R's 1.1469.
+  // The R example: df 17.9 floors to 17.
   stats_compute(&a, r_a, 10);
   stats_compute(&b, r_b, 10);
-  stats_welch(&w, &a, &b);
-  CHECK(w.df == 17);
-  CHECK(w.diff_m == -1000);
-  CHECK(near(w.ci95_m, 2.110 * 0.5456902));
-  CHECK(w.ci95_m >= 1147);
-  CHECK(w.verdict == STATS_SAME);
+  CHECK(stats_ratio(&r, &a, &b, 1) == 0 && r.df == 17 && r.verdict == STATS_SAME);
+}
 
-  // Benchmark-sized: 1.00e9 vs 1.01e9 ops/s with 0.1% noise: clearly slower.
-  for(i = 0; i < 10; i++) {
-    xa[i] = 1000000000 + next() % 2000000 - 1000000;
-    xb[i] = 1010000000 + next() % 2000000 - 1000000;
+// Random comparisons, benchmark-shaped: the interval against the double computation, and
+// the verdict always the one the printed interval states.
+static void
+test_ratio_random(void)
+{
+  static u64 xa[64], xb[64];
+  struct stats a, b;
+  struct ratio r;
+  double df, half;
+  int i, k, na, nb, m, ok = 1, near_ok = 1, verdicts[3] = { 0 };
+  u64 base, spread, shift;
+
+  for(i = 0; i < 3000; i++) {
+    na = 2 + next() % 9;
+    nb = 2 + next() % 9;
+    m = 1 + next() % 40;
+    base = 1000 + next() % 100000000;
+    spread = base / (2 + next() % 200);
+    shift = base * (next() % 60) / 100;   // a is 0.7x to 1.3x b
+    for(k = 0; k < na; k++)
+      xa[k] = base - base * 3 / 10 + shift + next() % (spread + 1);
+    for(k = 0; k < nb; k++)
+      xb[k] = base + next() % (spread + 1);
+    stats_compute(&a, xa, na);
+    stats_compute(&b, xb, nb);
+    if(stats_ratio(&r, &a, &b, m) < 0) {
+      ok = 0;
+      continue;
+    }
+    ok &= r.verdict == stated(&r);
+    half = ref_ratio_half(xa, na, xb, nb, m, &df);
+    if(i % 30 == 0)   // the reference quantile is slow: check some of them
+      near_ok &= r.df == df && fabs(r.ci_m - 1000 * half) <= 1 + 2e-3 * 1000 * half;
+    verdicts[r.verdict + 1]++;
   }
-  stats_compute(&a, xa, 10);
-  stats_compute(&b, xb, 10);
-  stats_welch(&w, &a, &b);
-  CHECK(w.verdict == STATS_SLOWER);
-  CHECK(w.df >= 9 && w.df <= 18);
-  se = sqrt(pow(ref_sd(xa, 10), 2) / 10 + pow(ref_sd(xb, 10), 2) / 10);
-  CHECK(near(w.ci95_m, stats_t975(w.df) / 1000.0 * se));
-  CHECK(near(w.diff_m, ref_mean(xa, 10) - ref_mean(xb, 10)));
-
-  // Same benchmark, noise 5% swamps a 1% difference: same.
-  for(i = 0; i < 10; i++) {
-    xa[i] = 1000000000 + next() % 100000000 - 50000000;
-    xb[i] = 1010000000 + next() % 100000000 - 50000000;
-  }
-  stats_compute(&a, xa, 10);
-  stats_compute(&b, xb, 10);
-  stats_welch(&w, &a, &b);
-  CHECK(w.verdict == STATS_SAME);
-
-  // Constant runs on both sides: no noise, any difference counts.
-  for(i = 0; i < 5; i++) {
-    xa[i] = 2000;
-    xb[i] = 1000;
-  }
-  stats_compute(&a, xa, 5);
-  stats_compute(&b, xb, 5);
-  stats_welch(&w, &a, &b);
-  CHECK(w.ci95_m == 0 && w.df == 8 && w.verdict == STATS_FASTER);
-  stats_welch(&w, &a, &a);
-  CHECK(w.diff_m == 0 && w.verdict == STATS_SAME);
-
-  // A single run on either side: no interval, verdict same.
-  stats_compute(&a, xa, 1);
-  stats_welch(&w, &a, &b);
-  CHECK(w.diff_m == 1000000 && w.ci95_m == 0 && w.df == 0);
-  CHECK(w.verdict == STATS_SAME);
-  stats_compute(&b, xb, 1);
-  stats_welch(&w, &a, &b);
-  CHECK(w.verdict == STATS_SAME && w.ci95_m == 0);
+  CHECK(ok);
+  CHECK(near_ok);
+  printf("random ratios: %d slower, %d same, %d faster\n", verdicts[0], verdicts[1], verdicts[2]);
+  CHECK(verdicts[0] > 100 && verdicts[1] > 100 && verdicts[2] > 100);   // all three seen
 }
 
 static void
@@ -356,9 +451,8 @@ test_ratio(void)
 {
   static u64 xa[100], xb[100];
   struct stats a, b;
-  struct welch w;
   struct ratio r;
-  double ma, mb, va, vb, rr, half;
+  double ma, mb, rr, half, df;
   u32 i;
 
   // a about 4.2% faster than b, both near 1e7 ops/s with ~1% noise.
@@ -368,18 +462,15 @@ test_ratio(void)
   }
   stats_compute(&a, xa, 12);
   stats_compute(&b, xb, 12);
-  stats_welch(&w, &a, &b);
-  CHECK(stats_ratio(&r, &a, &b) == 0);
+  CHECK(stats_ratio(&r, &a, &b, 1) == 0);
   ma = ref_mean(xa, 12);
   mb = ref_mean(xb, 12);
-  va = pow(ref_sd(xa, 12), 2) / 12;
-  vb = pow(ref_sd(xb, 12), 2) / 12;
   rr = ma / mb;
-  half = stats_t975(w.df) / 1000.0 * rr * sqrt(va / (ma * ma) + vb / (mb * mb));
+  half = ref_ratio_half(xa, 12, xb, 12, 1, &df);
   CHECK(near(r.ratio_m, rr));
   CHECK(r.ratio_m >= 1030 && r.ratio_m <= 1055);
-  CHECK(near(r.ci95_m, half));
-  CHECK(r.ci95_m > 0);
+  CHECK(near(r.ci_m, half));
+  CHECK(r.ci_m > 0 && r.verdict == STATS_FASTER);
 
   // Wide spread, ratio far from 1: 1e12-scale over 1e3-scale means.
   for(i = 0; i < 100; i++) {
@@ -388,34 +479,44 @@ test_ratio(void)
   }
   stats_compute(&a, xa, 100);
   stats_compute(&b, xb, 100);
-  stats_welch(&w, &a, &b);
-  CHECK(stats_ratio(&r, &a, &b) == 0);
+  CHECK(stats_ratio(&r, &a, &b, 3) == 0);
   ma = ref_mean(xa, 100);
   mb = ref_mean(xb, 100);
-  va = pow(ref_sd(xa, 100), 2) / 100;
-  vb = pow(ref_sd(xb, 100), 2) / 100;
   rr = ma / mb;
-  half = stats_t975(w.df) / 1000.0 * rr * sqrt(va / (ma * ma) + vb / (mb * mb));
+  half = ref_ratio_half(xa, 100, xb, 100, 3, &df);
   CHECK(near(r.ratio_m, rr));
-  CHECK(near(r.ci95_m, half));
+  CHECK(near(r.ci_m, half));
 
-  // Equal constant runs: ratio exactly 1, no interval width.
-  for(i = 0; i < 4; i++)
-    xa[i] = 777;
-  stats_compute(&a, xa, 4);
-  CHECK(stats_ratio(&r, &a, &a) == 0 && r.ratio_m == 1000 && r.ci95_m == 0);
+  // Constant runs: no noise, so any difference counts; equal ones are the same.
+  for(i = 0; i < 5; i++) {
+    xa[i] = 2000;
+    xb[i] = 1000;
+  }
+  stats_compute(&a, xa, 5);
+  stats_compute(&b, xb, 5);
+  CHECK(stats_ratio(&r, &a, &b, 7) == 0 && r.ratio_m == 2000 && r.ci_m == 0 && r.df == 8);
+  CHECK(r.verdict == STATS_FASTER);
+  CHECK(stats_ratio(&r, &b, &a, 7) == 0 && r.ratio_m == 500 && r.verdict == STATS_SLOWER);
+  CHECK(stats_ratio(&r, &a, &a, 7) == 0 && r.ratio_m == 1000 && r.ci_m == 0);
+  CHECK(r.verdict == STATS_SAME);
 
   // mean(a) = 0 is a ratio of 0; mean(b) = 0 has no ratio.
   for(i = 0; i < 4; i++)
     xb[i] = 0;
   stats_compute(&b, xb, 4);
-  CHECK(stats_ratio(&r, &b, &a) == 0 && r.ratio_m == 0 && r.ci95_m == 0);
-  CHECK(stats_ratio(&r, &a, &b) == -1 && r.ratio_m == 0 && r.ci95_m == 0);
+  CHECK(stats_ratio(&r, &b, &a, 1) == 0 && r.ratio_m == 0 && r.ci_m == 0);
+  CHECK(r.verdict == STATS_SLOWER);
+  CHECK(stats_ratio(&r, &a, &b, 1) == -1 && r.ratio_m == 0 && r.ci_m == 0);
+  CHECK(r.verdict == STATS_SAME);
 
-  // A single run: a ratio, but no interval.
+  // A single run on either side: a ratio, but no interval, and the verdict same.
   stats_compute(&a, xa, 1);
-  stats_compute(&b, xa, 4);
-  CHECK(stats_ratio(&r, &a, &b) == 0 && r.ratio_m == 1000 && r.ci95_m == 0);
+  stats_compute(&b, xa + 1, 4);
+  CHECK(stats_ratio(&r, &a, &b, 1) == 0 && r.ratio_m == 1000 && r.ci_m == 0 && r.df == 0);
+  stats_compute(&b, xb, 1);
+  xb[0] = 1000;
+  stats_compute(&b, xb, 1);
+  CHECK(stats_ratio(&r, &a, &b, 1) == 0 && r.ratio_m == 2000 && r.verdict == STATS_SAME);
 }
 
 static void
@@ -438,8 +539,10 @@ main(void)
   test_isqrt();
   test_t975();
   test_compute();
-  test_welch();
+  test_tq();
+  test_welch_df();
   test_ratio();
+  test_ratio_random();
   test_rate();
   return check_summary("test_stats");
 }
