@@ -32,7 +32,8 @@ BENCH-DONE counting the suites, the BENCH-CMP lines and those not same; any
 other boot prints no BENCH-AA line and no ~aa variant. BENCH-DONE must appear
 once and count the suites; END result=pass must be the last machine line. A
 boot that names no suite (bench=all, bench=quick, or no bench=) must run at
-least the suites listed in DEFAULT_SUITES, in that order.
+least the suites listed in DEFAULT_SUITES, in that order (calib, which measures
+the harness rather than a seed, anywhere among them).
 """
 
 import re

@@ -138,7 +138,7 @@ check "no boot after one qemu.sh could not start" [ "$(cat "$tmp/count")" = 1 ]
 check "exit 2 on N=0" [ $? -eq 2 ]
 
 # The Makefile passes N and the qemu variables through (its command, continued lines joined).
-make -C "$root" -n -s bench-repeat N=2 SMP=3 MEM=2G ACCEL=tcg TIMEOUT=77 CMDLINE="bench=locks quick" \
+MAKEFLAGS= make -C "$root" -n -s bench-repeat N=2 SMP=3 MEM=2G ACCEL=tcg TIMEOUT=77 CMDLINE="bench=locks quick" \
   2>&1 | tr -s '\\\n ' '   ' > "$tmp/make.out"
 check "make bench-repeat's command" grep -qF \
   'tools/bench_repeat.py --boots 2 --smp 3 --mem 2G --cmdline "bench=locks quick" --accel "tcg" --timeout 77' \
