@@ -20,8 +20,9 @@ kernel: there the bound is the standard deviation below the mean.
 
 BENCH-CMP lines must name measured points, and their verdict must follow from
 their interval: same exactly when |ratio - 1| <= ci95, give or take one unit in
-the last printed place of each. Each headline comparison (HEADLINES) whose two
-points were measured must have its BENCH-CMP line and, after its suite's table,
+the last printed place of each. Each headline comparison (doc/console.md's five,
+scaled to CPUS by headlines() below) whose two points were measured (bench=quick
+may not measure one) must have its BENCH-CMP line and, after its suite's table,
 one BENCH-SEED line carrying that line's ratio, ci95 and verdict, with agrees=
 saying whether the verdict is the seed's. In a calib suite plus25 must be
 slower than base at every thread count: the suite is there to show that the
