@@ -251,6 +251,14 @@ bench-host: deps
 test: all $(HOST_BINS)
 	@tests/run.sh
 
+# make bench-repeat N=5: N boots with one SMP and CMDLINE, one after the other, every log kept
+# under build/logs/repeat-<date>-<time>/; then a BENCH-REPEAT line per comparison, the spread
+# of its ratio between the boots. Non-zero only if a boot failed.
+.PHONY: bench-repeat
+bench-repeat: all
+	@tools/bench_repeat.py --boots $(or $(N),5) --smp $(SMP) --mem $(MEM) \
+	  --cmdline "$(CMDLINE)" --accel "$(ACCEL)" --timeout $(TIMEOUT)
+
 report:
 	@tools/report.py $(if $(LOG),$(LOG),$(BUILD)/logs/last.log) $(BUILD)/report
 

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-# Turns a saved serial log into OUTDIR/report.md and one gnuplot chart per benchmark suite.
-# Usage: report.py LOG OUTDIR   (the line formats are the console contract in doc/console.md)
+# Turns saved serial logs into OUTDIR/report.md and one gnuplot chart per benchmark suite.
+# Usage: report.py LOG... OUTDIR   (the line formats are the console contract in doc/console.md)
+"""One log: its points, comparisons and seed lines. Several logs (boots of one kernel and
+command line): per suite, each boot's means as faint lines and the mean across boots with
+its 95% interval (tools/boots.py), and each comparison and headline across the boots."""
 
 import os
 import re
@@ -8,195 +11,13 @@ import shutil
 import subprocess
 import sys
 
-# Headings for the extras' tables; an extra not here is headed by its own name. Without a
-# BENCH-SUITE line to name a suite's extras, these are the ones looked for.
-EXTRAS = {
-    "mb_per_sec": "MB/s",
-    "ns_per_op": "ns/op",
-    "faults_per_op": "faults/op",
-    "ipis_per_op": "IPIs/op",
-    "lazy_freed": "lazy freed",
-}
-
-STAMP = re.compile(r"\[\s*\d+\.\d+\] ?")
-# BENCH-SUITE: space-free key=value words, then op= and seed=, texts without '='.
-SUITE_LINE = re.compile(r"(?P<words>.*?) op=(?P<op>[^=]*) seed=(?P<seed>[^=]*)")
-DECIMAL = re.compile(r"\d+(\.\d+)?")
-COUNT = re.compile(r"\d+")
+import boots
+from benchlog import EXTRAS, extras_of, label, parse, warn
 
 
-class BadLine(Exception):
-    """A machine-readable line that cannot be used; the message says why."""
-
-
-class Log:
-    """Everything the report needs from one serial log."""
-
-    def __init__(self):
-        self.boot = None          # fields of the BOOT line
-        self.done = None          # fields of BENCH-DONE
-        self.end = None           # "pass" or "fail"
-        self.selftests = []       # (name, result)
-        self.panics = []          # text after PANIC
-        self.suites = {}          # suite -> its BENCH-SUITE line, in log order
-        self.points = {}          # suite -> {(variant, fanout, threads): point}
-        self.cmps = {}            # suite -> [comparison]
-        self.skipped = 0
-
-
-def warn(msg):
-    print("report: " + msg, file=sys.stderr)
-
-
-def fields(words):
-    """key=value words to a dict; a word without '=' makes the line unusable."""
-    d = {}
-    for w in words:
-        key, eq, value = w.partition("=")
-        if not eq or not key:
-            raise BadLine("'%s' is not key=value" % w)
-        d[key] = value
-    return d
-
-
-def need(d, key, kind=None):
-    """The field key of d, checked to be a decimal or a count when kind says so."""
-    if key not in d or d[key] == "":
-        raise BadLine("missing %s" % key)
-    v = d[key]
-    if kind == "decimal":
-        if not DECIMAL.fullmatch(v):
-            raise BadLine("%s=%s is not a number" % (key, v))
-        return float(v)
-    if kind == "count":
-        if not COUNT.fullmatch(v) or int(v) == 0:
-            raise BadLine("%s=%s is not a positive count" % (key, v))
-        return int(v)
-    return v
-
-
-def optional(d, key, kind):
-    return need(d, key, kind) if key in d else None
-
-
-def take_suite(log, text):
-    """A BENCH-SUITE line: what the suite measures, its seed, variants and extras."""
-    m = SUITE_LINE.fullmatch(text)
-    if not m:
-        raise BadLine("no op= and seed= at its end")
-    d = fields(m.group("words").split())
-    suite = need(d, "suite")
-    labels = [v for key in ("variants", "skipped") for v in d.get(key, "").split(",") if v]
-    if not labels:
-        raise BadLine("no variants")
-    log.suites[suite] = {
-        "op": m.group("op").strip(),
-        "seed": m.group("seed").strip(),
-        "variants": labels,
-        "extras": [e for e in d.get("extras", "").split(",") if e],
-    }
-
-
-def extras_of(log, suite):
-    """The extras the suite's BENCH-SUITE line names; without one, doc/console.md's."""
-    return log.suites[suite]["extras"] if suite in log.suites else list(EXTRAS)
-
-
-def take_bench(log, d):
-    suite = need(d, "suite")
-    p = {
-        "variant": need(d, "variant"),
-        "fanout": optional(d, "fanout", "count"),
-        "threads": need(d, "threads", "count"),
-        "runs": need(d, "runs", "count"),
-        "mean": need(d, "ops_per_sec", "decimal"),
-        "stddev": need(d, "stddev", "decimal"),
-        "ci95": need(d, "ci95", "decimal"),
-        "extras": {},
-    }
-    for key in extras_of(log, suite):
-        if key in d:
-            p["extras"][key] = need(d, key, "decimal")
-    pts = log.points.setdefault(suite, {})
-    ident = (p["variant"], p["fanout"], p["threads"])
-    if ident in pts:
-        warn("%s %s threads=%d measured twice; keeping the later line"
-             % (suite, label(p["variant"], p["fanout"]), p["threads"]))
-    pts[ident] = p
-
-
-def take_cmp(log, d):
-    suite = need(d, "suite")
-    c = {
-        "a": label(need(d, "a"), optional(d, "fanout_a", "count")),
-        "b": label(need(d, "b"), optional(d, "fanout_b", "count")),
-        "threads": need(d, "threads", "count"),
-        "ratio": need(d, "ratio", "decimal"),
-        "ci95": need(d, "ci95", "decimal"),
-        "verdict": need(d, "verdict"),
-    }
-    if c["verdict"] not in ("same", "faster", "slower"):
-        raise BadLine("verdict=%s is not same, faster or slower" % c["verdict"])
-    log.cmps.setdefault(suite, []).append(c)
-
-
-def take(log, word, rest):
-    """Records one machine line; raises BadLine when it is unusable."""
-    if word == "PANIC":
-        log.panics.append(" ".join(rest))
-        return
-    if word == "BENCH-SUITE":
-        take_suite(log, " ".join(rest))
-        return
-    d = fields(rest)
-    if word == "BENCH":
-        take_bench(log, d)
-    elif word == "BENCH-CMP":
-        take_cmp(log, d)
-    elif word == "BOOT":
-        need(d, "cpus", "count")
-        for key in ("possible", "mem_mib", "tsc_khz", "boot_us"):
-            optional(d, key, "decimal")
-        log.boot = d
-    elif word == "BENCH-DONE":
-        need(d, "suites", "decimal")
-        need(d, "secs", "decimal")
-        log.done = d
-    elif word == "SELFTEST":
-        log.selftests.append((need(d, "name"), need(d, "result")))
-    elif word == "END":
-        log.end = need(d, "result")
-
-
-def parse(path):
-    log = Log()
-    with open(path, encoding="utf-8", errors="replace", newline="") as f:
-        lines = f.read().splitlines(keepends=True)
-    for n, line in enumerate(lines, 1):
-        text = line.rstrip("\r\n")
-        m = STAMP.match(text)
-        if m:
-            text = text[m.end():]
-        words = text.split()
-        if not words or words[0] not in ("BOOT", "BENCH-SUITE", "BENCH",
-                                         "BENCH-CMP", "BENCH-DONE", "SELFTEST",
-                                         "PANIC", "END"):
-            continue
-        try:
-            # A log cut mid-line can end in a number that looks whole but is
-            # not ("ci95=12" of "ci95=1234.5"): trust only finished lines.
-            if not line.endswith("\n"):
-                raise BadLine("cut short (no newline at the end of the log)")
-            take(log, words[0], words[1:])
-        except BadLine as e:
-            warn("%s:%d: skipped %s line: %s" % (path, n, words[0], e))
-            log.skipped += 1
-    return log
-
-
-def label(variant, fanout):
-    return variant if fanout is None else "%s/%d" % (variant, fanout)
-
+# Series colours of multi-boot charts: gnuplot 5's default line colours, in its order.
+COLOURS = ["9400d3", "009e73", "56b4e9", "e69f00", "f0e442", "0072b2", "e51e10", "000000"]
+SIGN = {"faster": "+", "same": "=", "slower": "-"}
 
 def series(log, suite, pts):
     """The suite's points grouped by variant(/fanout), in its BENCH-SUITE
@@ -272,6 +93,8 @@ def header(log, path):
                          "%.1f ms" % (float(b["boot_us"]) / 1e3)))
     else:
         rows.append(("CPUs", "unknown: no BOOT line in the log"))
+    if log.cmdline is not None:
+        rows.append(("command line", "`%s`" % log.cmdline if log.cmdline else "(empty)"))
     if log.done:
         rows.append(("benchmarks", "%s suites in %s s"
                      % (log.done["suites"], log.done["secs"])))
@@ -284,6 +107,8 @@ def header(log, path):
         if failed:
             text += " (" + ", ".join(failed) + ")"
         rows.append(("self-tests", text))
+    if log.aa:
+        rows.append(("A/A boot", aa_text(log.aa)))
     for p in log.panics:
         rows.append(("panic", p))
     rows.append(("result", log.end or "no END line: the log ends early"))
@@ -293,17 +118,46 @@ def header(log, path):
     return out + table(("run", ""), rows) + [""]
 
 
+def aa_text(d):
+    return ("each b replaced by a second copy of a: %s of %s comparisons not same"
+            % (d["false"], d["comparisons"]))
+
+
+def skipped_points(log, suite):
+    """The suite's BENCH-SKIP points as {(label, threads): reason}."""
+    return {(label(k["variant"], k["fanout"]), k["threads"]): k["reason"]
+            for k in log.skips.get(suite, [])}
+
+
+def seed_cell(d):
+    return "%.3f (%s)" % (d["seed_ratio"], d["seed_verdict"])
+
+
+def seed_table(log, suite):
+    """The suite's BENCH-SEED lines: the seed's ratio beside this boot's."""
+    seeds = log.seeds.get(suite, [])
+    if not seeds:
+        return []
+    rows = [(d["a"], d["b"], d["threads"], seed_cell(d),
+             "%.3f ± %.3f (%s)" % (d["ratio"], d["ci95"], d["verdict"]), d["agrees"])
+            for d in seeds]
+    return (["Against the seed (doc/seeds.md): the seed's ratio a/b and this boot's:", ""]
+            + table(("a", "b", "threads", "seed", "this boot", "agrees"), rows) + [""])
+
+
 def section(log, suite, chart):
     out = ["## " + suite, ""]
     if suite in log.suites:
         info = log.suites[suite]
         out += ["Operation: %s; seed: %s." % (info["op"], info["seed"]), ""]
     groups = series(log, suite, log.points.get(suite, {}))
+    skips = skipped_points(log, suite)
     if groups:
-        threads = sorted({p["threads"] for _, rows in groups for p in rows})
+        threads = sorted({p["threads"] for _, rows in groups for p in rows} |
+                         {t for _, t in skips})
         out += ["Operations per second, mean ± 95% confidence half-width:", ""]
         out += sweep_table(log, groups, threads, lambda p: "%s ± %s" % (
-            human(p["mean"]), human(p["ci95"])))
+            human(p["mean"]), human(p["ci95"])), skips)
         # One table per extra keeps each as narrow as the main one.
         for key in extras_of(log, suite):
             unit = EXTRAS.get(key, key)
@@ -313,6 +167,9 @@ def section(log, suite, chart):
                     p["extras"][key]) if key in p["extras"] else "")
     else:
         out += ["No points were measured.", ""]
+    if skips:
+        out += ["Not measured (BENCH-SKIP): %s." % "; ".join(
+            "%s at %d threads (%s)" % (v, t, r) for (v, t), r in skips.items()), ""]
     cmps = log.cmps.get(suite, [])
     if cmps:
         rows = [(c["a"], c["b"], c["threads"],
@@ -321,20 +178,114 @@ def section(log, suite, chart):
         out += ["Comparisons (ratio of a to b, 95% confidence):", ""]
         out += table(("a", "b", "threads", "ratio a/b", "verdict"), rows)
         out += [""]
+    out += seed_table(log, suite)
     if chart:
         out += ["![%s](%s)" % (suite, chart), ""]
     return out
 
 
-def sweep_table(log, groups, threads, show):
-    """Rows are thread counts, columns the series; show(point) fills a cell."""
+def outcome(log):
+    """A boot's result for the table of boots."""
+    text = log.end or "no END line"
+    if log.panics:
+        text += " (panic: %s)" % log.panics[0]
+    failed = [name for name, result in log.selftests if result != "pass"]
+    if failed:
+        text += " (self-tests failed: %s)" % ", ".join(failed)
+    return text
+
+
+def boots_header(logs, paths):
+    """The report of several boots begins with a table of them."""
+    out = ["# Benchmark report: %d boots" % len(logs), "",
+           "Each boot is one sample. A cell is the mean of the boots' values ± the "
+           "half-width of its 95% interval across boots (Student's t with boots - 1 "
+           "degrees of freedom); the charts also draw each boot's means as faint lines.", ""]
+    rows = []
+    for i, (log, path) in enumerate(zip(logs, paths), 1):
+        bench = ("%s suites in %s s" % (log.done["suites"], log.done["secs"]) if log.done
+                 else "did not finish")
+        if log.aa:
+            bench += "; A/A: " + aa_text(log.aa)
+        rows.append((i, "`%s`" % path, log.boot["cpus"] if log.boot else "?",
+                     "`%s`" % log.cmdline if log.cmdline else "", bench, outcome(log)))
+    out += table(("boot", "log", "CPUs", "command line", "benchmarks", "result"), rows) + [""]
+    for what, values in (("CPU counts", {log.boot["cpus"] if log.boot else "?"
+                                         for log in logs}),
+                         ("command lines", {log.cmdline for log in logs})):
+        if len(values) > 1:
+            out += ["**The boots differ in their %s: their points measure different "
+                    "things.**" % what, ""]
+            warn("the logs differ in their %s" % what)
+    skipped = sum(log.skipped for log in logs)
+    if skipped:
+        out += ["%d malformed lines skipped (warnings on stderr)." % skipped, ""]
+    return out
+
+
+def spread_section(logs, suite, chart):
+    """A suite across boots: its points, comparisons and headlines."""
+    ref = next((log for log in logs if suite in log.suites), logs[0])
+    out = ["## " + suite, ""]
+    if suite in ref.suites:
+        info = ref.suites[suite]
+        out += ["Operation: %s; seed: %s." % (info["op"], info["seed"]), ""]
+    groups = series(ref, suite, boots.points(logs, suite))
+    ran = sum(1 for log in logs if log.points.get(suite))
+    skips = {k: r for log in logs for k, r in skipped_points(log, suite).items()}
+    if groups:
+        threads = sorted({p["threads"] for _, rows in groups for p in rows})
+        out += ["Operations per second, mean of %d boots ± 95%% across boots (a point "
+                "fewer boots measured says how many):" % ran, ""]
+        out += sweep_table(ref, groups, threads, lambda p: "%s ± %s%s" % (
+            human(p["mean"]), human(p["ci95"]),
+            "" if p["n"] == ran else " (%d boots)" % p["n"]), skips)
+        for key in extras_of(ref, suite):
+            if any(key in p["extras"] for _, rows in groups for p in rows):
+                out += ["%s (mean over the boots):" % EXTRAS.get(key, key), ""]
+                out += sweep_table(ref, groups, threads, lambda p: human(
+                    p["extras"][key]) if key in p["extras"] else "")
+    else:
+        out += ["No points were measured.", ""]
+    cmps = boots.comparisons(logs, suite)
+    if cmps:
+        rows = []
+        for q in cmps:
+            per = {i: c for i, c in q["boots"]}
+            rows.append([q["a"], q["b"], q["threads"]] +
+                        ["%.3f %s" % (per[i]["ratio"], SIGN[per[i]["verdict"]])
+                         if i in per else "" for i in range(len(logs))] +
+                        ["%.3f ± %.3f" % (q["ratio"], q["ci95"]),
+                         "%d/%d/%d" % (q["faster"], q["same"], q["slower"])])
+        out += ["Comparisons, boot by boot (ratio a/b; + faster, = same, - slower), and "
+                "the mean ratio ± 95% across boots:", ""]
+        out += table(["a", "b", "threads"] + ["boot %d" % (i + 1) for i in range(len(logs))]
+                     + ["mean ± 95%", "faster/same/slower"], rows) + [""]
+    for q in boots.seeds(logs, suite):
+        rows = [(i + 1, seed_cell(d), "%.3f ± %.3f" % (d["ratio"], d["ci95"]), d["verdict"],
+                 d["agrees"]) for i, d in q["boots"]]
+        rows.append(("mean of %d" % q["n"], seed_cell(q["boots"][0][1]),
+                     "%.3f ± %.3f" % (q["ratio"], q["ci95"]),
+                     "faster %d, same %d, slower %d" % (q["faster"], q["same"], q["slower"]),
+                     "%d of %d" % (q["agrees"], q["n"])))
+        out += ["Headline %s vs %s at %d threads against the seed (doc/seeds.md), boot by "
+                "boot:" % (q["a"], q["b"], q["threads"]), ""]
+        out += table(("boot", "seed", "ratio a/b", "verdict", "agrees"), rows) + [""]
+    if chart:
+        out += ["![%s](%s)" % (suite, chart), ""]
+    return out
+
+
+def sweep_table(log, groups, threads, show, skips=()):
+    """Rows are thread counts, columns the series; show(point) fills a cell, and a point
+    in skips ({(series, threads): reason}) says so."""
     n = cpus(log)
     rows = []
     for t in threads:
         r = ["%d%s" % (t, " (>ncpu)" if n and t > n else "")]
-        for _, pts in groups:
+        for s, pts in groups:
             p = next((p for p in pts if p["threads"] == t), None)
-            r.append(show(p) if p else "")
+            r.append(show(p) if p else "skipped" if (s, t) in skips else "")
         rows.append(r)
     return table(["threads"] + [name for name, _ in groups], rows) + [""]
 
@@ -350,14 +301,18 @@ def lines(*texts):
                              for t in texts) + '"'
 
 
-def chart_script(log, suite, groups, terminal):
-    """The gnuplot script for the suite's chart; the data sit in NAME.dat."""
+def chart_script(log, suite, groups, terminal, nboots=1):
+    """The gnuplot script for the suite's chart; the data sit in NAME.dat (chart_data's
+    layout, or with several boots spread_data's)."""
     name = filename(suite)
     title = [suite]
     if suite in log.suites:
         # The kernel's texts are too long for the y axis: both go above the plot.
         title = [suite + ": " + log.suites[suite]["seed"],
                  "one operation: " + log.suites[suite]["op"]]
+    if nboots > 1:
+        title.append("%d boots: each boot's means faint, their mean bold with its 95%% "
+                     "interval across boots" % nboots)
     threads = sorted({p["threads"] for _, rows in groups for p in rows})
     n = cpus(log)
     lo, hi = threads[0], max(threads[-1], n or 0)
@@ -379,6 +334,8 @@ def chart_script(log, suite, groups, terminal):
         "set grid",
         "set key outside right top",
     ]
+    if nboots > 1:
+        gp.append("set tmargin %d" % (len(title) + 3))   # room for the ncpu label
     if n:
         gp += ["set arrow from %d, graph 0 to %d, graph 1 nohead dashtype 2 "
                "linecolor rgb 'gray30'" % (n, n),
@@ -386,10 +343,24 @@ def chart_script(log, suite, groups, terminal):
                "set label 'ncpu' at %d, graph 1 center offset 0, 0.6 "
                "textcolor rgb 'gray30'" % n]
     # Point shapes differ too, so the lines stay apart in grey print.
-    plots = ["%s index %d using 1:2:3 with yerrorlines linewidth 2 "
-             "pointtype %d title %s" % (quote(name + ".dat"), i,
-                                        (7, 5, 9, 11, 13)[i % 5], quote(s))
-             for i, (s, _) in enumerate(groups)]
+    data = quote(name + ".dat")
+    if nboots == 1:
+        plots = ["%s index %d using 1:2:3 with yerrorlines linewidth 2 "
+                 "pointtype %d title %s" % (data, i, (7, 5, 9, 11, 13)[i % 5], quote(s))
+                 for i, (s, _) in enumerate(groups)]
+    else:
+        # A boot's line in its series' colour, three quarters transparent ("#AARRGGBB",
+        # AA the transparency): the spread shows as a band of lines around the bold one.
+        plots = []
+        for i, (s, _) in enumerate(groups):
+            rgb = COLOURS[i % len(COLOURS)]
+            plots += ["%s index %d using 1:2 with linespoints linewidth 1 pointtype 7 "
+                      "pointsize 0.5 linecolor rgb '#A0%s' notitle" % (data, 2 * i + 1, rgb),
+                      "%s index %d using 1:2:3 with yerrorlines linewidth 2.5 pointtype %d "
+                      "linecolor rgb '#%s' title %s" % (data, 2 * i, (7, 5, 9, 11, 13)[i % 5],
+                                                        rgb, quote(s))]
+        plots.append("NaN with linespoints linewidth 1 pointtype 7 pointsize 0.5 "
+                     "linecolor rgb '#A0000000' title 'one boot'")
     gp.append("plot " + ", \\\n     ".join(plots))
     return "\n".join(gp) + "\n"
 
@@ -402,6 +373,24 @@ def chart_data(groups):
         out += ["%d %r %r %r %d" % (p["threads"], p["mean"], p["ci95"],
                                     p["stddev"], p["runs"]) for p in rows]
         out += ["", ""]
+    return "\n".join(out)
+
+
+def spread_data(groups, nboots):
+    """Two gnuplot data blocks per series (for index): the mean across boots with its
+    interval, then each boot's means, one line per boot (single blank lines apart)."""
+    out = []
+    for s, rows in groups:
+        out += ["# %s: mean across boots" % s, "# threads ops_per_sec ci95 boots"]
+        out += ["%d %r %r %d" % (p["threads"], p["mean"], p["ci95"], p["n"]) for p in rows]
+        out += ["", "", "# %s: each boot's mean" % s, "# threads ops_per_sec boot"]
+        per = []
+        for i in range(nboots):
+            pts = ["%d %r %d" % (p["threads"], m, i + 1) for p in rows
+                   for j, m in p["boots"] if j == i]
+            if pts:
+                per.append("\n".join(pts))
+        out += ["\n\n".join(per), "", ""]
     return "\n".join(out)
 
 
@@ -434,6 +423,22 @@ def draw(outdir, name):
     return None
 
 
+def chart(outdir, suite, data, script, gnuplot, written, errors):
+    """Writes the suite's .dat and .gp and draws its PNG; returns the PNG's name for the
+    report, or None when gnuplot failed. Without gnuplot the link stays: running the .gp
+    script later draws the chart it points at."""
+    name = filename(suite)
+    write(os.path.join(outdir, name + ".dat"), data, written)
+    write(os.path.join(outdir, name + ".gp"), script, written)
+    if gnuplot:
+        err = draw(outdir, name)
+        if err:
+            errors.append(err)
+            return None
+        written.append(os.path.join(outdir, name + ".png"))
+    return name + ".png"
+
+
 def write(path, text, written):
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
@@ -449,52 +454,52 @@ def suites(log):
 
 
 def main(argv):
-    if len(argv) != 3:
-        print("usage: report.py LOG OUTDIR", file=sys.stderr)
+    if len(argv) < 3:
+        print("usage: report.py LOG... OUTDIR", file=sys.stderr)
         return 2
-    path, outdir = argv[1], argv[2]
-    try:
-        log = parse(path)
-    except OSError as e:
-        warn("cannot read the log %s: %s" % (path, e.strerror))
-        return 2
+    paths, outdir = argv[1:-1], argv[-1]
+    logs = []
+    for path in paths:
+        try:
+            logs.append(parse(path))
+        except OSError as e:
+            warn("cannot read the log %s: %s" % (path, e.strerror))
+            return 2
     try:
         os.makedirs(outdir, exist_ok=True)
     except OSError as e:
         warn("cannot make %s: %s" % (outdir, e.strerror))
         return 2
     gnuplot = shutil.which("gnuplot")
-    term = terminal() if gnuplot else None
-    written, errors, md = [], [], header(log, path)
-    for suite in suites(log):
-        groups = series(log, suite, log.points.get(suite, {}))
-        chart = None
-        if groups:
-            name = filename(suite)
-            write(os.path.join(outdir, name + ".dat"), chart_data(groups),
-                  written)
-            write(os.path.join(outdir, name + ".gp"),
-                  chart_script(log, suite, groups, term or "pngcairo"),
-                  written)
-            # Without gnuplot the link stays: running the .gp script
-            # later draws the chart it points at.
-            chart = name + ".png"
-            if gnuplot:
-                err = draw(outdir, name)
-                if err:
-                    errors.append(err)
-                    chart = None
-                else:
-                    written.append(os.path.join(outdir, chart))
-        md += section(log, suite, chart)
-    if not log.points and not log.cmps:
-        md += ["No benchmark results in this log.", ""]
+    term = (terminal() if gnuplot else None) or "pngcairo"
+    written, errors = [], []
+    if len(logs) == 1:
+        log = logs[0]
+        md = header(log, paths[0])
+        for suite in suites(log):
+            groups = series(log, suite, log.points.get(suite, {}))
+            png = chart(outdir, suite, chart_data(groups),
+                        chart_script(log, suite, groups, term), gnuplot, written,
+                        errors) if groups else None
+            md += section(log, suite, png)
+    else:
+        md = boots_header(logs, paths)
+        for suite in boots.suites(logs):
+            ref = next((log for log in logs if suite in log.suites), logs[0])
+            groups = series(ref, suite, boots.points(logs, suite))
+            png = chart(outdir, suite, spread_data(groups, len(logs)),
+                        chart_script(ref, suite, groups, term, len(logs)), gnuplot,
+                        written, errors) if groups else None
+            md += spread_section(logs, suite, png)
+    if not any(log.points or log.cmps for log in logs):
+        md += ["No benchmark results in %s." % ("this log" if len(logs) == 1
+                                                 else "these logs"), ""]
     write(os.path.join(outdir, "report.md"), "\n".join(md), written)
     for p in written:
         print(p)
-    if log.skipped:
-        warn("skipped %d malformed line%s" % (log.skipped,
-                                              "" if log.skipped == 1 else "s"))
+    skipped = sum(log.skipped for log in logs)
+    if skipped:
+        warn("skipped %d malformed line%s" % (skipped, "" if skipped == 1 else "s"))
     if not gnuplot:
         errors.append("gnuplot is not installed, so no charts were drawn; "
                       "install it with: apt-get install -y gnuplot-nox "

@@ -8,17 +8,33 @@ thread counts, variants and extras. The thread counts must be doc/console.md's
 sweep at CPUS CPUs (the quick set with --quick, else the full sweeps), bench=quick
 may leave out only variants with a fanout other than 64 (skipped=), and every
 variant must then be measured at every thread count exactly once, and no other
-point may appear. Every number must be a plain decimal, ops_per_sec positive,
-the suite's extras present, runs= what the command line asked for, and at one
-thread, where nothing contends, ci95 below the mean (contended points on a host
-with fewer cores than vCPUs are legitimately noisy and only need to be finite).
-With 3 runs or fewer (bench=quick) Student's t is 4.3 or more, so one run
-slowed by the host breaks that bound without anything being wrong in the
-kernel: there the bound is the standard deviation below the mean. BENCH-CMP
-lines must name measured points; BENCH-DONE must appear once and count the
-suites; END result=pass must be the last machine line. A boot that names no
-suite (bench=all, bench=quick, or no bench=) must run at least the suites
-listed in DEFAULT_SUITES, in that order.
+point may appear. A point may instead be skipped (a BENCH-SKIP line in place of
+its BENCH line): that is neither a failure nor a missing point, and comparisons
+that need it may be left out. Every number must be a plain decimal, ops_per_sec
+positive, the suite's extras present, runs= what the command line asked for, and
+at one thread, where nothing contends, ci95 below the mean (contended points on
+a host with fewer cores than vCPUs are legitimately noisy and only need to be
+finite). With 3 runs or fewer (bench=quick) Student's t is 4.3 or more, so one
+run slowed by the host breaks that bound without anything being wrong in the
+kernel: there the bound is the standard deviation below the mean.
+
+BENCH-CMP lines must name measured points, and their verdict must follow from
+their interval: same exactly when |ratio - 1| <= ci95, give or take one unit in
+the last printed place of each. Each headline comparison (doc/console.md's five,
+scaled to CPUS by headlines() below) whose two points were measured (bench=quick
+may not measure one) must have its BENCH-CMP line and, after its suite's table,
+one BENCH-SEED line carrying that line's ratio, ci95 and verdict, with agrees=
+saying whether the verdict is the seed's. In a calib suite plus25 must be
+slower than base at every thread count: the suite is there to show that the
+harness sees a 25% difference; plus10's verdicts are printed, not required. A
+bench.aa=yes boot compares each a with a second copy of itself (b=<a>~aa),
+prints no other comparison and ends its benchmarks with one BENCH-AA line after
+BENCH-DONE counting the suites, the BENCH-CMP lines and those not same; any
+other boot prints no BENCH-AA line and no ~aa variant. BENCH-DONE must appear
+once and count the suites; END result=pass must be the last machine line. A
+boot that names no suite (bench=all, bench=quick, or no bench=) must run at
+least the suites listed in DEFAULT_SUITES, in that order (calib, which measures
+the harness rather than a seed, anywhere among them).
 """
 
 import re
@@ -28,17 +44,24 @@ import sys
 # apart from the kernel's registry, so that a suite that goes missing is noticed. A new suite
 # need not be added: any other suite is checked from its BENCH-SUITE line alike.
 DEFAULT_SUITES = ["locks", "radix", "pagecache", "dbench", "webserve", "ramfs", "lookup",
-                  "madvise"]
+                  "madvise", "calib"]
+# Suites a default boot must run wherever the kernel places them: calib measures the harness,
+# not a seed, so its place among the others says nothing.
+UNORDERED = {"calib"}
 QUICK_FANOUT = 64              # bench=quick keeps the variants with this fanout or none
 QUICK_RUNS = 3
 DEFAULT_RUNS = 5               # kernel/bench/bench.c's default when bench.runs= is not given
+AA = "~aa"                     # bench.aa=yes: the second copy of variant a is named a~aa
+VERDICTS = ("same", "faster", "slower")
 
 STAMP = re.compile(r"^\[\s*\d+\.\d+\] ")
 DECIMAL = re.compile(r"^\d+(\.\d+)?$")
 COUNT = re.compile(r"^[1-9]\d*$")
+TALLY = re.compile(r"^\d+$")
 NAME = re.compile(r"^[a-z0-9-]+$")
-MACHINE = ("BOOT", "BENCH-SUITE", "BENCH", "BENCH-CMP", "BENCH-DONE", "SELFTEST", "PANIC",
-           "END")
+WORD = re.compile(r"^[a-z0-9_-]+$")
+MACHINE = ("BOOT", "BENCH-SUITE", "BENCH", "BENCH-SKIP", "BENCH-CMP", "BENCH-SEED",
+           "BENCH-DONE", "BENCH-AA", "SELFTEST", "PANIC", "END")
 # BENCH-SUITE: space-free key=value words, then op= and seed=, texts without '='.
 SUITE_LINE = re.compile(r"^BENCH-SUITE (?P<words>.*?) op=(?P<op>[^=]*) seed=(?P<seed>[^=]*)$")
 
@@ -61,19 +84,40 @@ def sweep(kind, cpus, quick):
     return sorted(set(counts))
 
 
+def headlines(cpus):
+    """doc/console.md's headline comparisons at cpus CPUs, as (suite, a, fanout_a, b,
+    threads): the seeds' thread counts at 8 CPUs (16, 8, 8, 1, 8) scaled to cpus, madvise's
+    the largest count of its fixed sweep that the CPUs can run one thread each."""
+    fixed = max(t for t in sweep("fixed", cpus, False) if t <= cpus)
+    return [("pagecache", "radix-rcu", 64, "hash-global", 2 * cpus),
+            ("dbench", "radix-lock", 128, "hash-global", cpus),
+            ("webserve", "hash-bucket", None, "hash-global", cpus),
+            ("ramfs", "free-rcu", None, "free-now", 1),
+            ("madvise", "free-rlock", None, "dontneed-wlock", fixed)]
+
+
 def variant(label):
     """A variant as (name, fanout): radix-lock/128 is ("radix-lock", 128), ticket is
-    ("ticket", None); None if label is malformed."""
-    name, slash, fanout = label.partition("/")
+    ("ticket", None), and an A/A copy keeps its suffix in the name wherever the label
+    puts it (radix-rcu/64~aa and radix-rcu~aa/64 are both ("radix-rcu~aa", 64)); None if
+    label is malformed."""
+    aa = label.endswith(AA)
+    name, slash, fanout = (label[:-len(AA)] if aa else label).partition("/")
+    if not aa and name.endswith(AA):
+        name, aa = name[:-len(AA)], True
     if not NAME.match(name) or (slash and not COUNT.match(fanout)):
         return None
-    return (name, int(fanout) if slash else None)
+    return (name + AA if aa else name, int(fanout) if slash else None)
 
 
 def variants(text):
     """A BENCH-SUITE list of variants, or None if one is malformed."""
     out = [variant(v) for v in text.split(",")] if text else []
     return None if None in out else out
+
+
+def show(v, f):
+    return v if f is None else "%s/%d" % (v, f)
 
 
 def fields(words):
@@ -86,15 +130,41 @@ def fields(words):
     return d
 
 
+def unit(text):
+    """One unit in the last printed place of a plain decimal: 0.001 for 1.190."""
+    _, dot, frac = text.partition(".")
+    return 10.0 ** -len(frac) if dot else 1.0
+
+
+def interval_says(ratio, ci95, slack):
+    """The verdicts an interval ratio +- ci95 allows, each printed value off by up to
+    slack in all: same when it holds 1, else faster or slower; near the edge, both."""
+    out = set()
+    if abs(ratio - 1) <= ci95 + slack:
+        out.add("same")
+    if ratio - 1 >= ci95 - slack:
+        out.add("faster")
+    if 1 - ratio >= ci95 - slack:
+        out.add("slower")
+    return out
+
+
 class Checker:
-    def __init__(self, cpus, quick):
+    def __init__(self, cpus, quick, aa=False):
         self.cpus = cpus
         self.quick = quick
+        self.aa = aa          # a bench.aa=yes boot
         self.problems = []
+        self.notes = []       # facts worth printing that are no problem
         self.suites = {}      # suite -> its BENCH-SUITE line's fields, in log order
         self.points = {}      # suite -> {(variant, fanout, threads): fields}
+        self.skips = {}       # suite -> {(variant, fanout, threads): fields}
+        self.last_point = {}  # suite -> the line of its last BENCH or BENCH-SKIP
+        self.current = None   # the suite whose BENCH-SUITE line came last
         self.cmps = []
+        self.seeds = []
         self.done = []
+        self.aas = []
         self.last = None      # the last machine line's first word and fields
         self.runs = QUICK_RUNS if quick else DEFAULT_RUNS
 
@@ -128,6 +198,7 @@ class Checker:
         if name in self.suites:
             self.bad(n, "a second BENCH-SUITE line for %s" % name)
             return
+        self.current = name
         if not m.group("op").strip() or not m.group("seed").strip():
             self.bad(n, "%s: empty op= or seed=" % name)
         kind = d.get("sweep")
@@ -147,28 +218,49 @@ class Checker:
         for v, f in skipped:
             if not self.quick or f in (None, QUICK_FANOUT):
                 self.bad(n, "%s: %s left out, which %s runs" % (
-                    name, v if f is None else "%s/%d" % (v, f),
-                    "bench=quick" if self.quick else "a full run"))
+                    name, show(v, f), "bench=quick" if self.quick else "a full run"))
+        for v, f in measured + skipped:
+            if v.endswith(AA) and not self.aa:
+                self.bad(n, "%s: variant %s in a boot without bench.aa=yes"
+                         % (name, show(v, f)))
         extras = d.get("extras", "").split(",") if d.get("extras") else []
         self.suites[name] = {"threads": want, "variants": measured, "extras": extras}
 
-    def bench(self, n, d):
+    def point(self, n, d, word):
+        """The suite and (variant, fanout, threads) of a BENCH or BENCH-SKIP line, or
+        None after reporting why it has none."""
         suite = d.get("suite")
         if suite not in self.suites:
-            self.bad(n, "a BENCH line of %s before its BENCH-SUITE line" % suite)
-            return
+            self.bad(n, "a %s line of %s before its BENCH-SUITE line" % (word, suite))
+            return None
         fanout = d.get("fanout")
         if fanout is not None and not COUNT.match(fanout):
             self.bad(n, "fanout=%s is not a count" % fanout)
+            return None
+        if not COUNT.match(d.get("threads", "")):
+            self.bad(n, "threads= missing or not a count")
+            return None
+        v = variant(d.get("variant", ""))
+        if v is None or v[1] is not None:
+            self.bad(n, "variant=%s is not a variant name" % d.get("variant"))
+            return None
+        if v[0].endswith(AA) and not self.aa:
+            self.bad(n, "variant=%s in a boot without bench.aa=yes" % v[0])
+        key = (v[0], int(fanout) if fanout else None, int(d["threads"]))
+        if key in self.points.get(suite, {}) or key in self.skips.get(suite, {}):
+            self.bad(n, "%s %s measured or skipped twice" % (suite, key))
+        self.last_point[suite] = n
+        return suite, key
+
+    def bench(self, n, d):
+        where = self.point(n, d, "BENCH")
+        if where is None:
             return
-        if not COUNT.match(d.get("threads", "")) or not COUNT.match(d.get("runs", "")):
-            self.bad(n, "threads= or runs= missing or not a count")
+        suite, key = where
+        self.points.setdefault(suite, {})[key] = d
+        if not COUNT.match(d.get("runs", "")):
+            self.bad(n, "runs= missing or not a count")
             return
-        key = (d.get("variant"), int(fanout) if fanout else None, int(d["threads"]))
-        pts = self.points.setdefault(suite, {})
-        if key in pts:
-            self.bad(n, "%s %s measured twice" % (suite, key))
-        pts[key] = d
         if int(d["runs"]) != self.runs:
             self.bad(n, "runs=%s, expected %d" % (d["runs"], self.runs))
         mean = self.number(n, d, "ops_per_sec", True)
@@ -183,16 +275,75 @@ class Checker:
         if int(d["runs"]) <= 3 and sd >= mean:
             self.bad(n, "%s %s: stddev %s is not below the mean %s" % (suite, key, sd, mean))
 
-    def cmp(self, n, d):
-        for key in ("suite", "a", "b", "threads", "ratio", "ci95", "verdict"):
+    def skip(self, n, d):
+        where = self.point(n, d, "BENCH-SKIP")
+        if where is None:
+            return
+        suite, key = where
+        self.skips.setdefault(suite, {})[key] = d
+        if not WORD.match(d.get("reason", "")):
+            self.bad(n, "BENCH-SKIP reason=%s is not a word" % d.get("reason"))
+
+    def comparison(self, n, d, word, keys):
+        """Whether d has every key and a known verdict, reporting what it lacks."""
+        for key in keys:
             if key not in d:
-                self.bad(n, "BENCH-CMP without %s=" % key)
-                return
-        if d["verdict"] not in ("same", "faster", "slower"):
+                self.bad(n, "%s without %s=" % (word, key))
+                return False
+        for key in ("fanout_a", "fanout_b"):
+            if key in d and not COUNT.match(d[key]):
+                self.bad(n, "%s=%s is not a count" % (key, d[key]))
+                return False
+        if not COUNT.match(d["threads"]):
+            self.bad(n, "threads=%s is not a count" % d["threads"])
+            return False
+        if d["verdict"] not in VERDICTS:
             self.bad(n, "verdict=%s" % d["verdict"])
-        self.number(n, d, "ratio", False)
-        self.number(n, d, "ci95", False)
-        self.cmps.append((n, d))
+            return False
+        ratio = self.number(n, d, "ratio", False)
+        ci = self.number(n, d, "ci95", False)
+        if ratio is None or ci is None:
+            return False
+        # doc/console.md: the interval and the verdict never disagree.
+        slack = unit(d["ratio"]) + unit(d["ci95"]) + 1e-9
+        if d["verdict"] not in interval_says(ratio, ci, slack):
+            self.bad(n, "%s %s vs %s at %s threads: verdict=%s, but the interval %s +- %s %s"
+                     % (d.get("suite"), d["a"], d["b"], d["threads"], d["verdict"],
+                        d["ratio"], d["ci95"], "holds 1" if abs(ratio - 1) <= ci
+                        else "excludes 1"))
+        return True
+
+    def cmp(self, n, d):
+        if self.comparison(n, d, "BENCH-CMP", ("suite", "a", "b", "threads", "ratio", "ci95",
+                                               "verdict")):
+            self.cmps.append((n, d))
+
+    def seed(self, n, d):
+        if not self.comparison(n, d, "BENCH-SEED", (
+                "suite", "a", "b", "threads", "seed_ratio", "seed_verdict", "ratio", "ci95",
+                "verdict", "agrees")):
+            return
+        if d["suite"] != self.current:
+            self.bad(n, "BENCH-SEED of %s not in its suite's part of the log" % d["suite"])
+        ratio = self.number(n, d, "seed_ratio", True)
+        if d["seed_verdict"] not in VERDICTS:
+            self.bad(n, "seed_verdict=%s" % d["seed_verdict"])
+        elif ratio is not None and (d["seed_verdict"] == "faster" and ratio <= 1 or
+                                    d["seed_verdict"] == "slower" and ratio >= 1):
+            self.bad(n, "seed_verdict=%s with seed_ratio=%s" % (d["seed_verdict"],
+                                                                 d["seed_ratio"]))
+        agrees = "yes" if d["verdict"] == d["seed_verdict"] else "no"
+        if d["agrees"] != agrees:
+            self.bad(n, "agrees=%s, but verdict=%s and seed_verdict=%s"
+                     % (d["agrees"], d["verdict"], d["seed_verdict"]))
+        self.seeds.append((n, d))
+
+    def tally(self, n, d, word, keys):
+        for key in keys:
+            if not TALLY.match(d.get(key, "")):
+                self.bad(n, "%s %s=%s is not a count" % (word, key, d.get(key)))
+                return False
+        return True
 
     def line(self, n, text):
         text = STAMP.sub("", text.rstrip("\r\n"))
@@ -213,36 +364,170 @@ class Checker:
         self.last = (words[0], d)
         if words[0] == "BENCH":
             self.bench(n, d)
+        elif words[0] == "BENCH-SKIP":
+            self.skip(n, d)
         elif words[0] == "BENCH-CMP":
             self.cmp(n, d)
+        elif words[0] == "BENCH-SEED":
+            self.seed(n, d)
         elif words[0] == "BENCH-DONE":
+            self.current = None
             self.done.append((n, d))
+        elif words[0] == "BENCH-AA":
+            if self.tally(n, d, "BENCH-AA", ("suites", "comparisons", "false")):
+                self.aas.append((n, d))
+
+    def wanted(self, suite, info):
+        """The points a suite's BENCH-SUITE line promises. In an A/A boot, a line that
+        names no ~aa variant promises the copies the BENCH lines show of its variants."""
+        names = info["variants"]
+        if self.aa and not any(v.endswith(AA) for v, _ in names):
+            copies = {(v, f) for v, f, _ in self.points.get(suite, {})}
+            copies |= {(v, f) for v, f, _ in self.skips.get(suite, {})}
+            names = names + sorted((v, f) for v, f in copies
+                                   if v.endswith(AA) and (v[:-len(AA)], f) in names)
+        return {(v, f, t) for v, f in names for t in info["threads"]}
+
+    def finish_points(self):
+        for suite, info in self.suites.items():
+            pts = self.points.get(suite, {})
+            skipped = self.skips.get(suite, {})
+            want = self.wanted(suite, info)
+            for p in sorted(want - set(pts) - set(skipped), key=str):
+                self.bad(0, "%s: point %s missing" % (suite, p))
+            for p in sorted((set(pts) | set(skipped)) - want, key=str):
+                self.bad(0, "%s: point %s not in the %s set" % (suite, p,
+                         "quick" if self.quick else "full"))
+
+    def measured(self, suite, v, f, t):
+        return (v, f, t) in self.points.get(suite, {})
+
+    def side(self, d, s):
+        f = d.get("fanout_" + s)
+        if f is None and s == "b" and self.aa and d["b"] == d["a"] + AA:
+            f = d.get("fanout_a")   # the copy has a's fanout, printed or not
+        return d[s], int(f) if f else None
+
+    def finish_cmps(self):
+        for n, d in self.cmps:
+            t = int(d["threads"])
+            for s in ("a", "b"):
+                v, f = self.side(d, s)
+                if not self.measured(d["suite"], v, f, t):
+                    self.bad(n, "BENCH-CMP %s=%s fanout=%s threads=%s: no such point"
+                             % (s, v, f, t))
+            if self.aa and (d["b"] != d["a"] + AA or self.side(d, "b")[1] != self.side(d, "a")[1]):
+                self.bad(n, "BENCH-CMP a=%s b=%s in an A/A boot: b is not a's copy"
+                         % (show(*self.side(d, "a")), show(*self.side(d, "b"))))
+
+    def find_cmp(self, suite, a, fa, b, t):
+        for n, d in self.cmps:
+            if (d["suite"], d["a"], self.side(d, "a")[1], d["b"], int(d["threads"])) == \
+                    (suite, a, fa, b, t):
+                return n, d
+        return None
+
+    def finish_seeds(self):
+        heads = [h for h in headlines(self.cpus) if h[0] in self.suites]
+        seen = {}
+        for n, d in self.seeds:
+            fa = int(d["fanout_a"]) if "fanout_a" in d else None
+            key = (d["suite"], d["a"], fa, d["b"], int(d["threads"]))
+            if key in seen:
+                self.bad(n, "a second BENCH-SEED for %s (line %d)" % (key, seen[key]))
+            seen[key] = n
+            if not self.aa and key not in heads and not self.quick_madvise(key):
+                self.bad(n, "BENCH-SEED for %s %s vs %s at %s threads, which is no headline "
+                         "comparison at %d CPUs" % (d["suite"], show(d["a"], fa), d["b"],
+                                                    d["threads"], self.cpus))
+            if n < self.last_point.get(d["suite"], 0):
+                self.bad(n, "BENCH-SEED before the last BENCH line of %s" % d["suite"])
+            found = self.find_cmp(*key)
+            if not found:
+                self.bad(n, "BENCH-SEED without its BENCH-CMP line")
+                continue
+            for k in ("ratio", "ci95"):
+                if float(d[k]) != float(found[1][k]):
+                    self.bad(n, "BENCH-SEED %s=%s, but line %d has %s" % (k, d[k], found[0],
+                                                                          found[1][k]))
+            if d["verdict"] != found[1]["verdict"]:
+                self.bad(n, "BENCH-SEED verdict=%s, but line %d has %s"
+                         % (d["verdict"], found[0], found[1]["verdict"]))
+        if self.aa:
+            return   # an A/A boot replaces every b: no headline is compared
+        for h in heads:
+            suite, a, fa, b, t = h
+            if not self.measured(suite, a, fa, t) or not self.measured(suite, b, None, t):
+                continue   # skipped, or not in this boot's set (bench=quick)
+            if not self.find_cmp(*h):
+                self.bad(0, "%s: no BENCH-CMP line for the headline %s vs %s at %d threads"
+                         % (suite, show(a, fa), b, t))
+            if h not in seen:
+                self.bad(0, "%s: no BENCH-SEED line for the headline %s vs %s at %d threads"
+                         % (suite, show(a, fa), b, t))
+
+    def quick_madvise(self, key):
+        """bench=quick measures madvise at 1 and 8 threads only: a kernel may then take the
+        largest of those the CPUs can run one thread each, which is accepted, not required."""
+        suite, a, fa, b, t = key
+        quick = max(c for c in sweep("fixed", self.cpus, True) if c <= self.cpus)
+        return self.quick and (suite, a, fa, b) == ("madvise", "free-rlock", None,
+                                                   "dontneed-wlock") and t == quick
+
+    def finish_calib(self):
+        if self.aa or "calib" not in self.suites:
+            return
+        for t in self.suites["calib"]["threads"]:
+            for a in ("plus10", "plus25"):
+                if not self.measured("calib", a, None, t) or \
+                        not self.measured("calib", "base", None, t):
+                    continue
+                found = self.find_cmp("calib", a, None, "base", t)
+                if not found:
+                    self.bad(0, "calib: no BENCH-CMP line for %s vs base at %d threads"
+                             % (a, t))
+                    continue
+                n, d = found
+                said = "%s vs base at %d threads: %s (ratio %s +- %s)" % (
+                    a, t, d["verdict"], d["ratio"], d["ci95"])
+                if a == "plus10":
+                    self.notes.append("calib: " + said)
+                elif d["verdict"] != "slower":
+                    self.bad(n, "calib: %s; 25%% more work per operation must be slower: "
+                             "the harness cannot see the difference the suite plants" % said)
+
+    def finish_aa(self):
+        if not self.aa:
+            for n, _ in self.aas:
+                self.bad(n, "BENCH-AA in a boot without bench.aa=yes")
+            return
+        if len(self.aas) != 1:
+            self.bad(0, "%d BENCH-AA lines in an A/A boot, expected 1" % len(self.aas))
+            return
+        n, d = self.aas[0]
+        if not self.done or n < self.done[-1][0]:
+            self.bad(n, "BENCH-AA before BENCH-DONE")
+        false = sum(1 for _, c in self.cmps if c["verdict"] != "same")
+        want = {"suites": len(self.suites), "comparisons": len(self.cmps), "false": false}
+        for key, count in want.items():
+            if int(d[key]) != count:
+                self.bad(n, "BENCH-AA %s=%s, but the log has %d" % (key, d[key], count))
+        self.notes.append("A/A: %d of %d comparisons not same" % (false, len(self.cmps)))
 
     def finish(self, named):
         if not named:
-            ran = [s for s in self.suites if s in DEFAULT_SUITES]
+            ran = [s for s in self.suites if s in DEFAULT_SUITES and s not in UNORDERED]
             for s in DEFAULT_SUITES:
                 if s not in self.suites:
                     self.bad(0, "%s: no BENCH-SUITE line, though no suite was named" % s)
             if ran != [s for s in DEFAULT_SUITES if s in ran]:
                 self.bad(0, "the suites ran in the order %s, not %s"
-                         % (" ".join(ran), " ".join(DEFAULT_SUITES)))
-        for suite, info in self.suites.items():
-            pts = self.points.get(suite, {})
-            want = {(v, f, t) for v, f in info["variants"] for t in info["threads"]}
-            for p in sorted(want - set(pts), key=str):
-                self.bad(0, "%s: point %s missing" % (suite, p))
-            for p in sorted(set(pts) - want, key=str):
-                self.bad(0, "%s: point %s not in the %s set" % (suite, p,
-                         "quick" if self.quick else "full"))
-        for n, d in self.cmps:
-            pts = self.points.get(d["suite"], {})
-            t = int(d["threads"]) if COUNT.match(d["threads"]) else None
-            for side in ("a", "b"):
-                f = d.get("fanout_" + side)
-                if (d[side], int(f) if f else None, t) not in pts:
-                    self.bad(n, "BENCH-CMP %s=%s fanout=%s threads=%s: no such point"
-                             % (side, d[side], f, d["threads"]))
+                         % (" ".join(ran), " ".join(s for s in DEFAULT_SUITES
+                                                    if s not in UNORDERED)))
+        self.finish_points()
+        self.finish_cmps()
+        self.finish_seeds()
+        self.finish_calib()
         if len(self.done) != 1:
             self.bad(0, "%d BENCH-DONE lines, expected 1" % len(self.done))
         else:
@@ -251,6 +536,7 @@ class Checker:
             if d.get("suites") != str(len(self.suites)):
                 self.bad(n, "BENCH-DONE suites=%s but %d BENCH-SUITE lines"
                          % (d.get("suites"), len(self.suites)))
+        self.finish_aa()
         if self.last != ("END", {"result": "pass"}):
             self.bad(0, "the last machine line is not END result=pass")
 
@@ -261,29 +547,39 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     path, cpus = args[0], int(args[1])
-    c = Checker(cpus, "--quick" in argv[1:])
-    with open(path, encoding="utf-8", errors="replace") as f:
-        lines = f.readlines()
-    named = False
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.readlines()
+    except OSError as e:
+        print("check_bench: cannot read %s: %s" % (path, e.strerror), file=sys.stderr)
+        return 2
+    named, runs, aa = False, None, False
     for line in lines:
         m = re.search(r"command line '(.*)'", line)
         if m:
-            words = m.group(1).split()
-            for w in words:
+            for w in m.group(1).split():
                 if re.match(r"bench\.runs=\d+$", w):
-                    c.runs = int(w[len("bench.runs="):])
+                    runs = int(w[len("bench.runs="):])
                 if w.startswith("bench="):
                     named = bool(set(w[len("bench="):].split(",")) - {"all", "quick"})
+                if w.startswith("bench.aa="):
+                    aa = w == "bench.aa=yes"
             break
+    c = Checker(cpus, "--quick" in argv[1:], aa)
+    if runs is not None:
+        c.runs = runs
     for n, line in enumerate(lines, 1):
         c.line(n, line)
     c.finish(named)
+    for p in c.notes:
+        print("check_bench: note: " + p)
     for p in c.problems:
         print("check_bench: " + p)
     npoints = sum(len(p) for p in c.points.values())
-    print("check_bench: %d points in %d suites (%s), %d comparisons, %d problems"
-          % (npoints, len(c.suites), " ".join(c.suites) or "none", len(c.cmps),
-             len(c.problems)))
+    nskips = sum(len(p) for p in c.skips.values())
+    print("check_bench: %d points and %d skipped in %d suites (%s), %d comparisons, %d seed "
+          "lines, %d problems" % (npoints, nskips, len(c.suites), " ".join(c.suites) or "none",
+                                  len(c.cmps), len(c.seeds), len(c.problems)))
     return 1 if c.problems else 0
 
 

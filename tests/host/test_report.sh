@@ -1,6 +1,6 @@
 #!/bin/bash
-# Host test of tools/report.py: runs it on the sample serial log and on broken logs and
-# checks report.md, the per-suite PNG charts, the malformed-line warnings and the exit codes.
+# Host test of tools/report.py: runs it on the sample serial logs, on broken logs and on several
+# logs at once, and checks report.md, the per-suite PNG charts, the warnings and the exit codes.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 report=$root/tools/report.py
 sample=$root/tests/host/data/sample-bench.log
@@ -97,6 +97,62 @@ PATH=$tmp/bin "$tmp/bin/python3" "$report" "$sample" "$tmp/nogp" > /dev/null 2> 
 check "non-zero exit without gnuplot" [ $? -ne 0 ]
 check "report.md without gnuplot" [ -s "$tmp/nogp/report.md" ]
 check "gnuplot named on stderr" grep -q 'gnuplot is not installed' "$tmp/nogp.err"
+
+# The contract's newer lines in one log: BENCH-SEED beside the comparisons, BENCH-SKIP in the
+# table, the command line and BENCH-AA in the header.
+quick=$root/tests/host/data/bench-quick-smp2.log
+aa=$root/tests/host/data/bench-aa-smp2.log
+"$report" "$quick" "$tmp/q" > /dev/null 2> "$tmp/q.err"
+check "exit 0 on the bench=quick sample" [ $? -eq 0 ]
+qsec() { awk -v h="## $1" '$0 == h { on = 1; next } /^## / { on = 0 } on' "$tmp/q/report.md"; }
+check "command line in the header" grep -qxF '| command line | `bench=quick` |' "$tmp/q/report.md"
+check "seed beside this boot's ratio" grep -qxF '| radix-rcu/64 | hash-global | 4 | 0.935 (same) | 3.595 ± 0.382 (faster) | no |' <(qsec pagecache)
+check "a seed per headline" [ "$(grep -c '^Against the seed' "$tmp/q/report.md")" -eq 4 ]
+check "a skipped point's cell" grep -q '^| 4 (>ncpu) | [^|]* | [^|]* | skipped | [^|]* |$' <(qsec dbench)
+check "skipped points listed" grep -qxF 'Not measured (BENCH-SKIP): radix-lock/16 at 4 threads (enomem).' <(qsec dbench)
+check "calib charted" is_png "$tmp/q/calib.png"
+check "no warning on the sample" [ ! -s "$tmp/q.err" ]
+"$report" "$aa" "$tmp/aa" > /dev/null 2>&1
+check "A/A in the header" grep -qxF '| A/A boot | each b replaced by a second copy of a: 1 of 12 comparisons not same |' "$tmp/aa/report.md"
+check "A/A copies as columns" grep -qx '| threads | queued | tas | queued~aa | tas~aa |' "$tmp/aa/report.md"
+
+# Several logs: per suite the mean across boots with its Student-t interval, each boot's ratios
+# and verdicts, the headlines boot by boot, and a chart with a faint line per boot. Known
+# values: ticket at 1 thread 1M, 2M, 3M ops/s (mean 2M, ci95 4.303 x 1M / sqrt(3) = 2.48M);
+# queued/ticket at 2 threads 1.05, 1.15, 1.25 (1.15 ± 0.248); boot 3 lacks tas at 4 threads.
+sed -E 's/(locks variant=ticket threads=1 runs=3 ops_per_sec=)[0-9.]+/\11000000.000/' "$quick" > "$tmp/b1.log"
+sed -E -e 's/(locks variant=ticket threads=1 runs=3 ops_per_sec=)[0-9.]+/\12000000.000/' \
+  -e 's/(a=queued b=ticket threads=2) ratio=1.050 ci95=0.109 verdict=same/\1 ratio=1.150 ci95=0.109 verdict=faster/' \
+  "$quick" > "$tmp/b2.log"
+sed -E -e 's/(locks variant=ticket threads=1 runs=3 ops_per_sec=)[0-9.]+/\13000000.000/' \
+  -e 's/(a=queued b=ticket threads=2) ratio=1.050 ci95=0.109 verdict=same/\1 ratio=1.250 ci95=0.109 verdict=faster/' \
+  -e '/locks variant=tas threads=4 /d' "$quick" > "$tmp/b3.log"
+"$report" "$tmp/b1.log" "$tmp/b2.log" "$tmp/b3.log" "$tmp/m" > "$tmp/m.out" 2> "$tmp/m.err"
+check "exit 0 on three logs" [ $? -eq 0 ]
+msec() { awk -v h="## $1" '$0 == h { on = 1; next } /^## / { on = 0 } on' "$tmp/m/report.md"; }
+check "a report of three boots" grep -qx '# Benchmark report: 3 boots' "$tmp/m/report.md"
+check "a row per boot" [ "$(grep -c '^| [123] | `.*/b[123].log` | 2 | `bench=quick` | 9 suites in ' "$tmp/m/report.md")" -eq 3 ]
+check "mean and interval across boots" grep -q '^| 1 | 2.00M ± 2.48M | ' <(msec locks)
+check "a point fewer boots measured" grep -q '^| 4 (>ncpu) | .* (2 boots) |$' <(msec locks)
+check "each boot's ratio and verdict" grep -qxF '| queued | ticket | 2 | 1.050 = | 1.150 + | 1.250 + | 1.150 ± 0.248 | 2/1/0 |' <(msec locks)
+check "a headline boot by boot" grep -qx 'Headline free-rcu vs free-now at 1 threads against the seed (doc/seeds.md), boot by boot:' <(msec ramfs)
+check "the headline across boots" grep -qxF '| mean of 3 | 0.880 (slower) | 0.909 ± 0.000 | faster 0, same 3, slower 0 | 0 of 3 |' <(msec ramfs)
+check "skipped in every boot" grep -q '^| 4 (>ncpu) | [^|]* | [^|]* | skipped | [^|]* |$' <(msec dbench)
+for s in locks pagecache calib; do
+  check "$s: a PNG across boots" is_png "$tmp/m/$s.png"
+  check "$s: chart embedded" grep -qxF "![$s]($s.png)" <(msec $s)
+done
+check "a faint line per boot" [ "$(grep -c "notitle" "$tmp/m/locks.gp")" -eq 3 ]
+check "bold means with intervals" [ "$(grep -c "with yerrorlines" "$tmp/m/locks.gp")" -eq 3 ]
+check "two data blocks per series" [ "$(grep -c "^# .*: each boot's mean" "$tmp/m/locks.dat")" -eq 3 ]
+check "boot 1's ticket line" grep -qx '1 1000000.0 1' "$tmp/m/locks.dat"
+check "the across-boot mean in the data" grep -qx '1 2000000.0 248433[0-9.]* 3' "$tmp/m/locks.dat"
+check "no warning for like boots" [ ! -s "$tmp/m.err" ]
+"$report" "$sample" "$quick" "$tmp/mix" > /dev/null 2> "$tmp/mix.err"
+check "unlike boots warned of" grep -q 'report: the logs differ in their CPU counts' "$tmp/mix.err"
+check "unlike boots in the report" grep -q '^\*\*The boots differ in their CPU counts' "$tmp/mix/report.md"
+"$report" "$tmp/b1.log" "$tmp/missing.log" "$tmp/x" > /dev/null 2>&1
+check "exit 2 when one of the logs is missing" [ $? -eq 2 ]
 
 echo "test_report: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,181 @@
+#!/bin/bash
+# Host test of tests/bench/check_bench.py: the sample logs of tests/host/data/ pass, and each
+# check of BENCH-SKIP, BENCH-SEED, BENCH-AA, calib and the verdict rule fails a log broken for it.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+check=$root/tests/bench/check_bench.py
+data=$root/tests/host/data
+quick=$data/bench-quick-smp2.log   # bench=quick at 2 CPUs: seeds, one BENCH-SKIP, calib
+aa=$data/bench-aa-smp2.log         # bench=quick,locks,ramfs,calib bench.aa=yes at 2 CPUs
+old=$data/bench-old-locks-smp2.log # a real bench=locks,quick log from before BENCH-SEED
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_check_bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+ok() {
+  passed=$((passed + 1))
+}
+
+fail() {
+  failed=$((failed + 1))
+  echo "test_check_bench: check failed: $1" >&2
+  [ -f "$tmp/out" ] && sed 's/^/    /' "$tmp/out" >&2
+}
+
+# good DESCRIPTION LOG: check_bench exits 0 on LOG with no problem.
+good() {
+  "$check" "$2" 2 --quick > "$tmp/out" 2>&1
+  if [ $? -eq 0 ] && grep -q ', 0 problems$' "$tmp/out"; then ok; else fail "$1 passes"; fi
+}
+
+# bad DESCRIPTION LOG PATTERN: check_bench exits 1 on LOG and names the problem (grep -E).
+bad() {
+  "$check" "$2" 2 --quick > "$tmp/out" 2>&1
+  local rc=$?
+  if [ $rc -eq 1 ] && grep -Eq "^check_bench: (line [0-9]+: )?$3" "$tmp/out"; then
+    ok
+  else
+    fail "$1 is caught (exit $rc, wanted a line matching: $3)"
+  fi
+}
+
+# edit LOG SED-SCRIPT: a copy of LOG edited by sed -E; prints its path. Every edit must
+# change the log, or the case would prove nothing: one that does not is noted in
+# $tmp/unchanged (edit runs in a subshell, which cannot count it itself).
+edit() {
+  local out
+  out=$(mktemp "$tmp/edit.XXXXXX")
+  sed -E "$2" "$1" > "$out"
+  cmp -s "$1" "$out" && echo "edit '$2'" >> "$tmp/unchanged"
+  echo "$out"
+}
+
+# move LOG FROM TO: a copy of LOG with the first line matching FROM moved to just after the
+# first line matching TO (both grep -E patterns); prints its path.
+move() {
+  local out
+  out=$(mktemp "$tmp/edit.XXXXXX")
+  awk -v from="$2" -v to="$3" '
+    !moved && $0 ~ from { held = $0; moved = 1; next }
+    { lines[++k] = $0 }
+    END { for(i = 1; i <= k; i++) { print lines[i]; if(!put && lines[i] ~ to) { print held; put = 1 } } }
+  ' "$1" > "$out"
+  cmp -s "$1" "$out" && echo "move '$2'" >> "$tmp/unchanged"
+  echo "$out"
+}
+
+good "the bench=quick sample" "$quick"
+check_out() { grep -q "$1" "$tmp/out" && ok || fail "$2"; }
+"$check" "$quick" 2 --quick > "$tmp/out" 2>&1
+check_out '60 points and 1 skipped in 9 suites' "the quick sample's points and skip are counted"
+check_out ', 4 seed lines, 0 problems$' "the quick sample's seed lines are counted"
+check_out '^check_bench: note: calib: plus10 vs base at 2 threads: same' "plus10's verdict is reported"
+good "the A/A sample" "$aa"
+"$check" "$aa" 2 --quick > "$tmp/out" 2>&1
+check_out '^check_bench: note: A/A: 1 of 12 comparisons not same$' "the A/A false verdicts are reported"
+good "a log from before BENCH-SEED and BENCH-SKIP" "$old"
+good "an A/A BENCH-SUITE line that names no copy" "$(edit "$aa" 's/,(queued|tas|plus10|plus25|free-rcu)~aa//g')"
+good "a ci95 one printed unit too small for same" \
+  "$(edit "$quick" 's/(a=tas b=ticket threads=1) ratio=1.004 ci95=0.040/\1 ratio=1.041 ci95=0.040/')"
+good "plus10 not told from base" \
+  "$(edit "$quick" 's/(a=plus10 b=base threads=1) ratio=0.914 ci95=0.073 verdict=slower/\1 ratio=0.914 ci95=0.100 verdict=same/')"
+good "madvise's seed at the largest quick count below the CPUs" \
+  "$(edit "$quick" '/a=free-rlock b=dontneed-wlock threads=1 /{p;s/BENCH-CMP (.*) verdict=faster/BENCH-SEED \1 verdict=faster seed_ratio=2.087 seed_verdict=faster agrees=yes/}')"
+
+# BENCH-SKIP: replaces a point; a point neither measured nor skipped is missing.
+bad "a point neither measured nor skipped" "$(edit "$quick" '/BENCH-SKIP/d')" \
+  "dbench: point \('radix-lock', 16, 4\) missing"
+bad "a point measured and skipped" \
+  "$(edit "$quick" '/BENCH suite=dbench variant=hash-global threads=4 /{p;s/BENCH .*/BENCH-SKIP suite=dbench variant=hash-global threads=4 reason=enomem/}')" \
+  "dbench \('hash-global', None, 4\) measured or skipped twice"
+bad "a skipped point outside the sweep" "$(edit "$quick" 's/(BENCH-SKIP .*) threads=4/\1 threads=3/')" \
+  "dbench: point \('radix-lock', 16, 3\) not in the quick set"
+bad "a BENCH-SKIP without a reason" "$(edit "$quick" 's/(BENCH-SKIP .*) reason=enomem/\1/')" \
+  "BENCH-SKIP reason=None is not a word"
+bad "a comparison of a skipped point" \
+  "$(edit "$quick" '/a=radix-lock b=hash-global fanout_a=16 threads=2 /{p;s/threads=2/threads=4/}')" \
+  "BENCH-CMP a=radix-lock fanout=16 threads=4: no such point"
+
+# BENCH-SEED: one per headline, a copy of its BENCH-CMP line, after its suite's table.
+bad "a headline without BENCH-SEED" "$(edit "$quick" '/BENCH-SEED suite=pagecache/d')" \
+  "pagecache: no BENCH-SEED line for the headline radix-rcu/64 vs hash-global at 4 threads"
+f=$(edit "$quick" '/BENCH-CMP suite=pagecache a=radix-rcu b=hash-global fanout_a=64 threads=4 /d')
+bad "a headline without BENCH-CMP" "$f" \
+  "pagecache: no BENCH-CMP line for the headline radix-rcu/64 vs hash-global at 4 threads"
+bad "a BENCH-SEED without BENCH-CMP" "$f" "BENCH-SEED without its BENCH-CMP line"
+bad "a BENCH-SEED ratio not copied" "$(edit "$quick" 's/(BENCH-SEED suite=pagecache.*) ratio=3.595/\1 ratio=3.594/')" \
+  "BENCH-SEED ratio=3.594, but line [0-9]+ has 3.595"
+bad "a BENCH-SEED ci95 not copied" "$(edit "$quick" 's/(BENCH-SEED suite=webserve.*) ci95=0.110/\1 ci95=0.111/')" \
+  "BENCH-SEED ci95=0.111, but line [0-9]+ has 0.110"
+bad "a BENCH-SEED verdict not copied" \
+  "$(edit "$quick" 's/(BENCH-SEED suite=dbench.*) ci95=0.079 verdict=same agrees=yes/\1 ci95=0.020 verdict=faster agrees=no/')" \
+  "BENCH-SEED verdict=faster, but line [0-9]+ has same"
+bad "agrees= wrong" "$(edit "$quick" 's/(BENCH-SEED suite=ramfs.*) agrees=no/\1 agrees=yes/')" \
+  "agrees=yes, but verdict=same and seed_verdict=slower"
+bad "a seed verdict against the seed ratio" \
+  "$(edit "$quick" 's/(BENCH-SEED suite=ramfs.*) seed_verdict=slower (.*) agrees=no/\1 seed_verdict=faster \2 agrees=no/')" \
+  "seed_verdict=faster with seed_ratio=0.880"
+f=$(edit "$quick" 's/(BENCH-SEED suite=webserve.*) threads=2 (.*) ratio=1.039 ci95=0.110/\1 threads=1 \2 ratio=1.009 ci95=0.072/')
+bad "a BENCH-SEED for no headline" "$f" \
+  "BENCH-SEED for webserve hash-bucket vs hash-global at 1 threads, which is no headline"
+bad "a headline's BENCH-SEED at the wrong threads" "$f" \
+  "webserve: no BENCH-SEED line for the headline hash-bucket vs hash-global at 2 threads"
+bad "a BENCH-SEED twice" "$(edit "$quick" '/BENCH-SEED suite=ramfs/p')" "a second BENCH-SEED for"
+bad "a BENCH-SEED inside its suite's table" \
+  "$(move "$quick" 'BENCH-SEED suite=ramfs' 'BENCH suite=ramfs variant=free-now threads=2 ')" \
+  "BENCH-SEED before the last BENCH line of ramfs"
+bad "a BENCH-SEED after the next suite began" \
+  "$(move "$quick" 'BENCH-SEED suite=ramfs' 'BENCH-SUITE suite=lookup')" \
+  "BENCH-SEED of ramfs not in its suite's part of the log"
+
+# BENCH-AA: in A/A boots only, after BENCH-DONE, counting suites, comparisons and false.
+bad "an A/A boot without BENCH-AA" "$(edit "$aa" '/BENCH-AA/d')" "0 BENCH-AA lines in an A/A boot"
+bad "BENCH-AA comparisons= wrong" "$(edit "$aa" 's/comparisons=12/comparisons=11/')" \
+  "BENCH-AA comparisons=11, but the log has 12"
+bad "BENCH-AA false= wrong" "$(edit "$aa" 's/false=1/false=0/')" "BENCH-AA false=0, but the log has 1"
+bad "BENCH-AA suites= wrong" "$(edit "$aa" 's/BENCH-AA suites=3/BENCH-AA suites=2/')" \
+  "BENCH-AA suites=2, but the log has 3"
+bad "BENCH-AA before BENCH-DONE" "$(move "$aa" 'BENCH-DONE' 'BENCH-AA')" "BENCH-AA before BENCH-DONE"
+bad "BENCH-AA in a plain boot" "$(edit "$quick" '/BENCH-DONE/{p;s/BENCH-DONE.*/BENCH-AA suites=9 comparisons=39 false=20/}')" \
+  "BENCH-AA in a boot without bench.aa=yes"
+f=$(edit "$aa" 's/ bench.aa=yes//')
+bad "a ~aa variant in a plain boot" "$f" "variant=queued~aa in a boot without bench.aa=yes"
+bad "a ~aa variant in a plain boot's BENCH-SUITE" "$f" "locks: variant queued~aa in a boot without bench.aa=yes"
+bad "an A/A comparison of two variants" "$(edit "$aa" 's/a=tas b=tas~aa threads=1/a=tas b=queued~aa threads=1/')" \
+  "BENCH-CMP a=tas b=queued~aa in an A/A boot: b is not a's copy"
+
+# calib: in every default boot, and plus25 must be slower than base.
+bad "a default boot without calib" \
+  "$(edit "$quick" '/suite=calib/d; s/BENCH-DONE suites=9/BENCH-DONE suites=8/')" \
+  "calib: no BENCH-SUITE line, though no suite was named"
+bad "plus25 not told from base" \
+  "$(edit "$quick" 's/(a=plus25 b=base threads=2) ratio=0.808 ci95=0.070 verdict=slower/\1 ratio=0.808 ci95=0.200 verdict=same/')" \
+  "calib: plus25 vs base at 2 threads: same \(ratio 0.808 \+- 0.200\); 25% more work"
+bad "plus25 faster than base" \
+  "$(edit "$quick" 's/(a=plus25 b=base threads=1) ratio=0.825 ci95=0.043 verdict=slower/\1 ratio=1.250 ci95=0.043 verdict=faster/')" \
+  "calib: plus25 vs base at 1 threads: faster"
+bad "plus25 vs base not compared" "$(edit "$quick" '/a=plus25 b=base threads=1 /d')" \
+  "calib: no BENCH-CMP line for plus25 vs base at 1 threads"
+
+# The verdict follows from the interval, give or take the printed rounding.
+bad "same for an interval without 1" \
+  "$(edit "$quick" 's/(a=queued b=ticket threads=4) ratio=0.894 ci95=0.059 verdict=slower/\1 ratio=0.894 ci95=0.059 verdict=same/')" \
+  "locks queued vs ticket at 4 threads: verdict=same, but the interval 0.894 \+- 0.059 excludes 1"
+bad "slower for an interval with 1" \
+  "$(edit "$quick" 's/(a=queued b=ticket threads=1) ratio=0.967 ci95=0.073 verdict=same/\1 ratio=0.967 ci95=0.073 verdict=slower/')" \
+  "locks queued vs ticket at 1 threads: verdict=slower, but the interval 0.967 \+- 0.073 holds 1"
+bad "faster for a ratio below 1" \
+  "$(edit "$quick" 's/(a=tas b=ticket threads=2) ratio=0.777 ci95=0.088 verdict=slower/\1 ratio=0.777 ci95=0.088 verdict=faster/')" \
+  "locks tas vs ticket at 2 threads: verdict=faster"
+bad "a ci95 three printed units too small for same" \
+  "$(edit "$quick" 's/(a=tas b=ticket threads=1) ratio=1.004 ci95=0.040/\1 ratio=1.043 ci95=0.040/')" \
+  "locks tas vs ticket at 1 threads: verdict=same, but the interval 1.043 \+- 0.040 excludes 1"
+
+if [ -s "$tmp/unchanged" ]; then
+  sed 's/^/test_check_bench: changed nothing: /' "$tmp/unchanged" >&2
+  failed=$((failed + $(wc -l < "$tmp/unchanged")))
+fi
+edits=$(find "$tmp" -name 'edit.*' | wc -l)
+[ "$edits" -ge 36 ] && ok || fail "only $edits edited logs, of the 36 the cases above make"
+
+echo "test_check_bench: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

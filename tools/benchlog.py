@@ -1,0 +1,247 @@
+# Reads a saved serial log into the points, comparisons, seed lines and boot facts that
+# tools/report.py and tools/bench_repeat.py use (the line formats are doc/console.md's).
+
+import os
+import re
+import sys
+
+# Headings for the extras' tables; an extra not here is headed by its own name. Without a
+# BENCH-SUITE line to name a suite's extras, these are the ones looked for.
+EXTRAS = {
+    "mb_per_sec": "MB/s",
+    "ns_per_op": "ns/op",
+    "faults_per_op": "faults/op",
+    "ipis_per_op": "IPIs/op",
+    "lazy_freed": "lazy freed",
+}
+
+STAMP = re.compile(r"\[\s*\d+\.\d+\] ?")
+CMDLINE = re.compile(r"command line '(.*)'")
+MACHINE = ("BOOT", "BENCH-SUITE", "BENCH", "BENCH-SKIP", "BENCH-CMP", "BENCH-SEED",
+           "BENCH-DONE", "BENCH-AA", "SELFTEST", "PANIC", "END")
+VERDICTS = ("same", "faster", "slower")
+# BENCH-SUITE: space-free key=value words, then op= and seed=, texts without '='.
+SUITE_LINE = re.compile(r"(?P<words>.*?) op=(?P<op>[^=]*) seed=(?P<seed>[^=]*)")
+DECIMAL = re.compile(r"\d+(\.\d+)?")
+COUNT = re.compile(r"\d+")
+
+
+class BadLine(Exception):
+    """A machine-readable line that cannot be used; the message says why."""
+
+
+class Log:
+    """Everything the report needs from one serial log."""
+
+    def __init__(self):
+        self.boot = None          # fields of the BOOT line
+        self.done = None          # fields of BENCH-DONE
+        self.end = None           # "pass" or "fail"
+        self.selftests = []       # (name, result)
+        self.panics = []          # text after PANIC
+        self.suites = {}          # suite -> its BENCH-SUITE line, in log order
+        self.points = {}          # suite -> {(variant, fanout, threads): point}
+        self.cmps = {}            # suite -> [comparison]
+        self.skips = {}           # suite -> [point left out: variant, fanout, threads, reason]
+        self.seeds = {}           # suite -> [headline: BENCH-SEED's fields]
+        self.aa = None            # fields of BENCH-AA (a bench.aa=yes boot)
+        self.cmdline = None       # the kernel's command line, as the boot reported it
+        self.skipped = 0
+
+
+def warn(msg):
+    """A warning on stderr, named after the script that reads the log."""
+    prog = os.path.splitext(os.path.basename(sys.argv[0]))[0] or "benchlog"
+    print("%s: %s" % (prog, msg), file=sys.stderr)
+
+
+def fields(words):
+    """key=value words to a dict; a word without '=' makes the line unusable."""
+    d = {}
+    for w in words:
+        key, eq, value = w.partition("=")
+        if not eq or not key:
+            raise BadLine("'%s' is not key=value" % w)
+        d[key] = value
+    return d
+
+
+def need(d, key, kind=None):
+    """The field key of d, checked to be a decimal or a count when kind says so."""
+    if key not in d or d[key] == "":
+        raise BadLine("missing %s" % key)
+    v = d[key]
+    if kind == "decimal":
+        if not DECIMAL.fullmatch(v):
+            raise BadLine("%s=%s is not a number" % (key, v))
+        return float(v)
+    if kind == "count":
+        if not COUNT.fullmatch(v) or int(v) == 0:
+            raise BadLine("%s=%s is not a positive count" % (key, v))
+        return int(v)
+    return v
+
+
+def optional(d, key, kind):
+    return need(d, key, kind) if key in d else None
+
+
+def take_suite(log, text):
+    """A BENCH-SUITE line: what the suite measures, its seed, variants and extras."""
+    m = SUITE_LINE.fullmatch(text)
+    if not m:
+        raise BadLine("no op= and seed= at its end")
+    d = fields(m.group("words").split())
+    suite = need(d, "suite")
+    labels = [v for key in ("variants", "skipped") for v in d.get(key, "").split(",") if v]
+    if not labels:
+        raise BadLine("no variants")
+    log.suites[suite] = {
+        "op": m.group("op").strip(),
+        "seed": m.group("seed").strip(),
+        "variants": labels,
+        "extras": [e for e in d.get("extras", "").split(",") if e],
+    }
+
+
+def extras_of(log, suite):
+    """The extras the suite's BENCH-SUITE line names; without one, doc/console.md's."""
+    return log.suites[suite]["extras"] if suite in log.suites else list(EXTRAS)
+
+
+def take_bench(log, d):
+    suite = need(d, "suite")
+    p = {
+        "variant": need(d, "variant"),
+        "fanout": optional(d, "fanout", "count"),
+        "threads": need(d, "threads", "count"),
+        "runs": need(d, "runs", "count"),
+        "mean": need(d, "ops_per_sec", "decimal"),
+        "stddev": need(d, "stddev", "decimal"),
+        "ci95": need(d, "ci95", "decimal"),
+        "extras": {},
+    }
+    for key in extras_of(log, suite):
+        if key in d:
+            p["extras"][key] = need(d, key, "decimal")
+    pts = log.points.setdefault(suite, {})
+    ident = (p["variant"], p["fanout"], p["threads"])
+    if ident in pts:
+        warn("%s %s threads=%d measured twice; keeping the later line"
+             % (suite, label(p["variant"], p["fanout"]), p["threads"]))
+    pts[ident] = p
+
+
+def verdict(d, key):
+    v = need(d, key)
+    if v not in VERDICTS:
+        raise BadLine("%s=%s is not same, faster or slower" % (key, v))
+    return v
+
+
+def take_cmp(log, d):
+    suite = need(d, "suite")
+    c = {
+        "va": need(d, "a"),
+        "fa": optional(d, "fanout_a", "count"),
+        "vb": need(d, "b"),
+        "fb": optional(d, "fanout_b", "count"),
+        "threads": need(d, "threads", "count"),
+        "ratio": need(d, "ratio", "decimal"),
+        "ci95": need(d, "ci95", "decimal"),
+        "verdict": verdict(d, "verdict"),
+    }
+    c["a"], c["b"] = label(c["va"], c["fa"]), label(c["vb"], c["fb"])
+    log.cmps.setdefault(suite, []).append(c)
+
+
+def take_skip(log, d):
+    suite = need(d, "suite")
+    log.skips.setdefault(suite, []).append({
+        "variant": need(d, "variant"),
+        "fanout": optional(d, "fanout", "count"),
+        "threads": need(d, "threads", "count"),
+        "reason": need(d, "reason"),
+    })
+
+
+def take_seed(log, d):
+    """A BENCH-SEED line: a headline comparison beside the seed's own ratio."""
+    suite = need(d, "suite")
+    log.seeds.setdefault(suite, []).append({
+        "a": label(need(d, "a"), optional(d, "fanout_a", "count")),
+        "b": need(d, "b"),
+        "threads": need(d, "threads", "count"),
+        "seed_ratio": need(d, "seed_ratio", "decimal"),
+        "seed_verdict": verdict(d, "seed_verdict"),
+        "ratio": need(d, "ratio", "decimal"),
+        "ci95": need(d, "ci95", "decimal"),
+        "verdict": verdict(d, "verdict"),
+        "agrees": need(d, "agrees"),
+    })
+
+
+def take(log, word, rest):
+    """Records one machine line; raises BadLine when it is unusable."""
+    if word == "PANIC":
+        log.panics.append(" ".join(rest))
+        return
+    if word == "BENCH-SUITE":
+        take_suite(log, " ".join(rest))
+        return
+    d = fields(rest)
+    if word == "BENCH":
+        take_bench(log, d)
+    elif word == "BENCH-CMP":
+        take_cmp(log, d)
+    elif word == "BENCH-SKIP":
+        take_skip(log, d)
+    elif word == "BENCH-SEED":
+        take_seed(log, d)
+    elif word == "BENCH-AA":
+        for key in ("suites", "comparisons", "false"):
+            need(d, key, "decimal")
+        log.aa = d
+    elif word == "BOOT":
+        need(d, "cpus", "count")
+        for key in ("possible", "mem_mib", "tsc_khz", "boot_us"):
+            optional(d, key, "decimal")
+        log.boot = d
+    elif word == "BENCH-DONE":
+        need(d, "suites", "decimal")
+        need(d, "secs", "decimal")
+        log.done = d
+    elif word == "SELFTEST":
+        log.selftests.append((need(d, "name"), need(d, "result")))
+    elif word == "END":
+        log.end = need(d, "result")
+
+
+def parse(path):
+    log = Log()
+    with open(path, encoding="utf-8", errors="replace", newline="") as f:
+        lines = f.read().splitlines(keepends=True)
+    for n, line in enumerate(lines, 1):
+        text = line.rstrip("\r\n")
+        m = STAMP.match(text)
+        if m:
+            text = text[m.end():]
+        words = text.split()
+        if log.cmdline is None and CMDLINE.search(text):
+            log.cmdline = CMDLINE.search(text).group(1)
+        if not words or words[0] not in MACHINE:
+            continue
+        try:
+            # A log cut mid-line can end in a number that looks whole but is
+            # not ("ci95=12" of "ci95=1234.5"): trust only finished lines.
+            if not line.endswith("\n"):
+                raise BadLine("cut short (no newline at the end of the log)")
+            take(log, words[0], words[1:])
+        except BadLine as e:
+            warn("%s:%d: skipped %s line: %s" % (path, n, words[0], e))
+            log.skipped += 1
+    return log
+
+
+def label(variant, fanout):
+    return variant if fanout is None else "%s/%d" % (variant, fanout)
