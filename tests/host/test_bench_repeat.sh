@@ -5,17 +5,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 repeat=$root/tools/bench_repeat.py
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_bench_repeat.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-
-check() { # check DESCRIPTION COMMAND...
-  desc=$1; shift
-  if "$@"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "test_bench_repeat: check failed: $desc" >&2
-  fi
-}
+. "$root/tests/host/lib/check.sh"
 
 has() { grep -qxF "$1" "$2"; }
 
@@ -144,5 +134,4 @@ check "make bench-repeat's command" grep -qF \
   'tools/bench_repeat.py --boots 2 --smp 3 --mem 2G --cmdline "bench=locks quick" --accel "tcg" --timeout 77' \
   "$tmp/make.out"
 
-echo "test_bench_repeat: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_summary

@@ -6,17 +6,7 @@ report=$root/tools/report.py
 sample=$root/tests/host/data/sample-bench.log
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_report.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-
-check() { # check DESCRIPTION COMMAND...
-  desc=$1; shift
-  if "$@"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "test_report: check failed: $desc" >&2
-  fi
-}
+. "$root/tests/host/lib/check.sh"
 
 # The section of report.md for suite $1: from its heading to the next one.
 section() {
@@ -154,5 +144,4 @@ check "unlike boots in the report" grep -q '^\*\*The boots differ in their CPU c
 "$report" "$tmp/b1.log" "$tmp/missing.log" "$tmp/x" > /dev/null 2>&1
 check "exit 2 when one of the logs is missing" [ $? -eq 2 ]
 
-echo "test_report: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+check_summary
