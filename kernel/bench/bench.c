@@ -211,6 +211,10 @@ bench_stopped(const struct bench_ctx *c)
 {
   struct worker *w = current->arg;
 
+  // A thread the harness did not start (a self-test driving a suite's worker itself) is
+  // not one of the run's workers: nothing to count.
+  if(w < workers || w >= workers + MAX_WORKERS)
+    return READ_ONCE(c->stop);
   if(++w->loops == BENCH_MIN_OPS + 1)
     __atomic_sub_fetch(&behind, 1, __ATOMIC_RELAXED);
   return READ_ONCE(c->stop);
