@@ -465,6 +465,7 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
   u64 ops, ns, t0, rcu_left, lazy_left, value_m[BENCH_MAX_EXTRAS];
   int err, k;
 
+  ctx.round = r;
   if((err = setup_slot(i)) < 0) {
     print_skip(i, bench_errno_word(err));
     return false;

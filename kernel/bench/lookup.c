@@ -20,17 +20,15 @@ static char paths[NR_FILES][32];
 static unsigned long inos[NR_FILES];   // what each stat must find
 static int nfiles;
 
-// One per worker, on its own cache line.
+// One per worker, on its own cache line; every run's setup gives fresh ones (kernel/bench/fs.c).
 struct tstate {
-  u64 lookups;     // this point's measured runs
+  u64 lookups;     // this run's
   u64 fallbacks;   // of them, RCU-walks that gave up (-EAGAIN) and were redone by reference
-  u64 misses;      // stats that did not find their file, since the last verify
+  u64 misses;      // stats that did not find their file
 } __aligned(64);
 
-// The running point's runs so far (its warm-up first) and the operations its measured runs
-// returned: verify keeps the workers' counts to exactly those runs, point_done prints them.
-static int point_runs;
-static u64 point_ops;
+// The running point's timed runs so far, summed by verify for point_done.
+static u64 point_lookups, point_fallbacks;
 
 // A free-rcu mount, the only kind RCU-walk may enter (fs/super.c).
 static void
@@ -46,8 +44,6 @@ lookup_build(struct bench_ctx *ctx)
   int err;
   u32 i;
 
-  point_runs = 0;
-  point_ops = 0;
   for(i = 0; i < ARRAY_SIZE(dirs); i++)
     if((err = vfs_mkdir(dirs[i])) < 0)
       return err;
@@ -110,60 +106,48 @@ lookup_worker(struct bench_ctx *ctx, int thread_index)
   return ops;
 }
 
-// Right after the point's BENCH line: how many of its lookups fell back. Then the next
-// point starts counting afresh.
+// Right after the point's BENCH line: how many of its timed runs' lookups fell back.
 static void
 lookup_point_done(struct bench_ctx *ctx)
 {
-  struct tstate *ts = ctx->priv;
-  u64 lookups = 0, fallbacks = 0;
-  int i;
-
-  for(i = 0; i < ctx->threads; i++) {
-    lookups += ts[i].lookups;
-    fallbacks += ts[i].fallbacks;
-    ts[i].lookups = ts[i].fallbacks = 0;
-  }
   if(ctx->vi == RCU_WALK)
     printk("bench: lookup: rcu-walk at %d thread%s: %lu of %lu lookups fell back to ref-walk\n",
-           ctx->threads, ctx->threads == 1 ? "" : "s", fallbacks, lookups);
-  point_runs = 0;
-  point_ops = 0;
+           ctx->threads, ctx->threads == 1 ? "" : "s", point_fallbacks, point_lookups);
 }
 
-// Every stat found its own file, and the counts point_done will print are this point's
-// measured runs and nothing else: the harness runs a warm-up, then the measured runs, then
-// prints the BENCH line and calls point_done (kernel/bench/bench.c), so the warm-up's counts
-// are dropped here and every later run's lookups must add up to the operations it returned.
+// After every run: every stat found its own file, the workers' lookups add up to the
+// operations the run returned, and the timed runs' counts join the point's (the harness
+// runs the warm-up, round 0, first: kernel/bench/bench.c).
 static bool
 lookup_verify(struct bench_ctx *ctx, u64 ops)
 {
   struct tstate *ts = ctx->priv;
-  u64 misses = 0, lookups = 0, others = 0;
+  u64 misses = 0, lookups = 0, fallbacks = 0, others = 0;
   int i;
 
-  if(point_runs++ == 0) {
-    for(i = 0; i < ctx->threads; i++)
-      ts[i].lookups = ts[i].fallbacks = 0;
-  } else {
-    point_ops += ops;
-  }
   for(i = 0; i < ctx->max_threads; i++) {
-    if(i < ctx->threads)
+    if(i < ctx->threads) {
       lookups += ts[i].lookups;
-    else
+      fallbacks += ts[i].fallbacks;
+    } else {
       others += ts[i].lookups + ts[i].fallbacks;
+    }
     misses += ts[i].misses;
-    ts[i].misses = 0;
+  }
+  if(ctx->round == 0)
+    point_lookups = point_fallbacks = 0;
+  else {
+    point_lookups += lookups;
+    point_fallbacks += fallbacks;
   }
   if(misses)
     pr_err("bench: lookup: %s at %d threads: %lu of %lu stats missed their file\n",
            ctx->variant->name, ctx->threads, misses, ops);
-  if(lookups != point_ops || others)
+  if(lookups != ops || others)
     pr_err("bench: lookup: %s at %d threads: the workers counted %lu lookups (and %lu in"
-           " idle slots), the point's measured runs %lu\n", ctx->variant->name,
-           ctx->threads, lookups, others, point_ops);
-  return misses == 0 && lookups == point_ops && !others;
+           " idle slots), the run %lu\n", ctx->variant->name, ctx->threads, lookups, others,
+           ops);
+  return misses == 0 && lookups == ops && !others;
 }
 
 BENCH_SUITE(lookup_suite) = {

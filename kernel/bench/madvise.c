@@ -73,7 +73,7 @@ struct counters {
   u64 ipi_wait_ns, sem_wait_ns;   // waited for shootdown answers, and queued on mmap_sem
 };
 
-// A point's measured runs, summed for point_done's account of where a transaction's time goes.
+// A point's timed runs, summed for point_done's account of where a transaction's time goes.
 struct point_sums {
   u64 ops, thread_ns, ipi_wait_ns, sem_wait_ns;
 };
@@ -327,11 +327,13 @@ madv_setup(struct bench_ctx *ctx)
   old_exclusive = madvise_exclusive;
   WRITE_ONCE(madvise_exclusive, ctx->vi == DONTNEED_WLOCK || ctx->vi == FREE_WLOCK);
   pin_memory(wmark.high + ctx->max_threads * THREAD_PAGES + SLACK_PAGES);
-  pr_info("bench: madvise: %s: %d arenas of %lu KiB, %lu pages left free (high watermark %lu)\n",
-          ctx->variant->name, ctx->max_threads, ARENA_PAGES * PAGE_SIZE / 1024, nr_free_pages(),
-          wmark.high);
+  if(ctx->round == 0) {   // every run's setup is the same: say it, and start the sums, once
+    pr_info("bench: madvise: %s: %d arenas of %lu KiB, %lu pages left free (high watermark"
+            " %lu)\n", ctx->variant->name, ctx->max_threads, ARENA_PAGES * PAGE_SIZE / 1024,
+            nr_free_pages(), wmark.high);
+    sums = (struct point_sums){ 0 };
+  }
   read_counters(&run_end);
-  sums = (struct point_sums){ 0 };
   return 0;
 }
 
@@ -459,7 +461,6 @@ madv_point_done(struct bench_ctx *ctx)
   print_share(sem, sizeof(sem), "mmap_sem queue", sums.sem_wait_ns / n, op_ns);
   pr_info("bench: madvise: %s at %d thread%s: %s ms a transaction; waiting for %s, in %s\n",
           ctx->variant->name, ctx->threads, ctx->threads == 1 ? "" : "s", op, ipi, sem);
-  sums = (struct point_sums){ 0 };
 }
 
 BENCH_SUITE(madvise_suite) = {

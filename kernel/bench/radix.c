@@ -34,8 +34,9 @@ radix_setup(struct bench_ctx *ctx)
       return err;
     cond_resched();   // seconds of inserts under TCG: let RCU and this CPU's others in
   }
-  pr_info("bench: radix: fanout %d: %lu items, height %u, %lu nodes\n", ctx->variant->fanout,
-          NR_ITEMS, radix_tree_height(&tree), radix_tree_nr_nodes(&tree));
+  if(ctx->round == 0)   // every run builds the same tree: say its shape once a point
+    pr_info("bench: radix: fanout %d: %lu items, height %u, %lu nodes\n",
+            ctx->variant->fanout, NR_ITEMS, radix_tree_height(&tree), radix_tree_nr_nodes(&tree));
   return 0;
 }
 
