@@ -1,5 +1,5 @@
-# Reads a saved serial log into the points, comparisons, seed lines and boot facts that
-# tools/report.py and tools/bench_repeat.py use (the line formats are doc/console.md's).
+# Reads a saved serial log into the points, comparisons, seed lines, profiles, lock statistics and
+# boot facts that tools/report.py and tools/bench_repeat.py use (formats: doc/console.md).
 
 import os
 import re

@@ -29,7 +29,7 @@ in every graph of a report.
 
 import hashlib
 import sys
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape
 
 WIDTH = 1200          # the SVG's width in pixels, as Gregg's flamegraph.pl
 PAD = 10              # left and right margins

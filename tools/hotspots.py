@@ -82,9 +82,9 @@ def hottest(stacks, total):
 
 
 def pair(logs, suite, profs):
-    """The suite's pair to draw as a differential: its first headline (BENCH-SEED) at the
-    headline's thread count, else its first BENCH-CMP pair; at the largest thread count
-    where both points were profiled when the headline's count was not. Returns (key a,
+    """The suite's pair to draw as a differential: its first headline (BENCH-SEED), at the
+    headline's thread count if both points were profiled there; else (or with no headline,
+    its first BENCH-CMP pair) at the largest thread count where both were. Returns (key a,
     key b) or None."""
     cmps = [c for log in logs for c in log.cmps.get(suite, [])]
     heads = [(c, s["threads"]) for log in logs for s in log.seeds.get(suite, [])
@@ -98,8 +98,7 @@ def pair(logs, suite, profs):
 
     def keys(t):
         return (first["va"], first["fa"], t), (first["vb"], first["fb"], t)
-    both = [t for t in sorted({c["threads"] for c in cmps} | {k[2] for k in profs})
-            if all(k in profs for k in keys(t))]
+    both = [t for t in sorted({k[2] for k in profs}) if all(k in profs for k in keys(t))]
     if not both:
         return None
     return keys(want if want in both else both[-1])

@@ -133,6 +133,17 @@ check "a lock's row" grep -qxF '| hash-global | 16 | `page_hash_lock` | 100000 |
 check "locks without a profile" grep -qxF '| ticket | 1 | `bench_lock` | 7 | 0 (0.0%) | 0 ns | 0 ns | 700 ns |' <(section locks "$tmp/out")
 check "no profile part without PROFILE lines" [ "$(section locks "$tmp/out" | grep -c 'Profiles')" -eq 0 ]
 
+# The pair: without a headline the first BENCH-CMP's; at the headline's thread count only if
+# both points were profiled there, else at the largest count where both were.
+sed -E -e '/BENCH-SEED/d' -e 's/^(.*)BENCH-CMP suite=pagecache .*$/\1BENCH-CMP suite=pagecache a=hash-global b=radix-rcu fanout_b=64 threads=16 ratio=0.333 ci95=0.100 verdict=slower\n&/' \
+  "$tmp/p.log" > "$tmp/cmp.log"
+"$report" "$tmp/cmp.log" "$tmp/cmp" > /dev/null 2>&1
+check "no headline: the first comparison's pair" grep -qxF '![pagecache: hash-global against radix-rcu/64 at 16 threads](flame/pagecache-diff-hash-global-t16-vs-radix-rcu-f64-t16.svg)' "$tmp/cmp/report.md"
+sed -E 's/(BENCH-(CMP|SEED) .*) threads=16 /\1 threads=1 /' "$tmp/p.log" > "$tmp/t1.log"
+check "the headline moved to 1 thread" grep -q 'BENCH-SEED .* threads=1 ' "$tmp/t1.log"
+"$report" "$tmp/t1.log" "$tmp/t1" > /dev/null 2>&1
+check "a headline's count without profiles: the largest with" grep -qF '](flame/pagecache-diff-radix-rcu-f64-t16-vs-hash-global-t16.svg)' "$tmp/t1/report.md"
+
 # Deterministic: a second run writes the same files.
 "$report" "$tmp/p.log" "$tmp/again" > /dev/null 2>&1
 check "the same SVGs again" diff -r "$tmp/out/flame" "$tmp/again/flame"
