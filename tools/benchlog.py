@@ -1,5 +1,5 @@
-# Reads a saved serial log into the points, comparisons, seed lines and boot facts that
-# tools/report.py and tools/bench_repeat.py use (the line formats are doc/console.md's).
+# Reads a saved serial log into the points, comparisons, seed lines, profiles, lock statistics and
+# boot facts that tools/report.py and tools/bench_repeat.py use (formats: doc/console.md).
 
 import os
 import re
@@ -18,12 +18,17 @@ EXTRAS = {
 STAMP = re.compile(r"\[\s*\d+\.\d+\] ?")
 CMDLINE = re.compile(r"command line '(.*)'")
 MACHINE = ("BOOT", "BENCH-SUITE", "BENCH", "BENCH-SKIP", "BENCH-CMP", "BENCH-SEED",
-           "BENCH-DONE", "BENCH-AA", "SELFTEST", "PANIC", "END")
+           "BENCH-DONE", "BENCH-AA", "PROFILE", "LOCKSTAT", "SELFTEST", "PANIC", "END")
 VERDICTS = ("same", "faster", "slower")
 # BENCH-SUITE: space-free key=value words, then op= and seed=, texts without '='.
 SUITE_LINE = re.compile(r"(?P<words>.*?) op=(?P<op>[^=]*) seed=(?P<seed>[^=]*)")
 DECIMAL = re.compile(r"\d+(\.\d+)?")
 COUNT = re.compile(r"\d+")
+# PROFILE frames: a function name (with GCC's .isra.0, .cold suffixes), idle, user, or 0x<hex>.
+FRAME = re.compile(r"[A-Za-z0-9_.]+")
+# LOCKSTAT lock classes: any printable word but '=' (&mapping->tree_lock, mm->mmap_sem).
+LOCK = re.compile(r"[!-<>-~]+")
+LOCK_FIELDS = ("acquisitions", "contended", "wait_ns", "max_wait_ns", "hold_ns")
 
 
 class BadLine(Exception):
@@ -45,6 +50,8 @@ class Log:
         self.skips = {}           # suite -> [point left out: variant, fanout, threads, reason]
         self.seeds = {}           # suite -> [headline: BENCH-SEED's fields]
         self.aa = None            # fields of BENCH-AA (a bench.aa=yes boot)
+        self.profiles = {}        # suite -> {(variant, fanout, threads): profile}
+        self.locks = {}           # suite -> {(variant, fanout, threads): [LOCKSTAT's fields]}
         self.cmdline = None       # the kernel's command line, as the boot reported it
         self.skipped = 0
 
@@ -78,6 +85,10 @@ def need(d, key, kind=None):
     if kind == "count":
         if not COUNT.fullmatch(v) or int(v) == 0:
             raise BadLine("%s=%s is not a positive count" % (key, v))
+        return int(v)
+    if kind == "tally":
+        if not COUNT.fullmatch(v):
+            raise BadLine("%s=%s is not a count" % (key, v))
         return int(v)
     return v
 
@@ -181,6 +192,42 @@ def take_seed(log, d):
     })
 
 
+def point_of(d):
+    """The (suite, (variant, fanout, threads)) a PROFILE or LOCKSTAT line belongs to."""
+    return need(d, "suite"), (need(d, "variant"), optional(d, "fanout", "count"),
+                              need(d, "threads", "count"))
+
+
+def take_profile(log, d):
+    """A PROFILE line: one distinct stack of a point and its count; samples is the point's
+    total, the same on each of its lines."""
+    suite, key = point_of(d)
+    samples, count = need(d, "samples", "count"), need(d, "count", "count")
+    frames = tuple(need(d, "stack").split(";"))
+    bad = [f for f in frames if not FRAME.fullmatch(f)]
+    if bad:
+        raise BadLine("stack frame '%s' is not a function name" % bad[0])
+    prof = log.profiles.setdefault(suite, {}).setdefault(key, {"samples": samples,
+                                                              "stacks": {}})
+    if prof["samples"] != samples:
+        raise BadLine("samples=%d, but the point's first line has %d" % (samples,
+                                                                        prof["samples"]))
+    if frames in prof["stacks"]:
+        raise BadLine("the stack %s again" % ";".join(frames))
+    prof["stacks"][frames] = count
+
+
+def take_lockstat(log, d):
+    suite, key = point_of(d)
+    lock = need(d, "lock")
+    if not LOCK.fullmatch(lock):
+        raise BadLine("lock=%s is not a name" % lock)
+    row = {"lock": lock}
+    for k in LOCK_FIELDS:
+        row[k] = need(d, k, "tally")
+    log.locks.setdefault(suite, {}).setdefault(key, []).append(row)
+
+
 def take(log, word, rest):
     """Records one machine line; raises BadLine when it is unusable."""
     if word == "PANIC":
@@ -198,6 +245,10 @@ def take(log, word, rest):
         take_skip(log, d)
     elif word == "BENCH-SEED":
         take_seed(log, d)
+    elif word == "PROFILE":
+        take_profile(log, d)
+    elif word == "LOCKSTAT":
+        take_lockstat(log, d)
     elif word == "BENCH-AA":
         for key in ("suites", "comparisons", "false"):
             need(d, key, "decimal")

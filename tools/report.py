@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-# Turns saved serial logs into OUTDIR/report.md and one gnuplot chart per benchmark suite.
+# Turns saved serial logs into OUTDIR/report.md, one gnuplot chart per benchmark suite and, from
+# PROFILE and LOCKSTAT lines, flame graphs and lock tables (tools/hotspots.py).
 # Usage: report.py LOG... OUTDIR   (the line formats are the console contract in doc/console.md)
 """One log: its points, comparisons and seed lines. Several logs (boots of one kernel and
 command line): per suite, each boot's means as faint lines and the mean across boots with
-its 95% interval (tools/boots.py), and each comparison and headline across the boots."""
+its 95% interval (tools/boots.py), and each comparison and headline across the boots. Profiles
+and lock statistics, if the logs have them, follow each suite (tools/hotspots.py says how
+several boots' are pooled)."""
 
 import os
 import re
@@ -12,6 +15,7 @@ import subprocess
 import sys
 
 import boots
+import hotspots
 from benchlog import EXTRAS, extras_of, label, parse, warn
 
 
@@ -482,6 +486,7 @@ def main(argv):
                         chart_script(log, suite, groups, term), gnuplot, written,
                         errors) if groups else None
             md += section(log, suite, png)
+            md += hotspots.pictures(logs, suite, outdir, written, table)
     else:
         md = boots_header(logs, paths)
         for suite in boots.suites(logs):
@@ -491,6 +496,7 @@ def main(argv):
                         chart_script(ref, suite, groups, term, len(logs)), gnuplot,
                         written, errors) if groups else None
             md += spread_section(logs, suite, png)
+            md += hotspots.pictures(logs, suite, outdir, written, table)
     if not any(log.points or log.cmps for log in logs):
         md += ["No benchmark results in %s." % ("this log" if len(logs) == 1
                                                  else "these logs"), ""]

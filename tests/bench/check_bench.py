@@ -35,11 +35,14 @@ other boot prints no BENCH-AA line and no ~aa variant. BENCH-DONE must appear
 once and count the suites; END result=pass must be the last machine line. A
 boot that names no suite (bench=all, bench=quick, or no bench=) must run at
 least the suites listed in DEFAULT_SUITES, in that order (calib, which measures
-the harness rather than a seed, anywhere among them).
+the harness rather than a seed, anywhere among them). PROFILE and LOCKSTAT
+lines are checked as tests/bench/check_hotspots.py says.
 """
 
 import re
 import sys
+
+from check_hotspots import HotspotChecks
 
 # The suites a boot that names none must run, in the order they run: kept here on purpose,
 # apart from the kernel's registry, so that a suite that goes missing is noticed. A new suite
@@ -62,7 +65,7 @@ TALLY = re.compile(r"^\d+$")
 NAME = re.compile(r"^[a-z0-9-]+$")
 WORD = re.compile(r"^[a-z0-9_-]+$")
 MACHINE = ("BOOT", "BENCH-SUITE", "BENCH", "BENCH-SKIP", "BENCH-CMP", "BENCH-SEED",
-           "BENCH-DONE", "BENCH-AA", "SELFTEST", "PANIC", "END")
+           "BENCH-DONE", "BENCH-AA", "PROFILE", "LOCKSTAT", "SELFTEST", "PANIC", "END")
 # BENCH-SUITE: space-free key=value words, then op= and seed=, texts without '='.
 SUITE_LINE = re.compile(r"^BENCH-SUITE (?P<words>.*?) op=(?P<op>[^=]*) seed=(?P<seed>[^=]*)$")
 
@@ -150,7 +153,7 @@ def interval_says(ratio, ci95, slack):
     return out
 
 
-class Checker:
+class Checker(HotspotChecks):
     def __init__(self, cpus, quick, aa=False):
         self.cpus = cpus
         self.quick = quick
@@ -168,6 +171,7 @@ class Checker:
         self.aas = []
         self.last = None      # the last machine line's first word and fields
         self.runs = QUICK_RUNS if quick else DEFAULT_RUNS
+        self.hotspots_init()
 
     def bad(self, n, msg):
         self.problems.append("line %d: %s" % (n, msg) if n else msg)
@@ -231,6 +235,18 @@ class Checker:
     def point(self, n, d, word):
         """The suite and (variant, fanout, threads) of a BENCH or BENCH-SKIP line, or
         None after reporting why it has none."""
+        where = self.ident(n, d, word)
+        if where is None:
+            return None
+        suite, key = where
+        if key in self.points.get(suite, {}) or key in self.skips.get(suite, {}):
+            self.bad(n, "%s %s measured or skipped twice" % (suite, key))
+        self.last_point[suite] = n
+        return where
+
+    def ident(self, n, d, word):
+        """The suite and (variant, fanout, threads) a line names, or None after reporting
+        why it names none."""
         suite = d.get("suite")
         if suite not in self.suites:
             self.bad(n, "a %s line of %s before its BENCH-SUITE line" % (word, suite))
@@ -248,11 +264,7 @@ class Checker:
             return None
         if v[0].endswith(AA) and not self.aa:
             self.bad(n, "variant=%s in a boot without bench.aa=yes" % v[0])
-        key = (v[0], int(fanout) if fanout else None, int(d["threads"]))
-        if key in self.points.get(suite, {}) or key in self.skips.get(suite, {}):
-            self.bad(n, "%s %s measured or skipped twice" % (suite, key))
-        self.last_point[suite] = n
-        return suite, key
+        return suite, (v[0], int(fanout) if fanout else None, int(d["threads"]))
 
     def bench(self, n, d):
         where = self.point(n, d, "BENCH")
@@ -375,6 +387,10 @@ class Checker:
         elif words[0] == "BENCH-DONE":
             self.current = None
             self.done.append((n, d))
+        elif words[0] == "PROFILE":
+            self.profile_line(n, d)
+        elif words[0] == "LOCKSTAT":
+            self.lockstat_line(n, d)
         elif words[0] == "BENCH-AA":
             if self.tally(n, d, "BENCH-AA", ("suites", "comparisons", "false")):
                 self.aas.append((n, d))
@@ -541,6 +557,7 @@ class Checker:
         self.finish_cmps()
         self.finish_seeds()
         self.finish_calib()
+        self.finish_hotspots()
         if len(self.done) != 1:
             self.bad(0, "%d BENCH-DONE lines, expected 1" % len(self.done))
         else:
@@ -566,7 +583,7 @@ def main(argv):
     except OSError as e:
         print("check_bench: cannot read %s: %s" % (path, e.strerror), file=sys.stderr)
         return 2
-    named, runs, aa = False, None, False
+    named, runs, aa, profile, lockstat = False, None, False, None, None
     for line in lines:
         m = re.search(r"command line '(.*)'", line)
         if m:
@@ -577,10 +594,15 @@ def main(argv):
                     named = bool(set(w[len("bench="):].split(",")) - {"all", "quick"})
                 if w.startswith("bench.aa="):
                     aa = w == "bench.aa=yes"
+            # Not named means off; a bad profile= value is reported by the kernel and ignored.
+            profile = next((int(w[8:]) for w in m.group(1).split()
+                            if re.match(r"profile=\d+$", w)), 0)
+            lockstat = "lockstat=yes" in m.group(1).split()
             break
     c = Checker(cpus, "--quick" in argv[1:], aa)
     if runs is not None:
         c.runs = runs
+    c.profile, c.lockstat = profile, lockstat
     for n, line in enumerate(lines, 1):
         c.line(n, line)
     c.finish(named)
@@ -590,9 +612,12 @@ def main(argv):
         print("check_bench: " + p)
     npoints = sum(len(p) for p in c.points.values())
     nskips = sum(len(p) for p in c.skips.values())
+    hot = ""
+    if c.profiles or c.locks:
+        hot = ", %d profiled points, %d with locks" % (len(c.profiles), len(c.locks))
     print("check_bench: %d points and %d skipped in %d suites (%s), %d comparisons, %d seed "
-          "lines, %d problems" % (npoints, nskips, len(c.suites), " ".join(c.suites) or "none",
-                                  len(c.cmps), len(c.seeds), len(c.problems)))
+          "lines%s, %d problems" % (npoints, nskips, len(c.suites), " ".join(c.suites) or "none",
+                                    len(c.cmps), len(c.seeds), hot, len(c.problems)))
     return 1 if c.problems else 0
 
 

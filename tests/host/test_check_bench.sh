@@ -1,6 +1,7 @@
 #!/bin/bash
 # Host test of tests/bench/check_bench.py: the sample logs of tests/host/data/ pass, and each
-# check of BENCH-SKIP, BENCH-SEED, BENCH-AA, calib and the verdict rule fails a log broken for it.
+# check of BENCH-SKIP, BENCH-SEED, BENCH-AA, calib, the verdict rule, PROFILE and LOCKSTAT fails
+# a log broken for it.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 check=$root/tests/bench/check_bench.py
 data=$root/tests/host/data
@@ -171,12 +172,59 @@ bad "a ci95 three printed units too small for same" \
   "$(edit "$quick" 's/(a=tas b=ticket threads=1) ratio=1.004 ci95=0.040/\1 ratio=1.043 ci95=0.040/')" \
   "locks tas vs ticket at 1 threads: verdict=same, but the interval 1.043 \+- 0.040 excludes 1"
 
+# PROFILE and LOCKSTAT: after every BENCH line of the quick sample, its point's two stacks
+# (6 + 3 of 10 samples) and one lock, in a boot whose command line asks for them.
+prof=$(edit "$quick" "s/command line 'bench=quick'/command line 'bench=quick profile=97 lockstat=yes'/
+/ BENCH suite=/{p;s/BENCH (suite=[^ ]+ variant=[^ ]+ (fanout=[^ ]+ )?threads=[^ ]+) .*/PROFILE \1 samples=10 stack=bench_worker;spin_lock;queued_spin_lock_slowpath count=6/
+p;s/stack=[^ ]+ count=6/stack=idle count=3/
+p;s/PROFILE (.*) samples=10 stack=idle count=3/LOCKSTAT \1 lock=\&mapping->tree_lock acquisitions=100 contended=5 wait_ns=5000 max_wait_ns=2000 hold_ns=9000/}")
+good "a profiled boot" "$prof"
+"$check" "$prof" 2 --quick > "$tmp/out" 2>&1
+check_out ', 60 profiled points, 60 with locks, 0 problems$' "the profiled points are counted"
+good "a function name with GCC's suffix, an address" \
+  "$(edit "$prof" 's/(variant=ticket threads=1 samples=10 stack=bench_worker);spin_lock;/\1;spin_lock.isra.0;0xffffffff80104a2c;/')"
+good "samples above the counts' sum (stacks not printed)" "$(edit "$prof" 's/samples=10 /samples=12 /g')"
+bad "a count that is no number" "$(edit "$prof" '0,/stack=idle count=3/s//stack=idle count=3x/')" \
+  "PROFILE samples=10 count=3x: not positive counts"
+bad "a count of 0" "$(edit "$prof" '0,/stack=idle count=3/s//stack=idle count=0/')" \
+  "PROFILE samples=10 count=0: not positive counts"
+bad "an empty frame" "$(edit "$prof" '0,/bench_worker;spin_lock;/s//bench_worker;;/')" \
+  "PROFILE stack=bench_worker;;queued_spin_lock_slowpath: frame '' is not a function name"
+bad "a frame that is no name" "$(edit "$prof" '0,/;spin_lock;/s//;spin-lock;/')" \
+  "PROFILE stack=bench_worker;spin-lock;queued_spin_lock_slowpath: frame 'spin-lock' is not"
+bad "samples below the counts' sum" "$(edit "$prof" '0,/samples=10 stack=idle/s//samples=8 stack=idle/;0,/samples=10 stack=bench/s//samples=8 stack=bench/')" \
+  "PROFILE of locks \('ticket', None, 1\): samples=8, but its counts add up to 9"
+bad "samples differing within a point" "$(edit "$prof" '0,/samples=10 stack=idle/s//samples=11 stack=idle/')" \
+  "PROFILE samples=11, but line [0-9]+ of the point has 10"
+bad "a stack twice" "$(edit "$prof" '0,/stack=idle count=3/s//stack=bench_worker;spin_lock;queued_spin_lock_slowpath count=3/')" \
+  "PROFILE stack=bench_worker;spin_lock;queued_spin_lock_slowpath printed twice"
+bad "a profile of no point" "$(edit "$prof" '0,/PROFILE suite=locks variant=ticket threads=1 /s//PROFILE suite=locks variant=ticket threads=3 /')" \
+  "PROFILE of locks \('ticket', None, 3\): no such point"
+bad "a profiled boot that leaves a point out" "$(edit "$prof" '/PROFILE suite=ramfs variant=free-now threads=2 /d')" \
+  "ramfs \('free-now', None, 2\): no PROFILE line in a boot with profile=97"
+bad "PROFILE lines without profile=" "$(edit "$prof" 's/ profile=97//')" \
+  "PROFILE lines in a boot without profile="
+bad "LOCKSTAT lines without lockstat=yes" "$(edit "$prof" 's/ lockstat=yes//')" \
+  "LOCKSTAT lines in a boot without lockstat=yes"
+bad "more contended than acquired" "$(edit "$prof" '0,/acquisitions=100 contended=5/s//acquisitions=100 contended=101/')" \
+  "LOCKSTAT lock=&mapping->tree_lock contended=101 of acquisitions=100"
+bad "a longest wait above the total" "$(edit "$prof" '0,/wait_ns=5000 max_wait_ns=2000/s//wait_ns=5000 max_wait_ns=6000/')" \
+  "LOCKSTAT lock=&mapping->tree_lock max_wait_ns=6000 above wait_ns=5000"
+bad "a wait time that is no count" "$(edit "$prof" '0,/ hold_ns=9000/s// hold_ns=9.5/')" \
+  "LOCKSTAT hold_ns=9.5 is not a count"
+bad "a lock twice for a point" "$(edit "$prof" '0,/(LOCKSTAT .*)/s//\1\n\1/')" \
+  "LOCKSTAT lock=&mapping->tree_lock twice for the point"
+bad "a LOCKSTAT line without its lock" "$(edit "$prof" '0,/ lock=&mapping->tree_lock/s///')" \
+  "LOCKSTAT lock= is not a name"
+bad "a LOCKSTAT line before its suite" "$(edit "$prof" '0,/(LOCKSTAT suite=)locks/s//\1nosuch/')" \
+  "a LOCKSTAT line of nosuch before its BENCH-SUITE line"
+
 if [ -s "$tmp/unchanged" ]; then
   sed 's/^/test_check_bench: changed nothing: /' "$tmp/unchanged" >&2
   failed=$((failed + $(wc -l < "$tmp/unchanged")))
 fi
 edits=$(find "$tmp" -name 'edit.*' | wc -l)
-[ "$edits" -ge 36 ] && ok || fail "only $edits edited logs, of the 36 the cases above make"
+[ "$edits" -ge 56 ] && ok || fail "only $edits edited logs, of the 56 the cases above make"
 
 echo "test_check_bench: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
