@@ -34,6 +34,7 @@
 u32 profile_hz;
 bool profile_planted_skip_irqoff;
 static bool sampling;   // between profile_start and profile_stop
+static u64 stopped_ns;  // ktime_ns of the last profile_stop
 
 // A CPU's samples since the last collect. The table has one writer, this CPU's NMI handler;
 // profile_collect reads it once busy is clear and sampling off (see record()).
@@ -42,7 +43,6 @@ struct prof_cpu {
   u64 pending;     // periods the sampler asked this CPU to sample, not yet taken
   int asked;       // an NMI IPI is on its way for them (see fan_out)
   int busy;        // in record(): profile_collect waits
-  bool owed;       // the sampler's last NMI stood for several periods: an empty one may follow
   u64 cost_ns;     // time in record()
 };
 static DEFINE_PER_CPU(struct prof_cpu, prof_cpu);
@@ -133,34 +133,33 @@ fan_out(u32 n)
   return idle;
 }
 
-// The HPET's NMI stands for as many periods as its comparator moved, more than one when the
-// sampler's vCPU was not running, or when the timer fired again during the handler, before it
-// read the comparator: then that second NMI is latched (SDM vol. 3A, 6.7.1) and comes after
-// the iret with nothing left to take. Linux's arch/x86/kernel/nmi.c swallows such an NMI when
-// it hits the same rip back to back; TCG may deliver it some instructions later, so here the
-// one empty NMI after a multi-period one is the profiler's wherever it lands.
+// The sampler's NMI stands for as many periods of the timer as have passed, more than one when
+// its vCPU was not running. One that finds no new period may still be the timer's, a second
+// NMI of one period (arch_nmi_timer_fired), delivered late if the host deschedules the vCPU:
+// Linux's arch/x86/kernel/nmi.c swallows such an NMI only when it hits the same rip back to
+// back, which TCG does not promise. So on the sampler, every NMI is the profiler's while it
+// samples and for a second after; a host NMI then reaches the other CPUs only.
+#define LEFTOVER_NS 1000000000UL
+
 bool
 profile_nmi(struct trapframe *tf)
 {
   struct prof_cpu *pc;
   u32 ticks = 0, n = 0, idle = 0;
+  bool sampler;
   int asked;
 
   if(!READ_ONCE(profile_hz))
     return false;
   pc = this_cpu_ptr(&prof_cpu);
-  if(smp_processor_id() == SAMPLER_CPU && (ticks = arch_nmi_timer_fired()))
+  sampler = smp_processor_id() == SAMPLER_CPU;
+  if(sampler && (ticks = arch_nmi_timer_fired()))
     idle = fan_out(ticks);
   asked = __atomic_exchange_n(&pc->asked, 0, __ATOMIC_ACQUIRE);
   if(asked)
     n = __atomic_exchange_n(&pc->pending, 0, __ATOMIC_RELAXED);
-  if(!ticks && !asked) {
-    if(!pc->owed)
-      return false;
-    pc->owed = false;
-    return true;
-  }
-  pc->owed = ticks > 1;
+  if(!ticks && !asked)
+    return sampler && (READ_ONCE(sampling) || ktime_ns() - READ_ONCE(stopped_ns) < LEFTOVER_NS);
   if(ticks + n || idle)
     record(pc, tf, ticks + n, idle);
   return true;
@@ -181,6 +180,7 @@ profile_stop(void)
   if(!profile_hz)
     return;
   arch_nmi_timer_stop();
+  WRITE_ONCE(stopped_ns, ktime_ns());
   WRITE_ONCE(sampling, false);
 }
 
@@ -304,17 +304,12 @@ profile_setup(u32 hz)
   return 0;
 }
 
-// The cost of sampling, measured once at boot: every online CPU runs the same fixed loop,
-// alternately with sampling off and on (off on on off, off on on off, ...: a drift of the host
-// falls on both alike); the sum of the loops' times with sampling on over that with it off.
-#define COST_ROUNDS 8
-#define COST_LOOP_NS 30000000UL   // each loop, alone on an idle machine
-
-struct cost_loop {
-  u64 iters;
-  u64 ns;
-};
-static struct cost_loop cost_loops[NR_CPUS];
+// The cost of sampling, measured once at boot on this CPU (the sampler, CPU 0) with the others
+// idle: a fixed loop timed with sampling off and on in turn, off on on off ... (a drift of the
+// host falls on both alike), many short rounds; on a loaded host one vCPU of several is
+// descheduled at random, which a few long rounds would not average out.
+#define COST_ROUNDS 40
+#define COST_LOOP_NS 20000000UL   // each round
 
 static u64 __attribute__((noinline))
 cost_spin(u64 iters)
@@ -330,51 +325,18 @@ cost_spin(u64 iters)
   return x;
 }
 
-static int
-cost_thread(void *arg)
-{
-  struct cost_loop *l = arg;
-  u64 t0 = ktime_ns();
-
-  cost_spin(l->iters);
-  l->ns = ktime_ns() - t0;
-  return 0;
-}
-
-// Every CPU's loop time, summed; 0 if a thread could not start.
-static u64
-cost_round(u64 iters)
-{
-  static struct thread *t[NR_CPUS];
-  int cpu, n = 0;
-  u64 sum = 0;
-
-  for_each_online_cpu(cpu) {
-    cost_loops[cpu] = (struct cost_loop){ .iters = iters };
-    t[cpu] = kthread_create(cost_thread, &cost_loops[cpu], cpu, "profile-cost/%d", cpu);
-    n += t[cpu] != NULL;
-  }
-  for_each_online_cpu(cpu) {
-    if(t[cpu]) {
-      kthread_join(t[cpu]);
-      sum += cost_loops[cpu].ns;
-    }
-  }
-  return n == num_online_cpus() ? sum : 0;
-}
-
 static void
 measure_cost(void)
 {
-  struct prof_table *t = profile_table_alloc(PROFILE_CPU_STACKS * 4);
-  u64 iters = 1024, t0, off = 0, on = 0, ns;
-  char share[16];
+  struct prof_table *t = profile_table_alloc(PROFILE_CPU_STACKS);
+  u64 iters = 1024, t0, off = 0, on = 0, ns, handler;
+  char share[16], hshare[16];
 
   if(!t) {
     pr_err("profile: no memory to measure the cost of sampling\n");
     return;
   }
-  do {   // the loop's length on this CPU, the others idle
+  do {   // the loop's length
     iters *= 2;
     t0 = ktime_ns();
     cost_spin(iters);
@@ -383,23 +345,21 @@ measure_cost(void)
     bool sample = (r % 4 == 1 || r % 4 == 2);
     if(sample)
       profile_start();
-    ns = cost_round(iters);
+    t0 = ktime_ns();
+    cost_spin(iters);
+    ns = ktime_ns() - t0;
     if(sample)
       profile_stop();
     profile_collect(sample ? t : NULL);
-    if(!ns) {
-      pr_err("profile: cannot start the cost measurement's threads\n");
-      profile_table_free(t);
-      return;
-    }
     *(sample ? &on : &off) += ns;
   }
+  handler = t->samples ? t->cost_ns / t->samples : 0;
   fmt_share(share, sizeof(share), on > off ? on - off : off - on, off);
-  pr_info("profile: cost at %u Hz: a busy loop on all %d CPUs took %s %s with sampling on "
-          "(%lu ms against %lu ms off, %d rounds each way); %lu samples, %lu ns of NMI handler "
-          "each\n", profile_hz, num_online_cpus(), share, on >= off ? "longer" : "less",
-          on / 1000000, off / 1000000, COST_ROUNDS / 2, t->samples,
-          t->samples ? t->cost_ns / t->samples : 0);
+  fmt_share(hshare, sizeof(hshare), handler * profile_hz, 1000000000UL);
+  pr_info("profile: cost at %u Hz: a busy loop took %s %s with sampling on (%lu ms against %lu "
+          "ms off, %d rounds each way, CPU 0); %lu samples, %lu ns of NMI handler each: %s of "
+          "a busy CPU\n", profile_hz, share, on >= off ? "longer" : "less", on / 1000000,
+          off / 1000000, COST_ROUNDS / 2, t->samples, handler, hshare);
   profile_table_free(t);
 }
 

@@ -93,14 +93,16 @@ arch_nmi_timer_stop(void)
 }
 
 // In periodic mode the comparator steps on by the period each time the timer fires (spec
-// 2.3.9.2.2): if it has moved since the last NMI, this NMI is the timer's, and how far it
-// moved says how many periods a descheduled vCPU missed (one NMI stays latched, SDM vol. 3A,
-// 6.7.1, so the others merged into it). An unmoved comparator: another NMI (the host's).
+// 2.3.9.2.2): how far it moved since the last NMI says how many periods have passed (more
+// than one when a descheduled vCPU missed some: one NMI stays latched, SDM vol. 3A, 6.7.1, so
+// the others merged into it). An NMI that finds it unmoved may still be the timer's: it fired
+// again while the handler ran, before it read the comparator, which latched a second NMI; or
+// QEMU 7.2's hpet_timer found the counter exactly at the comparator, raised the NMI without
+// moving the comparator (its "after" test is strict) and raised it again a tick later.
 u32
 arch_nmi_timer_fired(void)
 {
-  u32 cmp = hpet_read(HPET_T0_CMP);
-  u32 n = (cmp - last_cmp) / period;
+  u32 n = (hpet_read(HPET_T0_CMP) - last_cmp) / period;
 
   last_cmp += n * period;
   return n;
