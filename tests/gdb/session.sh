@@ -336,7 +336,7 @@ profile() {
   local f=$out/profile-gdb.out top n
 
   check "stopped in profile_stop" \
-    grep -qE '^(Thread [0-9]+ hit )?Breakpoint 2, profile_stop ' "$f"
+    grep -qE '^(Thread [0-9]+ hit )?Breakpoint 2(\.[0-9]+)?, profile_stop ' "$f"
   n=$(section kprofile "$f" | sed -nE "s/^2 CPUs' uncollected samples at 997 Hz: ([0-9]+) samples, .*/\1/p")
   check "kprofile reads both CPUs' samples at 997 Hz (${n:-none})" test "${n:-0}" -ge 1000
   top=$(section kprofile "$f" | awk '/^top by self/ { on = 1; next } /^top by total/ { on = 0 }

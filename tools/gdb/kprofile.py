@@ -83,15 +83,10 @@ most frequent stacks, folded root first as the PROFILE lines are."""
         if hz == 0:
             raise gdb.GdbError("kprofile: the profiler is not set up (profile= is 0 and no "
                                "self-test started it)")
+        # kper_cpu_ptr and konline come from tools/gdb/kernel.py, loaded first.
         var = gdb.lookup_static_symbol("prof_cpu").value()
-        offs = gdb.parse_and_eval("__per_cpu_offset")
-        bits = gdb.parse_and_eval("cpu_online_mask")["bits"]
-        online = [w * 64 + b for w in range(bits.type.range()[1] + 1)
-                  for b in range(64) if int(bits[w]) >> b & 1]
-        out = []
-        for cpu in online:
-            addr = int(var.address) + int(offs[cpu])
-            out.append(gdb.Value(addr).cast(var.type.pointer()).dereference()["t"])
+        online = konline()
+        out = [kper_cpu_ptr(var, cpu).dereference()["t"] for cpu in online]
         return "%d CPUs' uncollected samples at %d Hz" % (len(online), hz), out
 
     def run(self, expr, n):
