@@ -27,7 +27,7 @@ static volatile u64 hot_sink;
 static u64
 churn(u64 x)
 {
-  for(int i = 0; i < 256; i++) {
+  for(int i = 0; i < 1024; i++) {
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
     barrier();
   }
