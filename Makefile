@@ -173,7 +173,7 @@ HOSTCFLAGS := -std=gnu11 $(HOSTINC) $(HOSTSAN) -g -O1 -Wall -Wextra -Werror \
   -Wmissing-prototypes -Wno-unused-parameter -MMD -MP
 HOSTLDFLAGS := -Wl,-T,$(HOSTLIB)/percpu.ld
 HOST_TESTS := test_cmdline test_vsprintf test_ksyms test_stats test_acpi test_radix test_bench \
-  test_spinlock test_pagecache test_path test_vma
+  test_spinlock test_pagecache test_path test_vma test_prof
 HOST_BINS := $(addprefix $(BUILD)/host/,$(HOST_TESTS))
 
 # Each test's sources, its own file first.
@@ -197,6 +197,8 @@ HOSTSRC_test_pagecache := tests/host/test_pagecache.c mm/filemap.c mm/pagecache_
 HOSTSRC_test_path := tests/host/test_path.c fs/path.c
 HOSTSRC_test_vma := tests/host/test_vma.c mm/mmap.c kernel/lib/cpumask.c kernel/locking/ticket.c \
   kernel/locking/rwsem.c $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c sched.c time.c panic.c)
+HOSTSRC_test_prof := tests/host/test_prof.c kernel/lib/prof.c kernel/lib/vsprintf.c \
+  kernel/lib/string.c
 HOSTCFLAGS_test_vsprintf := -fno-builtin
 HOSTCFLAGS_test_bench := -fno-builtin
 HOSTLIBS_test_stats := -lm

@@ -231,3 +231,13 @@ int bench_fmt_rate(char *buf, size_t size, u64 m);
 void bench_table(const struct benchsuite *s, const struct bench_results *r, u32 m);
 void bench_report(const struct benchsuite *s, const struct bench_results *r, int cpus,
                   u32 *ncmp, u32 *nfalse);
+
+// Per-point profiles with profile= (kernel/bench/profile.c; nothing without it): sampling
+// from the start of a run's interval to its end (also in a warm-up); the columns start empty at
+// each thread count; each run's samples go to its column (slot < 0: a warm-up, dropped); at a
+// point's end its top functions and PROFILE lines.
+void bench_profile_start(void);
+void bench_profile_stop(void);
+void bench_profile_reset(void);
+void bench_profile_run_end(int slot);
+void bench_profile_point(int slot, const char *suite, const char *point, int threads);

@@ -42,6 +42,7 @@ struct cmdline {
   u32 failslab;       // per-mille of slab allocations to fail, 0..1000
   u32 failpage;       // per-mille of page allocations to fail, 0..1000
   bool debug_slab;    // slab poisoning and redzones from boot; default on in the debug image
+  u32 profile_hz;     // profile=: samples a second of every benchmark point, 0..10000; 0: off
 };
 
 void cmdline_defaults(struct cmdline *c);

@@ -9,6 +9,7 @@
 #include "mm.h"
 #include "power.h"
 #include "printk.h"
+#include "profile.h"
 #include "rcupdate.h"
 #include "reclaim.h"
 #include "sched.h"
@@ -56,6 +57,7 @@ rest_init(void)
   vfs_init();                          // the root ramfs at /: inodes, dentries, mounts
   reclaim_init();                      // watermarks and kswapd: memory pressure is handled
   fault_inject_init();                 // failslab=, failpage=: armed once boot is done
+  profile_init();                      // profile=: the NMI sampler, and what it costs
   int failed = selftest_run();         // selftest=: the SELFTEST lines and summary
   failed += bench_run();               // bench=: the BENCH lines, then BENCH-DONE
   kernel_end(failed == 0);             // END line, then leave QEMU

@@ -12,6 +12,7 @@
 #define IOAPICVER  0x01
 #define REDTBL(n)  (0x10 + 2 * (n))
 #define RTE_MASKED 0x10000
+#define RTE_DM_NMI 0x400
 
 
 struct ioapic {
@@ -71,19 +72,42 @@ ioapic_init(void)
   }
 }
 
+// The pin serving a GSI, or NULL (reported).
+static struct ioapic *
+ioapic_pin(u32 gsi, u32 *pin)
+{
+  for(int i = 0; i < nioapic; i++) {
+    struct ioapic *io = &ioapics[i];
+    if(gsi >= io->gsi_base && gsi < io->gsi_base + io->nr_pins) {
+      *pin = gsi - io->gsi_base;
+      return io;
+    }
+  }
+  pr_err("ioapic: no I/O APIC serves GSI %u\n", gsi);
+  return NULL;
+}
+
 // Route a GSI to one CPU, edge triggered, active high (ISA defaults; an interrupt
 // source override would say otherwise for its line).
 void
 ioapic_route(u32 gsi, u8 vector, u32 apic_id)
 {
-  for(int i = 0; i < nioapic; i++) {
-    struct ioapic *io = &ioapics[i];
-    if(gsi < io->gsi_base || gsi >= io->gsi_base + io->nr_pins)
-      continue;
-    u32 pin = gsi - io->gsi_base;
-    ioapic_write(io, REDTBL(pin) + 1, apic_id << 24);
-    ioapic_write(io, REDTBL(pin), vector);
+  u32 pin;
+  struct ioapic *io = ioapic_pin(gsi, &pin);
+  if(!io)
     return;
-  }
-  pr_err("ioapic: no I/O APIC serves GSI %u\n", gsi);
+  ioapic_write(io, REDTBL(pin) + 1, apic_id << 24);
+  ioapic_write(io, REDTBL(pin), vector);
+}
+
+// The same with delivery mode NMI (100b in bits 10:8), whose vector is ignored.
+void
+ioapic_route_nmi(u32 gsi, u32 apic_id)
+{
+  u32 pin;
+  struct ioapic *io = ioapic_pin(gsi, &pin);
+  if(!io)
+    return;
+  ioapic_write(io, REDTBL(pin) + 1, apic_id << 24);
+  ioapic_write(io, REDTBL(pin), RTE_DM_NMI);
 }

@@ -154,6 +154,25 @@ arch_send_nmi(int cpu)
   lapic_send_ipi(cpu_apic_id[cpu], ICR_NMI);
 }
 
+// From an NMI handler: the NMI may have interrupted lapic_send_ipi on this CPU between its
+// two ICR writes, so the destination it wrote is put back before returning, and the ICR is
+// idle again, as that sender's next write expects (SDM vol. 3A, 11.6.1: software writes the
+// ICR only while its delivery status is idle). x2APIC's ICR is one MSR write, nothing to keep.
+void
+arch_send_nmi_from_nmi(int cpu)
+{
+  if(x2apic_mode) {
+    wrmsr(0x830, ((u64)cpu_apic_id[cpu] << 32) | ICR_NMI);
+    return;
+  }
+  u32 hi = lapic_read(APIC_ICR_HI);
+  lapic_ipi_wait();
+  lapic_write(APIC_ICR_HI, cpu_apic_id[cpu] << 24);
+  lapic_write(APIC_ICR_LO, ICR_NMI);
+  lapic_ipi_wait();
+  lapic_write(APIC_ICR_HI, hi);
+}
+
 // Count the timer's decrements over 10 ms of the (already calibrated) TSC.
 void
 lapic_calibrate(void)

@@ -1,8 +1,10 @@
 // NMIs: the panic path stops other CPUs with one (it gets through even with interrupts off),
-// the hang detector sends one to a stuck CPU, and one from the host dumps a hung kernel.
+// the hang detector sends one to a stuck CPU, the profiler samples with them (kernel/profile.c),
+// and one from the host dumps a hung kernel.
 #include "panic.h"
 #include "power.h"
 #include "printk.h"
+#include "profile.h"
 #include "sched.h"
 #include "smp.h"
 #include "time.h"
@@ -70,7 +72,10 @@ nmi_handler(struct trapframe *tf)
     __atomic_fetch_add(&nr_stopped, 1, __ATOMIC_RELEASE);
     machine_halt();
   }
-  if(watchdog_nmi(tf))
+  // Every source is asked, since one NMI may stand for several (SDM vol. 3A, 6.7.1): the
+  // profiler's may have merged with the watchdog's.
+  bool profiled = profile_nmi(tf);
+  if(watchdog_nmi(tf) || profiled)
     return;
   host_nmi(tf);
 }

@@ -51,27 +51,65 @@ has_frame(u64 rip)
   return *(u8 *)(rip - off) == 0x55 && off > 0;   // push %rbp, and already past it
 }
 
-// Walks the rbp chain from (rbp, rip); rsp is the faulting stack pointer (0 if
-// unknown). Every frame is checked to be mapped before it is read: a corrupt chain
-// ends the trace instead of faulting again.
-void
-show_backtrace(u64 rbp, u64 rip, u64 rsp)
+// GCC's shrink-wrapping sets up a function's frame only on the paths that need one, so a
+// function that does not begin with `push %rbp` may still have pushed it further on; then the
+// top of the stack holds the saved rbp, not a return address, and is no text address.
+static bool
+is_text(u64 addr)
 {
-  int i = 0;
-  printk(KERN_EMERG "backtrace:\n");
-  if(rip)
-    print_addr(i++, rip);
-  if(rip && rsp && !has_frame(rip) && kernel_addr_mapped(rsp) && kernel_addr_mapped(rsp + 7))
-    print_addr(i++, *(u64 *)rsp);
-  for(; rbp && i < 32; i++) {
+  u64 off;
+  return ksym_lookup(addr, &off) != NULL;
+}
+
+// Walks the rbp chain from (rbp, rip): up to max addresses, the innermost first (rip, then
+// return addresses); rsp is the interrupted stack pointer (0 if unknown). Every frame is
+// checked to be mapped before it is read: a corrupt chain ends the walk instead of faulting
+// again. Reads nothing but the stack and the symbol table, so an NMI handler may call it.
+// *more (if not NULL) says whether the chain went on past max.
+int
+stack_walk(u64 rbp, u64 rip, u64 rsp, u64 *pcs, int max, bool *more)
+{
+  int n = 0;
+
+  if(more)
+    *more = false;
+  if(rip && n < max)
+    pcs[n++] = rip;
+  if(rip && rsp && !has_frame(rip) && kernel_addr_mapped(rsp) && kernel_addr_mapped(rsp + 7) &&
+     n < max && is_text(*(u64 *)rsp))
+    pcs[n++] = *(u64 *)rsp;
+  while(rbp) {
     if((rbp & 7) || !kernel_addr_mapped(rbp) || !kernel_addr_mapped(rbp + 15))
       break;
     u64 *frame = (u64 *)rbp;
     if(!frame[1])
       break;
-    print_addr(i, frame[1]);
+    if(n == max) {
+      if(more)
+        *more = true;
+      break;
+    }
+    pcs[n++] = frame[1];
     if(frame[0] <= rbp)   // stacks grow down: a caller's frame is higher
       break;
     rbp = frame[0];
   }
+  return n;
+}
+
+int
+stack_walk_tf(struct trapframe *tf, u64 *pcs, int max, bool *more)
+{
+  return stack_walk(tf->rbp, tf->rip, tf->rsp, pcs, max, more);
+}
+
+void
+show_backtrace(u64 rbp, u64 rip, u64 rsp)
+{
+  u64 pcs[32];
+  int n = stack_walk(rbp, rip, rsp, pcs, 32, NULL);
+
+  printk(KERN_EMERG "backtrace:\n");
+  for(int i = 0; i < n; i++)
+    print_addr(i, pcs[i]);
 }

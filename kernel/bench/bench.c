@@ -132,6 +132,7 @@ start_together(struct worker *w)
     ctx.start_ns = ktime_ns();
     ctx.deadline = ctx.start_ns + run_ns;
     ctx.cap = ctx.start_ns + cap_ns;
+    bench_profile_start();
     smp_store_release(&going, w->gen);
     return;
   }
@@ -159,6 +160,7 @@ finish_together(void)
   if(ctx.suite->settle)
     ctx.suite->settle(&ctx);
   ctx.stop_ns = ktime_ns();
+  bench_profile_stop();
   settle_ns = ctx.stop_ns - t;
   rcu_get_stats(&rcu_end);
   reclaim_get_stats(&st);
@@ -463,6 +465,7 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
   const struct benchsuite *s = ctx.suite;
   struct column *c = &cols[i];
   u64 ops, ns, t0, rcu_left, lazy_left, value_m[BENCH_MAX_EXTRAS];
+  char name[96];
   int err, k;
 
   ctx.round = r;
@@ -473,6 +476,7 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
   t0 = ktime_ns();
   ops = run_once(r > 0 ? us : us / WARMUP_DIV, r > 0, &ns, &rcu_left, &lazy_left);
   suite_run_ns += ktime_ns() - t0;
+  bench_profile_run_end(r > 0 ? i : -1);
   check_run(ops);
   if(r > 0) {
     c->rate[r - 1] = stats_rate(ops, ns);
@@ -496,6 +500,8 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
       c->extra_m[k] /= runs;
     print_point(i, &results.st[i][t], c->extra_m);
     print_notes(i, runs, us);
+    point_name(name, sizeof(name), i);
+    bench_profile_point(i, s->name, name, ctx.threads);
     if(s->point_done)
       s->point_done(&ctx);
   }
@@ -514,6 +520,7 @@ run_point(int t, u32 runs, u32 us)
   u32 r;
 
   memset(cols, 0, sizeof(cols));
+  bench_profile_reset();
   ctx.threads = n;
   for(tries = 0; (got = start_workers(n)) < n; tries++) {
     pr_info("bench: %s: could not start worker %d of %d%s\n", ctx.suite->name, got + 1, n,

@@ -302,6 +302,13 @@ parse_debug_slab(struct cmdline *c, const char *v)
   return yesno(v, &c->debug_slab);
 }
 
+// At most 10000 Hz: every sample is an NMI on every busy CPU (kernel/profile.c).
+static const char *
+parse_profile(struct cmdline *c, const char *v)
+{
+  return number(v, 0, 10000, &c->profile_hz);
+}
+
 // Each parse function sees a non-empty value and returns NULL or why it is
 // bad; it writes c only when the whole value is good.
 static const struct param {
@@ -319,6 +326,7 @@ static const struct param {
   { "failslab", parse_failslab },
   { "failpage", parse_failpage },
   { "debug_slab", parse_debug_slab },
+  { "profile", parse_profile },
 };
 
 // One NUL-terminated word. Returns NULL if it was applied or skipped, else why it is bad.

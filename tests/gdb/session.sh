@@ -2,7 +2,8 @@
 # gdb session test: the kernel-aware commands (tools/gdb/kernel.py) on a live 8-vCPU kernel,
 # a breakpoint, step, finish and continue under `make qemu-gdb`'s setup, a failed self-test
 # that must stop in gdb, and kmm, kpage and kradix (tools/gdb/) on a self-test's address space
-# and page cache. Usage: session.sh [live|step|fail|mm] (all by default).
+# and page cache, and kprofile on a self-test's samples.
+# Usage: session.sh [live|step|fail|mm|profile] (all by default).
 set -u
 cd "$(dirname "$0")/../.."
 out=build/test-logs/gdb-session
@@ -309,13 +310,61 @@ PY
     test "$(grep -cE 'Python Exception|Traceback|Error occurred in Python' "$f")" = 0
 }
 
+# profile: stop in profile-hotspot (tests/kernel/profile_test.c) when its window is over, before
+# it collects the samples, and read them with kprofile: the hot spots must top the self ranking
+# after the idle CPUs' pseudo-function, the spinning one first.
+profile() {
+  pick_port
+  snapshot
+  tools/qemu.sh --smp 2 --cmdline "bench=none panic=halt selftest=profile-hotspot" \
+    --gdb "$port" --timeout 120 --image $kimage --log "$out/profile-serial.log" \
+    > "$out/profile-qemu.out" 2>&1 < /dev/null &
+  local qemu=$!
+  wait_stub
+  local cmds=() c
+  local null="kprofile 'kernel/bench/profile.c'::points[0]"
+  for c in kprofile "kprofile 3" "$null" "kprofile nosuch" "kprofile 1 2 3"; do
+    cmds+=(-ex "echo @@$c\\n" -ex "$c")
+  done
+  timeout 90 gdb -batch -nx "$out/kernel.elf" -x tools/gdbinit \
+    -ex "target remote 127.0.0.1:$port" -ex "thbreak kmain" -ex "continue" \
+    -ex "break profile_stop" -ex "continue" "${cmds[@]}" -ex "echo @@end\\n" -ex "kill" \
+    > "$out/profile-gdb.out" 2>&1
+  sleep 1
+  kill -0 "$qemu" 2>/dev/null && stop_qemu "$qemu"
+  wait "$qemu"
+  local f=$out/profile-gdb.out top n
+
+  check "stopped in profile_stop" \
+    grep -qE '^(Thread [0-9]+ hit )?Breakpoint 2(\.[0-9]+)?, profile_stop ' "$f"
+  n=$(section kprofile "$f" | sed -nE "s/^2 CPUs' uncollected samples at 997 Hz: ([0-9]+) samples, .*/\1/p")
+  check "kprofile reads both CPUs' samples at 997 Hz (${n:-none})" test "${n:-0}" -ge 1000
+  top=$(section kprofile "$f" | awk '/^top by self/ { on = 1; next } /^top by total/ { on = 0 }
+        on && $3 != "idle" { print $3 }' | head -n 2 | paste -sd,)
+  check "kprofile: hot_spin, then hot_irqoff, top the self ranking (saw ${top:-none})" \
+    test "$top" = "hot_spin,hot_irqoff"
+  check "kprofile folds stacks root first, as the PROFILE lines" \
+    grep -qE '^ +[0-9]+  thread_start;thread_entry;hot_thread;hot_spin$' <(section kprofile "$f")
+  n=$(section "kprofile 3" "$f" | grep -cE '^ +[0-9.]+% +[0-9.]+%  ')
+  check "kprofile 3 prints 3 functions a ranking (saw $n of 6)" test "$n" -eq 6
+  check "kprofile refuses a NULL table (a point's, with no benchmark run)" \
+    grep -qx "kprofile: 'kernel/bench/profile.c'::points\[0\] is NULL" <(section "$null" "$f")
+  check "kprofile names a bad expression" grep -q '^kprofile: No symbol "nosuch"' \
+    <(section "kprofile nosuch" "$f")
+  check "kprofile names a table expression that is not one" \
+    grep -q '^kprofile: A syntax error' <(section "kprofile 1 2 3" "$f")
+  check "no Python exception in the profile session" \
+    test "$(grep -cE 'Python Exception|Traceback|Error occurred in Python' "$f")" = 0
+}
+
 case ${1:-all} in
   live) live ;;
   step) step ;;
   fail) failed ;;
   mm) mm ;;
-  all) live; step; failed; mm ;;
-  *) echo "usage: $0 [live|step|fail|mm]" >&2; exit 2 ;;
+  profile) profile ;;
+  all) live; step; failed; mm; profile ;;
+  *) echo "usage: $0 [live|step|fail|mm|profile]" >&2; exit 2 ;;
 esac
 [ $fail = 0 ] || echo "  gdb output: $out/*-gdb.out"
 exit $fail

@@ -144,6 +144,10 @@ test_numbers(void)
   CHECK(fresh(&c, "failslab=100 failpage=1000") == 0 && c.failslab == 100 && c.failpage == 1000);
   CHECK(fresh(&c, "failslab=0") == 0 && c.failslab == 0);
   CHECK(rejected("failpage=1001", "out of range"));
+  CHECK(fresh(&c, "profile=997") == 0 && c.profile_hz == 997);
+  CHECK(fresh(&c, "profile=0") == 0 && c.profile_hz == 0);
+  CHECK(rejected("profile=10001", "out of range"));
+  CHECK(rejected("profile=fast", "not a decimal number"));
   CHECK(rejected("failslab=10%", "not a decimal number"));
 }
 

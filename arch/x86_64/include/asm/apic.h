@@ -45,4 +45,5 @@ void lapic_calibrate(void);
 
 void ioapic_init(void);
 void ioapic_route(u32 gsi, u8 vector, u32 apic_id);
+void ioapic_route_nmi(u32 gsi, u32 apic_id);   // edge, delivery mode NMI
 void pic_disable(void);

@@ -6,3 +6,7 @@
 struct trapframe;
 void show_regs(struct trapframe *tf);
 void show_backtrace(u64 rbp, u64 rip, u64 rsp);
+// The frame-pointer walk behind it, without printing (the profiler's NMI handler uses it):
+// at most max addresses, innermost first; *more (may be NULL) says the chain went on.
+int stack_walk(u64 rbp, u64 rip, u64 rsp, u64 *pcs, int max, bool *more);
+int stack_walk_tf(struct trapframe *tf, u64 *pcs, int max, bool *more);   // from where tf stopped
