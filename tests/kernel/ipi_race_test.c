@@ -16,9 +16,9 @@
 
 #define RING_ROUNDS 3000
 
-DEFINE_PER_CPU(int, ring_calling);     // this CPU's ring thread is inside its own call
-DEFINE_PER_CPU(u64, ring_crossed);     // calls answered here while it was
-DEFINE_PER_CPU(u64, ring_irqs_on);     // calls that ran with interrupts on: the bug
+DEFINE_PER_CPU(int, ring_calling);   // this CPU's ring thread is inside its own call
+DEFINE_PER_CPU(u64, ring_crossed);   // calls answered here while it was
+DEFINE_PER_CPU(u64, ring_irqs_on);   // calls that ran with interrupts on: the bug
 
 static int ring_go, ring_done;
 
