@@ -37,6 +37,7 @@ struct cmdline {
   int nselftest;
   char selftest_names[SELFTEST_MAX][SELFTEST_NAME_MAX];  // [a-z0-9-]+, not yet checked against the registry
   u32 nr_cpus;        // at most this many CPUs, 1..255; 0: all
+  u32 smp_late_ap;    // test: this CPU id (1..254) comes online past the BSP's deadline; 0: none
   bool poweroff;      // power off when done
   int panic;          // enum panic_action
   u32 failslab;       // per-mille of slab allocations to fail, 0..1000

@@ -40,7 +40,8 @@ void mark_page_accessed(struct page *page);
 void lru_add_lazyfree(struct page *page);    // MADV_FREE: to the inactive tail, first to go
 // (a page not yet on the LRU is added, with a reference, as by lru_cache_add). PG_lazyfree is
 // the core's while the page is on the LRU: an owner that finds the page written again
-// refuses evict(), and the core clears the flag, making it an ordinary page.
+// refuses evict() and clears the flag itself, under the lock its MADV_FREE hands pages over
+// under, so that a new MADV_FREE right after finds the page free to hand over again.
 
 // Reclaim works in batches of this many pages (Linux's SWAP_CLUSTER_MAX).
 #define SWAP_CLUSTER_MAX 32

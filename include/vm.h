@@ -104,6 +104,8 @@ void anon_page_init(struct page *page, struct mm *mm, unsigned long addr);
 void anon_page_release(struct page *page);       // after its PTE is gone and flushed
 void anon_page_lazyfree(struct page *page);      // MADV_FREE, after the flush, under the lock
 extern bool lazyfree_ignore_dirty;   // planted bug: evict drops redirtied pages too
+// Test hook: evict calls it, outside every lock, for a page it has just decided to keep.
+extern void (*lazyfree_keep_hook)(struct page *page);
 extern u64 lazyfree_freed;           // pages dropped by evict since boot
 
 // arch/x86_64/tlb.c: which mm a CPU runs on, and shootdowns.

@@ -69,5 +69,6 @@ struct completion {
 };
 
 void init_completion(struct completion *c);
-void complete(struct completion *c);
+void complete(struct completion *c);   // its last access to *c is the unlock of c->wait.lock
+extern u64 complete_wake_delay_us;       // test hook: complete() pauses between done++ and the wake
 void wait_for_completion(struct completion *c);

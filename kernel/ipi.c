@@ -27,6 +27,7 @@ DEFINE_PER_CPU(struct call_single_data, csd_for[NR_CPUS]);
 DEFINE_PER_CPU(struct call_single_data *, call_queue);
 DEFINE_PER_CPU(u64, calls_handled);
 DEFINE_PER_CPU(int, csd_halted);   // waiting for an answer halted: the answer must wake it
+int ipi_timeout_ms = IPI_TIMEOUT_MS;
 
 // How long a sender spins for an answer before it halts until the answer's IPI. With more
 // vCPUs than host cores the CPU it waits for may not be running at all: spinning then burns
@@ -34,10 +35,14 @@ DEFINE_PER_CPU(int, csd_halted);   // waiting for an answer halted: the answer m
 // target, "pv sched yield"; its pv spinlocks halt and kick the same way).
 #define CSD_SPIN_NS 20000
 
-// Runs every queued call on this CPU, oldest first.
+// Runs every queued call on this CPU, oldest first. Interrupts must be off: include/smp.h
+// promises every fn runs so, and fns rely on it (mm/slab.c's drain_magazines empties this
+// CPU's magazine, which an interrupt's kmalloc or kfree would change under it). Linux asserts
+// the same in __flush_smp_call_function_queue (kernel/smp.c).
 static void
 flush_call_queue(void)
 {
+  BUG_ON(!irqs_disabled());
   struct call_single_data *list =
     __atomic_exchange_n(this_cpu_ptr(&call_queue), NULL, __ATOMIC_ACQUIRE);
   struct call_single_data *fifo = NULL;
@@ -95,13 +100,22 @@ csd_halt(struct call_single_data *csd)
 // each other with interrupts off must not deadlock). Spins CSD_SPIN_NS, then halts between
 // checks if interrupts are on (with them off only spinning is safe). Reports once, gives up
 // at the limit.
+//
+// The queue is flushed with interrupts off, as the vector would run it. A sender waiting in
+// thread context has them on, and a call queued to it can be popped here before its IPI
+// arrives: run with interrupts on, drain_magazines was interrupted between reading a
+// magazine and emptying it by an interrupt whose kfree pushed an object onto it (lost) or
+// whose kmalloc popped one already handed back to the slab (handed out twice). Linux's
+// flush_smp_call_function_queue likewise wraps its flush in local_irq_save.
 static int
 csd_wait(struct call_single_data *csd, int cpu)
 {
   u64 start = ktime_ns();
   bool reported = false, may_halt = !irqs_disabled();
   while(smp_load_acquire(&csd->busy)) {
+    u64 flags = local_irq_save();
     flush_call_queue();
+    local_irq_restore(flags);
     if(may_halt && ktime_ns() - start > CSD_SPIN_NS)
       csd_halt(csd);
     else
@@ -111,8 +125,8 @@ csd_wait(struct call_single_data *csd, int cpu)
       pr_err("ipi: CPU %d has not answered a call for %lu ms\n", cpu, waited);
       reported = true;
     }
-    if(waited > IPI_TIMEOUT_MS) {
-      pr_err("ipi: giving up on CPU %d after %d ms\n", cpu, IPI_TIMEOUT_MS);
+    if(waited > (u64)READ_ONCE(ipi_timeout_ms)) {
+      pr_err("ipi: giving up on CPU %d after %lu ms\n", cpu, waited);
       return -ETIMEDOUT;
     }
   }

@@ -37,11 +37,10 @@ finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *e)
   spin_unlock_irqrestore(&wq->lock, flags);
 }
 
+// Caller holds wq->lock.
 static void
-wake_some(struct wait_queue_head *wq, bool all)
+wake_some_locked(struct wait_queue_head *wq, bool all)
 {
-  u64 flags;
-  spin_lock_irqsave(&wq->lock, flags);
   while(!list_empty(&wq->head)) {
     struct wait_queue_entry *e = list_first_entry(&wq->head, struct wait_queue_entry, entry);
     list_del_init(&e->entry);   // the waiter re-queues itself if its condition is still false
@@ -49,6 +48,14 @@ wake_some(struct wait_queue_head *wq, bool all)
     if(!all)
       break;
   }
+}
+
+static void
+wake_some(struct wait_queue_head *wq, bool all)
+{
+  u64 flags;
+  spin_lock_irqsave(&wq->lock, flags);
+  wake_some_locked(wq, all);
   spin_unlock_irqrestore(&wq->lock, flags);
 }
 
@@ -62,14 +69,26 @@ init_completion(struct completion *c)
   init_waitqueue_head(&c->wait);
 }
 
+u64 complete_wake_delay_us;
+
+// Counts and wakes under one hold of the lock, as Linux's complete() does (swake_up_locked
+// under x->wait.lock). Waking after the unlock let a waiter see done, take the lock, consume
+// it and return while this CPU had yet to wake: the completion's owner may then reuse it
+// (rcu_barrier re-initializes its static barrier_done, a caller returns and its on-stack one
+// is gone) while wake_up still takes its lock and walks its list. Now the unlock is the last
+// access to *c, and wait_for_completion takes the lock before it returns, so it returns
+// only after that unlock.
 void
 complete(struct completion *c)
 {
   u64 flags;
   spin_lock_irqsave(&c->wait.lock, flags);
   c->done++;
+  u64 delay = READ_ONCE(complete_wake_delay_us);
+  if(delay)
+    udelay(delay);   // the test's window between publishing done and the wake-up
+  wake_some_locked(&c->wait, false);
   spin_unlock_irqrestore(&c->wait.lock, flags);
-  wake_up(&c->wait);
 }
 
 // Takes one completion; a completion counts, so complete() before the wait is not lost.

@@ -12,6 +12,7 @@
 // every page it holds, so it must never point into an mm that may be freed.
 
 bool lazyfree_ignore_dirty;
+void (*lazyfree_keep_hook)(struct page *page);
 u64 lazyfree_freed;
 
 static bool lazyfree_evict(struct page *page);
@@ -87,10 +88,18 @@ lazyfree_evict(struct page *page)
       u64 *pte = pte_lookup(mm, page->index);
       u64 old = __atomic_exchange_n(pte, 0, __ATOMIC_RELAXED);
       if((old & PTE_D) && !READ_ONCE(lazyfree_ignore_dirty)) {
-        // Written after MADV_FREE: the data stays, as ordinary anonymous memory. The
-        // reclaim core clears PG_lazyfree and drops its reference.
+        // Written after MADV_FREE: the data stays, as ordinary anonymous memory, and the
+        // page leaves reclaim here, under the lock MADV_FREE hands pages over under. Once
+        // this lock is dropped the page is clean to a new MADV_FREE, which must find it
+        // free to hand over again: were PG_lazyfree and page->mapping cleared after the
+        // unlock (as the reclaim core used to), lru_add_lazyfree would take the still-set
+        // flag for "reclaim holds it and will see the new state" and drop the hand-over,
+        // leaving the page clean, mapped and on no list. Linux's MADV_FREE of a page
+        // reclaim has isolated (!PageLRU) is dropped too, but that page goes back to the
+        // anon LRU as swap-backed; without swap, ordinary anon pages here are on no list.
         WRITE_ONCE(*pte, old);
         set_page_flag(page, PG_swapbacked);
+        clear_page_flag(page, PG_lazyfree);
         dropped = false;
       } else {
         // The PTE is gone, so no CPU can start using the page again; the ones that may
@@ -104,10 +113,17 @@ lazyfree_evict(struct page *page)
         put_page(page);   // the mapping's reference; the reclaim core holds its own
       }
     }
+    // Kept or dropped, the page has left the reclaim core's lists: said under the lock a
+    // new MADV_FREE takes to hand it over again, which sets page->mapping anew.
+    page->mapping = NULL;
     spin_unlock(&mm->page_table_lock);
+  } else {
+    page->mapping = NULL;   // unmapped: no MADV_FREE can reach it
   }
   rcu_read_unlock();
-  page->mapping = NULL;   // kept or dropped, the page has left the reclaim core's lists
+  void (*hook)(struct page *) = READ_ONCE(lazyfree_keep_hook);
+  if(hook && !dropped)
+    hook(page);
   return dropped;
 }
 

@@ -236,8 +236,7 @@ shrink_page(struct page *page, const struct lru_ops *ops)
       putback(page, false);
       return 0;
     }
-    clear_page_flag(page, PG_lazyfree);
-    put_page(page);
+    put_page(page);   // the owner cleared PG_lazyfree under its lock (mm/lazyfree.c)
     count_add(&count.lazyfree_kept, 1);
     return 0;
   }

@@ -31,9 +31,25 @@ DEFINE_PER_CPU(struct cpu, cpu_info);
 u32 cpu_apic_id[NR_CPUS];
 u64 ap_stack_top[256];            // by APIC id, read by ap_entry
 static int apic_to_cpu[256];
-static bool abandoned[256];       // APs that did not answer in time: they must not join late
-static int nr_started;            // APs that reached ap_main
 u64 boot_us;
+
+// The bring-up handshake, one word per APIC id. An AP that reaches ap_main calls in by
+// moving its word from AP_WAITING to AP_CALLED_IN; the BSP, at its deadline, gives up on an
+// AP by moving it from AP_WAITING to AP_ABANDONED. One compare-and-swap each, so exactly one
+// of them wins: an AP either comes online, and the BSP waits for it however late, or halts
+// without touching anything. With a flag read by the AP and online read by the BSP instead,
+// an AP could read "not abandoned", then the BSP pass its deadline, see it not yet online,
+// log that it never answered and publish cpu_online_mask without it, and then the AP come
+// online: running its idle loop outside the mask, or inside it if it was just in time for
+// mark_online, either way against the log. Linux's old do_boot_cpu had the AP call in
+// (cpu_callin_mask) and then waited for cpu_online without a deadline; since 6.5 the same
+// cmpxchg decides between cpuhp_ap_sync_alive and the BSP's timeout (kernel/cpu.c).
+enum { AP_WAITING, AP_CALLED_IN, AP_ABANDONED };
+static u32 ap_state[256];
+static int nr_called_in;
+int nr_cpus_started = 1;
+u64 ap_callin_deadline_ns;
+u64 late_ap_online_ns;
 
 
 void
@@ -75,16 +91,24 @@ prepare_cpu(int id, u32 apic)
 void
 ap_main(u32 apic)
 {
-  if(smp_load_acquire(&abandoned[apic]))
-    machine_halt();
+  u32 waiting = AP_WAITING;
+  if(!__atomic_compare_exchange_n(&ap_state[apic], &waiting, AP_CALLED_IN, false,
+                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    machine_halt();     // the BSP gave up on this CPU and said so
+  __atomic_fetch_add(&nr_called_in, 1, __ATOMIC_RELEASE);
   int id = apic_to_cpu[apic];
   struct cpu *c = per_cpu_ptr(&cpu_info, id);
+  bool late = (u32)id == kcmdline.smp_late_ap;
+  if(late)              // test: answer only after the BSP's deadline (smp-bringup)
+    while(ktime_ns() <= ap_callin_deadline_ns + 1000000)
+      cpu_relax();
   cpu_init(c);          // GDT, TSS, IDT, %gs
   lapic_init();         // this CPU's local APIC
   sched_init_ap();      // this context becomes the CPU's idle thread
+  if(late)
+    late_ap_online_ns = ktime_ns();
   smp_store_release(&c->online, 1);
-  __atomic_fetch_add(&nr_started, 1, __ATOMIC_RELEASE);
-  sched_idle_loop();
+  sched_idle_loop();    // the BSP adds it to cpu_online_mask before anything can target it
 }
 
 static void
@@ -100,7 +124,10 @@ start_aps(int n)
   kernel_map(TRAMPOLINE_PA, TRAMPOLINE_PA, PAGE_SIZE, 0);
 
   // INIT, 10 ms, STARTUP, 200 us, STARTUP (Intel MP spec B.4), sent to all APs at once:
-  // one 10 ms wait in total however many CPUs there are.
+  // one 10 ms wait in total however many CPUs there are. The deadline is set first: the AP
+  // of smp.late_ap= waits for it to pass.
+  nr_cpus_started = n;
+  ap_callin_deadline_ns = ktime_ns() + 10000000UL + 2000000000UL + (u64)n * 50000000UL;
   for(int id = 1; id < n; id++)
     lapic_send_ipi(cpu_apic_id[id], ICR_INIT | ICR_ASSERT | ICR_LEVEL);
   mdelay(10);
@@ -111,19 +138,31 @@ start_aps(int n)
   }
 
   // Under TCG every vCPU is a host thread sharing two cores: give each AP time.
-  u64 deadline = ktime_ns() + 2000000000UL + (u64)n * 50000000UL;
-  while(smp_load_acquire(&nr_started) < n - 1 && ktime_ns() < deadline)
+  while(smp_load_acquire(&nr_called_in) < n - 1 && ktime_ns() < ap_callin_deadline_ns)
     cpu_relax();
 
   bool all = true;
   for(int id = 1; id < n; id++) {
-    struct cpu *c = per_cpu_ptr(&cpu_info, id);
-    if(smp_load_acquire(&c->online))
-      continue;
+    u32 waiting = AP_WAITING;
+    if(!__atomic_compare_exchange_n(&ap_state[cpu_apic_id[id]], &waiting, AP_ABANDONED, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      continue;   // it called in: it is coming online
     all = false;
-    smp_store_release(&abandoned[cpu_apic_id[id]], true);
     pr_err("smp: the CPU with APIC id %u never answered INIT-SIPI-SIPI; going on without it\n",
            cpu_apic_id[id]);
+  }
+  // Every AP that called in comes online, however late: its own set-up is a few
+  // microseconds of its time, so one that does not finish it is stuck, a kernel bug.
+  for(int id = 1; id < n; id++) {
+    if(ap_state[cpu_apic_id[id]] != AP_CALLED_IN)
+      continue;
+    u64 start = ktime_ns();
+    while(!smp_load_acquire(&per_cpu_ptr(&cpu_info, id)->online))
+      if(ktime_ns() - start > IPI_TIMEOUT_MS * 1000000UL)
+        panic("smp: CPU %d (APIC id %u) called in but did not come online in %d ms", id,
+              cpu_apic_id[id], IPI_TIMEOUT_MS);
+      else
+        cpu_relax();
   }
   // A late AP still needs the trampoline page mapped, so it is unmapped only when
   // every AP has left it.

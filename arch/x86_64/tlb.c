@@ -1,5 +1,6 @@
 // Which address space each CPU runs on, and TLB shootdowns: a flush request goes by IPI only
 // to the CPUs in the mm's mask, one round per range (Linux's flush_tlb_mm_range).
+#include "panic.h"
 #include "sched.h"
 #include "smp.h"
 #include "time.h"
@@ -18,6 +19,13 @@ u64 tlb_shootdown_wait_ns;
 
 // Sends the flush to targets and waits for every one to answer, counting the IPIs and the
 // time waited: with more vCPUs than host cores the wait, not the flush, is the cost.
+//
+// A shootdown that gets no answer cannot be given up on. The caller frees the pages next
+// (zap, reclaim), so a CPU that has not flushed could still write through its stale entry
+// to a page handed to someone else; and its call is still queued, so when it wakes it runs
+// flush_ipi on a flush_request that lived on this stack. Linux never gives up either
+// (csd_lock_wait spins for good; CONFIG_CSD_LOCK_WAIT_DEBUG reports the stuck CPU and, with
+// smp.panic_on_ipistall, panics): here ipi.c has named the CPU and this panics.
 static void
 shootdown(const struct cpumask *targets, void (*fn)(void *), void *arg)
 {
@@ -26,7 +34,9 @@ shootdown(const struct cpumask *targets, void (*fn)(void *), void *arg)
     return;
   u64 t0 = ktime_ns();
   __atomic_fetch_add(&tlb_shootdown_ipis, n, __ATOMIC_RELAXED);
-  smp_call_function_many(targets, fn, arg, true);
+  if(smp_call_function_many(targets, fn, arg, true) < 0)
+    panic("tlb: a shootdown to %d CPUs went unanswered for %d ms; its pages cannot be freed",
+          n, READ_ONCE(ipi_timeout_ms));
   __atomic_fetch_add(&tlb_shootdown_wait_ns, ktime_ns() - t0, __ATOMIC_RELAXED);
 }
 

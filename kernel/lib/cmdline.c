@@ -267,6 +267,12 @@ parse_nr_cpus(struct cmdline *c, const char *v)
 }
 
 static const char *
+parse_late_ap(struct cmdline *c, const char *v)
+{
+  return number(v, 1, 254, &c->smp_late_ap);
+}
+
+static const char *
 parse_poweroff(struct cmdline *c, const char *v)
 {
   return yesno(v, &c->poweroff);
@@ -321,6 +327,7 @@ static const struct param {
   { "bench.aa", parse_aa },
   { "selftest", parse_selftest },
   { "nr_cpus", parse_nr_cpus },
+  { "smp.late_ap", parse_late_ap },
   { "poweroff", parse_poweroff },
   { "panic", parse_panic },
   { "failslab", parse_failslab },

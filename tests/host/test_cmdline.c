@@ -129,6 +129,9 @@ test_numbers(void)
   CHECK(fresh(&c, "nr_cpus=255") == 0 && c.nr_cpus == 255);
   CHECK(fresh(&c, "nr_cpus=007") == 0 && c.nr_cpus == 7);
   CHECK(rejected("nr_cpus=0", "out of range"));
+  CHECK(fresh(&c, "smp.late_ap=1") == 0 && c.smp_late_ap == 1);
+  CHECK(rejected("smp.late_ap=0", "out of range"));
+  CHECK(rejected("smp.late_ap=255", "out of range"));
   CHECK(rejected("nr_cpus=256", "out of range"));
   CHECK(rejected("nr_cpus=99999999999999999999", "out of range"));
   CHECK(rejected("nr_cpus=18446744073709551616", "out of range"));
