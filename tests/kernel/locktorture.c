@@ -16,8 +16,10 @@
 #define DURATION_MS 1000   // per lock type, the default; torture.secs= sets it
 // The work floor (torture.h): acquisitions a second for each CPU, of the write side and, for
 // a lock that has one, of the read side. At 64 vCPUs on 2 host cores a fair lock's next
-// owner is often a vCPU the host is not running, and every hand-over waits for it.
-#define ACQ_PER_CPU_SEC 10
+// owner is often a vCPU the host is not running, and every hand-over waits for the host to
+// run it: the ticket and queued locks then make 40 to 190 acquisitions a second in all
+// (README, "Torture campaigns"), so the floor is one a second per CPU.
+#define ACQ_PER_CPU_SEC 1
 #define MAX_WRITERS 64
 #define MAX_READERS 64
 #define LONG_HOLD_US 1000  // the rare long hold: waiters pile up behind it
