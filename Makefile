@@ -61,7 +61,7 @@ else
   say := @echo
 endif
 
-.PHONY: all deps clean test host-tests bench-host qemu-gdb gdb report FORCE
+.PHONY: all deps clean test host-tests bench-host qemu-gdb gdb report torture FORCE
 # compile_commands.json, once made, is kept up to date by every build.
 all: $(BUILD)/.deps-ok $(foreach i,$(IMAGES),$(IMGDIR_$(i))/kernel.elf $(IMGDIR_$(i))/kernel.iso) \
   $(if $(wildcard compile_commands.json),compile_commands.json)
@@ -139,6 +139,12 @@ compile_commands.json: Makefile $(BUILD)/config $(BUILD)/sources tools/compile_c
 qemu-smp%: all FORCE
 	@tools/qemu.sh --smp $* --mem $(MEM) --cmdline "$(CMDLINE)" --accel "$(ACCEL)" \
 	  --timeout $(TIMEOUT) --image $(call image_for,$(CMDLINE))
+
+# make torture SMP=n SECS=s: every torture and stress self-test for s seconds each in one boot
+# of the debug image, QEMU's time-out following SECS; ends "selftest: N passed, N failed".
+SECS ?= 10
+torture: all FORCE
+	@tools/torture.sh --smp $(SMP) --secs $(SECS) --mem $(MEM) --accel "$(ACCEL)"
 
 # The gdb stub's port comes from the user id, so two users on one machine do not clash (xv6).
 GDBPORT ?= $(shell expr $$(id -u) % 5000 + 25000)

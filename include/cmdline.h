@@ -33,6 +33,7 @@ struct cmdline {
   u32 bench_runs;     // repetitions per point, 1..1000; 0: the kernel's default
   u32 bench_secs_us;  // time per run, 1000..600000000 us; 0: the kernel's default
   bool bench_aa;      // bench.aa=yes: every comparison's b is a second copy of its a (A/A)
+  u64 torture_us;     // torture.secs=: each torture and stress test, 100000..86400000000 us; 0: its own default
   int selftest;       // enum selftest_mode
   int nselftest;
   char selftest_names[SELFTEST_MAX][SELFTEST_NAME_MAX];  // [a-z0-9-]+, not yet checked against the registry

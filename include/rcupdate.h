@@ -48,6 +48,7 @@ void rcu_barrier(void);
 
 void rcu_init(void);                 // the grace-period thread; after the scheduler
 void rcu_init_cpu(void);             // each CPU as it comes online
+int rcu_gp_cpu(void);                // the CPU the grace-period thread is bound to
 void rcu_note_context_switch(void);  // a quiescent state
 void rcu_note_qs(void);              // cond_resched: a quiescent state if not in a reader
 void rcu_tick(void);                 // from the tick: quiescent state, run finished callbacks

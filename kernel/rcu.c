@@ -41,6 +41,7 @@ static u64 gp_seq;                  // grace periods started
 static u64 gp_completed;            // grace periods ended
 static bool gp_thread_sleeping;
 static bool planted_early;
+static struct thread *gp_thread;
 static DECLARE_WAIT_QUEUE_HEAD(rcu_gp_wq);
 
 static void cbl_init(struct cblist *l) { l->head = NULL; l->tail = &l->head; }
@@ -284,8 +285,15 @@ rcu_gp_thread(void *arg)
 void
 rcu_init(void)
 {
-  if(!kthread_create(rcu_gp_thread, NULL, num_online_cpus() - 1, "rcu_gp"))
+  gp_thread = kthread_create(rcu_gp_thread, NULL, num_online_cpus() - 1, "rcu_gp");
+  if(!gp_thread)
     panic("rcu: cannot start the grace-period thread");
+}
+
+int
+rcu_gp_cpu(void)
+{
+  return gp_thread->cpu;
 }
 
 struct rcu_sync {

@@ -122,7 +122,8 @@ rc=$?
 [ $rc != 0 ] && grep -q TIMEOUT "$logs/timeout.out"
 result "boot/TIMEOUT kills a run that stays up" $? "(exit $rc)"
 
-# A short torture boot at 64 vCPUs: RCU and the kernel's own locks with 64 CPUs in play.
+# A short torture boot at 64 vCPUs: RCU and the kernel's own locks with 64 CPUs in play, each
+# held to its work floor (tests/kernel/torture.h). make torture runs every one of them.
 name=torture-smp64
 boot "$name" 64 "bench=none selftest=rcutorture,locktorture-spinlock,locktorture-mutex,locktorture-rwsem"
 rc=$?

@@ -178,10 +178,10 @@ parse_runs(struct cmdline *c, const char *v)
   return number(v, 1, 1000, &c->bench_runs);
 }
 
-// bench.secs=: seconds as digits, optionally '.' and 1 to 6 more digits
-// ("2", "0.25", "1.000001"; not "1.", ".5", "1e3" or "0.25s"), 0.001..600.
+// Seconds as digits, optionally '.' and 1 to 6 more digits ("2", "0.25", "1.000001"; not
+// "1.", ".5", "1e3" or "0.25s"), in microseconds within lo_us..hi_us.
 static const char *
-parse_secs(struct cmdline *c, const char *v)
+seconds(const char *v, u64 lo_us, u64 hi_us, u64 *out_us)
 {
   const char *dot = strchr(v, '.');
   size_t nint = dot != NULL ? (size_t)(dot - v) : strlen(v);
@@ -190,7 +190,7 @@ parse_secs(struct cmdline *c, const char *v)
   u64 secs, frac = 0, us;
   size_t i;
 
-  why = decimal(v, nint, 600, &secs);
+  why = decimal(v, nint, hi_us / 1000000, &secs);
   if(why != NULL)
     return why;
   if(dot != NULL) {
@@ -203,10 +203,28 @@ parse_secs(struct cmdline *c, const char *v)
   for(i = nfrac; i < 6; i++)
     frac *= 10;
   us = secs * 1000000 + frac;
-  if(us < 1000 || us > 600000000)
+  if(us < lo_us || us > hi_us)
     return "out of range";
-  c->bench_secs_us = us;
+  *out_us = us;
   return NULL;
+}
+
+// bench.secs=: 0.001..600.
+static const char *
+parse_secs(struct cmdline *c, const char *v)
+{
+  u64 us;
+  const char *why = seconds(v, 1000, 600000000, &us);
+  if(why == NULL)
+    c->bench_secs_us = us;
+  return why;
+}
+
+// torture.secs=: 0.1..86400, a day (Linux's rcutorture kvm.sh --duration is in minutes).
+static const char *
+parse_torture_secs(struct cmdline *c, const char *v)
+{
+  return seconds(v, 100000, 86400000000ULL, &c->torture_us);
 }
 
 static const char *
@@ -325,6 +343,7 @@ static const struct param {
   { "bench.runs", parse_runs },
   { "bench.secs", parse_secs },
   { "bench.aa", parse_aa },
+  { "torture.secs", parse_torture_secs },
   { "selftest", parse_selftest },
   { "nr_cpus", parse_nr_cpus },
   { "smp.late_ap", parse_late_ap },

@@ -185,6 +185,37 @@ test_secs(void)
   CHECK(rejected("bench.secs=0.0009", "out of range"));
 }
 
+// torture.secs=: the same decimal seconds, 0.1..86400.
+static void
+test_torture_secs(void)
+{
+  static const struct {
+    const char *value;
+    u64 us;  // 0: must be rejected
+  } cases[] = {
+    { "0.1", 100000 }, { "3", 3000000 }, { "1800", 1800000000 }, { "86400", 86400000000ULL },
+    { "0.25", 250000 }, { "86399.999999", 86399999999ULL }, { "0.099999", 0 }, { "0", 0 },
+    { "86400.000001", 0 }, { "86401", 0 }, { "1.", 0 }, { ".5", 0 }, { "30s", 0 },
+    { "1.0000001", 0 }, { "18446744073709551616", 0 },
+  };
+  char line[64];
+  struct cmdline c;
+  size_t i;
+  int n;
+
+  for(i = 0; i < ARRAY_SIZE(cases); i++) {
+    snprintf(line, sizeof(line), "torture.secs=%s", cases[i].value);
+    n = fresh(&c, line);
+    if(cases[i].us != 0)
+      CHECK(n == 0 && c.torture_us == cases[i].us);
+    else
+      CHECK(n == 1 && c.torture_us == 0);
+  }
+  CHECK(rejected("torture.secs=0.05", "out of range"));
+  CHECK(rejected("torture.secs=100000", "out of range"));
+  CHECK(fresh(&c, "torture.secs=2 torture.secs=bad") == 1 && c.torture_us == 2000000);
+}
+
 // Whether c keeps exactly the bench= names in names (space-separated), in that order.
 static bool
 names_are(const struct cmdline *c, const char *names)
@@ -343,6 +374,8 @@ sane(struct cmdline *c)
     return false;
   if(c->bench_secs_us != 0 && (c->bench_secs_us < 1000 || c->bench_secs_us > 600000000))
     return false;
+  if(c->torture_us != 0 && (c->torture_us < 100000 || c->torture_us > 86400000000ULL))
+    return false;
   if(c->selftest < SELFTEST_NONE || c->selftest > SELFTEST_NAMES)
     return false;
   if(c->nselftest < 0 || c->nselftest > SELFTEST_MAX)
@@ -361,7 +394,7 @@ test_junk(int seeds)
 {
   static const char *const pieces[] = {
     "bench", "bench.runs", "bench.secs", "bench.aa", "selftest", "nr_cpus", "poweroff", "panic",
-    "failslab", "failpage", "debug_slab", "=", "=", ",", ",", " ", " ", "\t", "/",
+    "failslab", "failpage", "debug_slab", "torture.secs", "=", "=", ",", ",", " ", " ", "\t", "/",
     "quick", "all", "none", "list", "locks", "radix", "yes", "no", "halt", "a-b",
     "0", "1", "9", "99999999999999999999", ".", "0.25", "-", "x", "\001", "\377",
   };
@@ -400,6 +433,7 @@ main(void)
   test_long_word();
   test_numbers();
   test_secs();
+  test_torture_secs();
   test_bench();
   test_selftest();
   test_flags();

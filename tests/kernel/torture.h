@@ -1,9 +1,57 @@
-// What rcutorture.c and locktorture.c share: a per-thread random number generator, short
-// busy-waits, and the Total/Max/Min summary of per-thread counters Linux's torture tests print.
+// What the torture and stress tests share: how long they run (torture.secs=), a start gate,
+// work floors, a per-thread random number generator, short busy-waits, and Linux's Total/Max/Min.
 #pragma once
 #include "compiler.h"
+#include "time.h"
 #include "types.h"
+#include "wait.h"
 #include <asm/x86.h>
+
+// How long a torture or stress test runs: torture.secs= when the command line gives it, else
+// the test's own default (what make test can afford). A test of several phases splits it.
+u64 torture_ns(u64 default_ms);
+
+// The clock starts once every thread is running, not when the first one is created: at 64
+// vCPUs on a loaded 2-core host, creating and first scheduling 64 threads can take longer than
+// the whole run, and threads that each watched a deadline set before creation did nothing
+// (rcutorture: reads=0 writes=0). Each thread calls torture_gate_wait first and sleeps there;
+// the test calls torture_gate_open with the number it created, which waits for them all and
+// starts the clock, then torture_gate_run. Threads run while torture_running.
+//
+// A run lasts its duration, and goes on past it until enough() says the work floors are met,
+// but not past TORTURE_CAP times the duration: at 64 vCPUs on 2 host cores a thread that must
+// run for the others to go on (the grace-period thread, a lock's next owner) may wait a
+// host time slice for each step, and on a loaded host some runs need the extra time. A run
+// that still falls short by then fails on its floors. The same rule as the benchmark
+// harness's runs, which go on until every worker has done 20 operations, up to a cap.
+#define TORTURE_CAP 3
+struct torture_gate {
+  int arrived;                   // atomic
+  bool stop;                     // set by torture_gate_run
+  u64 start_ns, cap_ns;          // 0 until open; release/acquire with the threads' reads
+  u64 ns;
+  struct wait_queue_head wq;
+};
+void torture_gate_init(struct torture_gate *g, u64 ns);
+void torture_gate_wait(struct torture_gate *g);
+void torture_gate_open(struct torture_gate *g, int nthreads);
+// Sleeps out the run, then stops the threads; returns how long it ran.
+u64 torture_gate_run(struct torture_gate *g, bool (*enough)(void));
+
+// The threads also stop by themselves at the cap: the test's own thread shares CPU 0 with
+// them and, non-preemptive, may not get to set stop in time.
+static inline bool
+torture_running(struct torture_gate *g)
+{
+  return !READ_ONCE(g->stop) && ktime_ns() < READ_ONCE(g->cap_ns);
+}
+
+// A work floor: per_sec of work for every second of ns (at least 1), for a test whose
+// verdict means nothing below it. The caller scales per_sec by the CPUs that do the work.
+u64 torture_floor(u64 per_sec, u64 ns);
+// done >= floor; otherwise prints why the verdict means nothing and adds too_little=<what>
+// to the SELFTEST line.
+bool torture_enough(const char *test, const char *what, u64 done, u64 floor);
 
 // xorshift64* (Vigna, "An experimental exploration of Marsaglia's xorshift generators,
 // scrambled", 2016): one word of state per thread, so threads never share a cache line for it.

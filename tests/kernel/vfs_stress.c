@@ -14,7 +14,8 @@
 #include "vfs_test.h"
 #include "vsprintf.h"
 
-#define STRESS_MS 1500
+#define STRESS_MS 1500                 // the default; torture.secs= sets it
+#define OPS_PER_CPU_SEC 20             // the work floor (torture.h); 64 vCPUs did 229
 #define NSLOTS 12                      // files a thread may own at once
 #define MAX_SIZE (3 * PAGE_SIZE + 700)
 #define MAX_NAMES 512                  // entries one directory can hold: NSLOTS per CPU
@@ -437,7 +438,8 @@ ramfs_stress_test(void)
                              .rbuf = kmalloc(MAX_SIZE, GFP_KERNEL) };
   torture_seed(&checker.r, 1);
   bool ok = d.names && checker.buf && checker.rbuf && setup();
-  end_ns = ktime_ns() + STRESS_MS * 1000000UL;
+  u64 ns = torture_ns(STRESS_MS);
+  end_ns = ktime_ns() + ns;
   for_each_online_cpu(cpu) {
     struct worker *w = &workers[cpu];
     *w = (struct worker){ .cpu = cpu, .buf = kmalloc(MAX_SIZE, GFP_KERNEL),
@@ -478,9 +480,11 @@ ramfs_stress_test(void)
   kfree(checker.buf);
   kfree(checker.rbuf);
   kfree(d.names);
-  selftest_extra("cpus=%d ms=%d variants=hash-global,hash-bucket,radix-lock/16,radix-rcu/128 "
+  selftest_extra("cpus=%d ms=%lu variants=hash-global,hash-bucket,radix-lock/16,radix-rcu/128 "
                  "ops=%lu bytes_verified=%lu files_checked=%lu errors=%lu", num_online_cpus(),
-                 STRESS_MS, ops, bytes + checker.bytes, files, errors + checker.errors);
+                 ns / 1000000, ops, bytes + checker.bytes, files, errors + checker.errors);
+  ok &= torture_enough("ramfs-stress", "ops", ops,
+                       torture_floor(OPS_PER_CPU_SEC * num_online_cpus(), ns));
   return ok && errors == 0 && checker.errors == 0;
 }
 SELFTEST("ramfs-stress", ramfs_stress_test);

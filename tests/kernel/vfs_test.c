@@ -187,7 +187,9 @@ SELFTEST("vfs-errors", vfs_errors_test);
 // and the same one. Freed inodes are poisoned (slab debugging on), and a reused one has
 // another number. Even CPUs unlink, odd ones read (one CPU does both, in turn).
 #define RWU_FILES 4
-#define RWU_MS 700
+#define RWU_MS 1400              // both mounts' default; torture.secs= sets it
+#define RWU_LOOKUPS_PER_CPU_SEC 100   // the work floors (torture.h); 64 vCPUs did 670 and more
+#define RWU_CYCLES_PER_SEC 10         // and 235
 #define RWU_PLANTED_MS 3000
 #define LINGER_US 20
 
@@ -302,7 +304,7 @@ rwu_thread(void *arg)
 }
 
 static bool
-rwu_run(const char *tag, const struct rwu_mount *mounts, int n, u64 ms)
+rwu_run(const char *tag, const struct rwu_mount *mounts, int n, u64 ns, bool floors)
 {
   struct thread *threads[NR_CPUS];
   int cpu;
@@ -313,7 +315,7 @@ rwu_run(const char *tag, const struct rwu_mount *mounts, int n, u64 ms)
   for(int m = 0; m < n; m++)
     ok &= vfs_mkdir(mounts[m].dir) == 0 && vfs_mount(mounts[m].dir, &mounts[m].opts) == 0;
   slab_debug_enable(true);
-  rwu.end_ns = ktime_ns() + ms * 1000000UL;
+  rwu.end_ns = ktime_ns() + ns;
   for_each_online_cpu(cpu)
     threads[cpu] = ok ? kthread_create(rwu_thread, (void *)(long)cpu, cpu, "rwu/%d", cpu) : NULL;
   for_each_online_cpu(cpu)
@@ -334,6 +336,14 @@ rwu_run(const char *tag, const struct rwu_mount *mounts, int n, u64 ms)
   selftest_extra("%s_lookups=%lu %s_found=%lu %s_rcu_walks=%lu %s_unlink_cycles=%lu "
                  "%s_stale=%lu %s_errors=%lu", tag, rwu.lookups, tag, rwu.found, tag,
                  rwu.rcu_walks, tag, rwu.cycles, tag, rwu.stale, tag, rwu.errors);
+  if(floors) {
+    char what[32];
+    snprintf(what, sizeof(what), "%s_lookups", tag);
+    ok &= torture_enough("rcu-walk-unlink", what, rwu.lookups,
+                         torture_floor(RWU_LOOKUPS_PER_CPU_SEC * num_online_cpus(), ns));
+    snprintf(what, sizeof(what), "%s_unlink_cycles", tag);
+    ok &= torture_enough("rcu-walk-unlink", what, rwu.cycles, torture_floor(RWU_CYCLES_PER_SEC, ns));
+  }
   return ok && rwu.errors == 0 && rwu.stale == 0;
 }
 
@@ -343,8 +353,9 @@ rcu_walk_unlink_test(void)
   // One mount at a time: ref-walk's shared d_lock traffic on the free-now mount would
   // otherwise starve the RCU-walk readers on a loaded host.
   selftest_extra("cpus=%d free-rcu=radix-rcu/64 free-now=hash-bucket", num_online_cpus());
-  bool ok = rwu_run("rcu", rwu_free_rcu, 1, RWU_MS);
-  return rwu_run("now", rwu_free_now, 1, RWU_MS) && ok;
+  u64 ns = torture_ns(RWU_MS) / 2;
+  bool ok = rwu_run("rcu", rwu_free_rcu, 1, ns, true);
+  return rwu_run("now", rwu_free_now, 1, ns, true) && ok;
 }
 SELFTEST("rcu-walk-unlink", rcu_walk_unlink_test);
 
@@ -354,7 +365,7 @@ static bool
 planted_free_now_rcu_walk(void)
 {
   selftest_extra("cpus=%d unsafe=radix-rcu/64", num_online_cpus());
-  return rwu_run("unsafe", rwu_planted, 1, RWU_PLANTED_MS);
+  return rwu_run("unsafe", rwu_planted, 1, RWU_PLANTED_MS * 1000000UL, false);
 }
 SELFTEST("planted-free-now-rcu-walk", planted_free_now_rcu_walk);
 

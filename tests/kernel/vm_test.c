@@ -14,7 +14,7 @@
 #include "vm.h"
 #include <asm/uaccess.h>
 
-#define MAX_WORKERS 8
+#define MAX_WORKERS 8      // mm-teardown's; the shootdown tests use every CPU
 #define FREE_PAGES 128     // madvise09's mapping
 #define WAIT_MS 3000       // a worker that does not finish by then is a failure, not a hang
 
@@ -136,11 +136,12 @@ dontneed_worker(void *arg)
   return 0;
 }
 
+// A worker on every CPU: each one the zap must reach with a shootdown.
 static bool
 test_madvise_dontneed(void)
 {
-  int n = MIN(ncpus(), MAX_WORKERS);
-  struct thread *t[MAX_WORKERS];
+  int n = ncpus();
+  static struct thread *t[NR_CPUS];
   dn.mm = mm_create();
   if(!dn.mm)
     return false;
@@ -203,11 +204,13 @@ shootdown_reader(void *arg)
   return 0;
 }
 
+// A reader on every CPU but this one (on one CPU, this one too): every CPU that had the page
+// mapped must have stopped seeing it once munmap returns.
 static bool
 test_tlb_shootdown(void)
 {
-  int n = ncpus() > 1 ? MIN(ncpus() - 1, MAX_WORKERS - 1) : 1;
-  struct thread *t[MAX_WORKERS];
+  int n = ncpus() > 1 ? ncpus() - 1 : 1;
+  static struct thread *t[NR_CPUS];
   memset(&sd, 0, sizeof(sd));
   sd.mm = mm_create();
   if(!sd.mm)

@@ -1,0 +1,73 @@
+// The torture and stress tests' common clock: torture.secs=, the start gate that begins a run
+// once every thread is running, and the work floors that make a run fail when it did too little.
+#include "cmdline.h"
+#include "printk.h"
+#include "sched.h"
+#include "smp.h"
+#include "selftest.h"
+#include "torture.h"
+
+u64
+torture_ns(u64 default_ms)
+{
+  return kcmdline.torture_us ? kcmdline.torture_us * 1000 : default_ms * 1000000;
+}
+
+void
+torture_gate_init(struct torture_gate *g, u64 ns)
+{
+  g->arrived = 0;
+  g->stop = false;
+  g->start_ns = g->cap_ns = 0;
+  g->ns = ns;
+  init_waitqueue_head(&g->wq);
+}
+
+// Asleep, not spinning: a vCPU that waits here halts, and leaves the host's cores to the
+// vCPUs still creating and starting threads.
+void
+torture_gate_wait(struct torture_gate *g)
+{
+  __atomic_add_fetch(&g->arrived, 1, __ATOMIC_RELEASE);
+  wait_event(g->wq, smp_load_acquire(&g->cap_ns) != 0);
+}
+
+void
+torture_gate_open(struct torture_gate *g, int nthreads)
+{
+  while(__atomic_load_n(&g->arrived, __ATOMIC_ACQUIRE) < nthreads)
+    msleep(1);
+  g->start_ns = ktime_ns();
+  smp_store_release(&g->cap_ns, g->start_ns + TORTURE_CAP * g->ns);   // pairs with gate_wait
+  wake_up_all(&g->wq);
+}
+
+u64
+torture_gate_run(struct torture_gate *g, bool (*enough)(void))
+{
+  u64 end = g->start_ns + g->ns;
+  while(ktime_ns() < end)
+    msleep(MIN(10, (end - ktime_ns()) / 1000000 + 1));
+  while(ktime_ns() < g->cap_ns && !enough())
+    msleep(10);
+  WRITE_ONCE(g->stop, true);
+  return MIN(ktime_ns(), g->cap_ns) - g->start_ns;
+}
+
+u64
+torture_floor(u64 per_sec, u64 ns)
+{
+  u64 floor = per_sec * (ns / 1000000) / 1000;
+  return floor ? floor : 1;
+}
+
+bool
+torture_enough(const char *test, const char *what, u64 done, u64 floor)
+{
+  if(done >= floor)
+    return true;
+  pr_err("%s: too little work for its verdict to mean anything: %s=%lu, below the floor of %lu "
+         "for %d CPUs and this duration\n", test, what, done, floor, num_online_cpus());
+  selftest_extra("too_little=%s", what);
+  return false;
+}
