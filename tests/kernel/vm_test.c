@@ -12,6 +12,7 @@
 #include "string.h"
 #include "time.h"
 #include "vm.h"
+#include <asm/processor.h>
 #include <asm/uaccess.h>
 
 #define MAX_WORKERS 8      // mm-teardown's; the shootdown tests use every CPU
@@ -112,6 +113,7 @@ static struct {
   struct mm *mm;
   unsigned long base;
   int filled, go, errors;
+  int main_cpu;   // where the test runs: its worker there must yield to it
 } dn;
 
 static int
@@ -124,9 +126,18 @@ dontneed_worker(void *arg)
     if(put_user(0x1234567800000000ULL + i, p + i) != 0)
       __atomic_fetch_add(&dn.errors, 1, __ATOMIC_RELAXED);
   __atomic_fetch_add(&dn.filled, 1, __ATOMIC_RELEASE);
+  // Spin, not cond_resched: a worker that let another thread run would leave the mm's CPU
+  // mask (a switch away from an mm takes its CPU out), and the zap could skip its CPU with a
+  // correct reason, failing the ipis check. Only the worker on the test's own CPU must let it
+  // run; it pairs with smp_store_release(&dn.go) in test_madvise_dontneed.
+  bool mine = smp_processor_id() == dn.main_cpu;
   u64 end = ktime_ns() + WAIT_MS * 1000000ULL;
-  while(!smp_load_acquire(&dn.go) && ktime_ns() < end)
-    cond_resched();
+  while(!smp_load_acquire(&dn.go) && ktime_ns() < end) {
+    if(mine)
+      cond_resched();
+    else
+      cpu_relax();
+  }
   for(int i = 0; i < WORKER_PAGES * 512; i++) {
     u64 v = 1;
     if(get_user(v, p + i) != 0 || v != 0)
@@ -148,6 +159,7 @@ test_madvise_dontneed(void)
   long base = map_anon(dn.mm, n * WORKER_PAGES * PAGE_SIZE);
   dn.base = base;
   dn.filled = dn.go = dn.errors = 0;
+  dn.main_cpu = smp_processor_id();
   for(long i = 0; i < n; i++)
     t[i] = kthread_create(dontneed_worker, (void *)i, i, "dontneed/%ld", i);
   bool ok = base > 0 && wait_for(&dn.filled, n);
