@@ -44,9 +44,12 @@ irq_enter(void)
   struct cpu *c = this_cpu_info();
   c->irq_depth++;
   if(c->idle) {
-    c->idle = 0;
-    rcu_idle_exit();
+    // The stamp first, then idle off with release: a hard-lockup check that sees this CPU
+    // busy must also see a fresh stamp, not the one from before it halted, perhaps seconds
+    // ago (pairs with the acquire in watchdog_tick).
     watchdog_touch();
+    smp_store_release(&c->idle, 0);
+    rcu_idle_exit();
     arch_timer_set_oneshot(TICK_NS);
   }
 }

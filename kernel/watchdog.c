@@ -93,9 +93,13 @@ watchdog_tick(struct trapframe *tf)
   int cpu;
   for_each_online_cpu(cpu) {
     struct cpu *c = per_cpu_ptr(&cpu_info, cpu);
+    // Idle before the stamp: a CPU that has just left idle wrote its stamp before clearing
+    // idle (irq_enter in kernel/tick.c), so seeing it busy means seeing that stamp too.
+    if(smp_load_acquire(&c->idle))
+      continue;
     u64 stamp = READ_ONCE(per_cpu(wd_stamp, cpu));
     // A stamp taken after our `now` (the other CPU ticked meanwhile) is progress too.
-    if(cpu == me || READ_ONCE(c->idle) || stamp == 0 || stamp >= now ||
+    if(cpu == me || stamp == 0 || stamp >= now ||
        now - stamp < WATCHDOG_SECS * NS || per_cpu(wd_fired, cpu))
       continue;
     per_cpu(wd_fired, cpu) = true;
@@ -112,6 +116,12 @@ watchdog_nmi(struct trapframe *tf)
 {
   if(!this_cpu(wd_fired))
     return false;
+  // Ticking again by the time the NMI came (a vCPU the host had stopped between the check and
+  // the NMI): progress after all, and the NMI was the watchdog's. It may fire again.
+  if(ktime_ns() - READ_ONCE(this_cpu(wd_stamp)) < WATCHDOG_SECS * NS) {
+    this_cpu(wd_fired) = false;
+    return true;
+  }
   panic_trap(tf, "hard lockup: CPU %d made no progress with interrupts off for over %d s",
              smp_processor_id(), WATCHDOG_SECS);
 }
