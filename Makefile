@@ -205,6 +205,7 @@ HOSTSRC_test_vma := tests/host/test_vma.c mm/mmap.c kernel/lib/cpumask.c kernel/
   kernel/locking/rwsem.c $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c sched.c time.c panic.c)
 HOSTSRC_test_prof := tests/host/test_prof.c kernel/lib/prof.c kernel/lib/vsprintf.c \
   kernel/lib/string.c
+HOSTCFLAGS_test_cmdline := -DCONFIG_LOCK_STAT
 HOSTCFLAGS_test_vsprintf := -fno-builtin
 HOSTCFLAGS_test_bench := -fno-builtin
 HOSTLIBS_test_stats := -lm

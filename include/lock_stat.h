@@ -5,6 +5,8 @@
 #include "lockdep_types.h"
 #include "types.h"
 
+struct thread;
+
 // More classes than this kernel has init sites (about 50); a class past it is not counted.
 #define MAX_LOCK_CLASSES 128
 
@@ -30,11 +32,16 @@ extern bool lock_stat_on;   // read-mostly: flipped twice a timed run, read by e
 u64 lock_contended(struct lockdep_map *map);           // a first try failed: returns when
 void lock_acquired(struct lockdep_map *map, u64 t0);   // taken; t0 from lock_contended or 0
 void lock_release(struct lockdep_map *map);            // about to be released
+// A lock that another thread will release: the run-queue lock, taken by the thread that
+// switches out and released by the one that switches in (kernel/sched.c). Its held entry
+// moves to `to`, as Linux's prepare_lock_switch/finish_lock_switch hand rq->lock over.
+void lock_hand_over(struct lockdep_map *map, struct thread *to);
 #else
 #define lock_stat_enabled() false
 static inline u64 lock_contended(struct lockdep_map *map) { return 0; }
 static inline void lock_acquired(struct lockdep_map *map, u64 t0) {}
 static inline void lock_release(struct lockdep_map *map) {}
+static inline void lock_hand_over(struct lockdep_map *map, struct thread *to) {}
 #endif
 
 // Takes a lock with the statement `lock`, trying `try` (true when it got the lock) first

@@ -73,11 +73,10 @@ class_stats(struct lockdep_map *map)
   return &this_cpu(lock_stats)[id - 1];
 }
 
-// current's held-lock stack, emptied if it dates from an earlier on-period.
+// t's held-lock stack, emptied if it dates from an earlier on-period.
 static struct thread *
-held_locks_of_current(void)
+held_locks_of(struct thread *t)
 {
-  struct thread *t = current;
   u32 epoch = READ_ONCE(lock_stat_epoch);
 
   if(t->held_epoch != epoch) {
@@ -85,6 +84,36 @@ held_locks_of_current(void)
     t->lockdep_depth = 0;
   }
   return t;
+}
+
+// The innermost entry of t for map, or -1: locks are mostly released in the reverse order,
+// but not always (hand-over-hand walks), so the entry may lie below others.
+static int
+held_index(struct thread *t, struct lockdep_map *map)
+{
+  int i;
+
+  for(i = t->lockdep_depth - 1; i >= 0; i--)
+    if(t->held_locks[i].map == map)
+      return i;
+  return -1;
+}
+
+static void
+held_remove(struct thread *t, int i)
+{
+  memmove(&t->held_locks[i], &t->held_locks[i + 1],
+          (t->lockdep_depth - i - 1) * sizeof(t->held_locks[0]));
+  t->lockdep_depth--;
+}
+
+static void
+held_push(struct thread *t, struct held_lock h)
+{
+  if(t->lockdep_depth < MAX_LOCK_DEPTH)
+    t->held_locks[t->lockdep_depth++] = h;
+  else
+    lock_stat_overflow++;
 }
 
 u64
@@ -121,36 +150,40 @@ lock_acquired(struct lockdep_map *map, u64 t0)
     s->wait_ns += wait;
     s->max_wait_ns = MAX(s->max_wait_ns, wait);
   }
-  t = held_locks_of_current();
-  if(t->lockdep_depth < MAX_LOCK_DEPTH)
-    t->held_locks[t->lockdep_depth++] = (struct held_lock){ .map = map, .acquire_ns = now };
-  else
-    lock_stat_overflow++;
+  t = held_locks_of(current);
+  held_push(t, (struct held_lock){ .map = map, .acquire_ns = now });
 out:
   local_irq_restore(flags);
 }
 
-// The innermost entry for map: locks are mostly released in the reverse order, but not
-// always (hand-over-hand walks), so the entry may lie below others.
 void
 lock_release(struct lockdep_map *map)
 {
   u64 now = ktime_ns(), flags = local_irq_save();
-  struct thread *t = held_locks_of_current();
+  struct thread *t = held_locks_of(current);
   struct lock_class_stats *s;
-  int i;
+  int i = held_index(t, map);
 
-  for(i = t->lockdep_depth - 1; i >= 0; i--) {
-    if(t->held_locks[i].map != map)
-      continue;
+  // Not found: taken while off, or in an earlier on-period; its hold is not ours to count.
+  if(i >= 0) {
     if((s = class_stats(map)))
       s->hold_ns += now - t->held_locks[i].acquire_ns;
-    memmove(&t->held_locks[i], &t->held_locks[i + 1],
-            (t->lockdep_depth - i - 1) * sizeof(t->held_locks[0]));
-    t->lockdep_depth--;
-    break;
+    held_remove(t, i);
   }
-  // Not found: taken while off, or in an earlier on-period; its hold is not ours to count.
+  local_irq_restore(flags);
+}
+
+void
+lock_hand_over(struct lockdep_map *map, struct thread *to)
+{
+  u64 flags = local_irq_save();
+  struct thread *t = held_locks_of(current);
+  int i = held_index(t, map);
+
+  if(i >= 0) {
+    held_push(held_locks_of(to), t->held_locks[i]);
+    held_remove(t, i);
+  }
   local_irq_restore(flags);
 }
 
