@@ -25,6 +25,12 @@ LDFLAGS := -nostdlib -no-pie -Wl,--build-id=none -Wl,--no-warn-rwx-segments -z m
 SPINLOCK ?= queued
 $(if $(filter-out ticket queued,$(SPINLOCK)),$(error SPINLOCK must be ticket or queued))
 KCFLAGS += $(if $(filter queued,$(SPINLOCK)),-DCONFIG_SPINLOCK_QUEUED)
+# Lock statistics (include/lock_stat.h, lockstat=yes on the command line) are built into both
+# images; LOCKSTAT=0 builds without them (no class pointer in any lock, no test in any lock
+# path), to measure what they cost while off.
+LOCKSTAT ?= 1
+$(if $(filter-out 0 1,$(LOCKSTAT)),$(error LOCKSTAT must be 0 or 1))
+KCFLAGS += $(if $(filter 1,$(LOCKSTAT)),-DCONFIG_LOCK_STAT)
 
 KSRC := $(wildcard boot/*.S kernel/*.c kernel/locking/*.c kernel/lib/*.c kernel/bench/*.c \
           arch/x86_64/*.c arch/x86_64/*.S mm/*.c fs/*.c tests/kernel/*.c)
@@ -102,7 +108,7 @@ $(KOBJ_$(1)) $(IMGDIR_$(1))/kernel.iso: | $(BUILD)/.deps-ok
 
 $(KOBJ_$(1)): $(IMGDIR_$(1))/config
 $(IMGDIR_$(1))/config: FORCE
-	$$(call update-stamp,$$@,$(strip SPINLOCK=$(SPINLOCK) $(IMGFLAGS_$(1))))
+	$$(call update-stamp,$$@,$(strip SPINLOCK=$(SPINLOCK) LOCKSTAT=$(LOCKSTAT) $(IMGFLAGS_$(1))))
 
 $(IMGDIR_$(1))/kernel.elf: $(KOBJ_$(1)) linker.ld tools/ksyms.sh
 	$(say) "  LD      $$@"
@@ -205,6 +211,7 @@ HOSTSRC_test_vma := tests/host/test_vma.c mm/mmap.c kernel/lib/cpumask.c kernel/
   kernel/locking/rwsem.c $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c sched.c time.c panic.c)
 HOSTSRC_test_prof := tests/host/test_prof.c kernel/lib/prof.c kernel/lib/vsprintf.c \
   kernel/lib/string.c
+HOSTCFLAGS_test_cmdline := -DCONFIG_LOCK_STAT
 HOSTCFLAGS_test_vsprintf := -fno-builtin
 HOSTCFLAGS_test_bench := -fno-builtin
 HOSTLIBS_test_stats := -lm

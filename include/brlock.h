@@ -8,17 +8,22 @@
 // Readers on different CPUs share no cache line, so reading scales; writing costs a lock
 // per CPU and is meant to be rare (mount, umount). Not for interrupt context: a reader
 // interrupted by a handler that wants the write side would deadlock its own CPU.
+//
+// The per-CPU locks are arch locks and the brlock is one lock class, as Linux's lglock
+// (arch_spinlock_t per CPU, one lockdep_map): a writer is one acquisition of the class, not
+// one per CPU, and the per-CPU copies, which start zeroed, need no class of their own.
 struct brlock {
-  spinlock_t *percpu;   // a DEFINE_PER_CPU spinlock: CPU c's is per_cpu_ptr(percpu, c)
+  arch_spinlock_t *percpu;   // a DEFINE_PER_CPU lock: CPU c's is per_cpu_ptr(percpu, c)
+  struct lockdep_map dep_map;
 };
 
-// Per-CPU copies start zeroed, and a zeroed spinlock_t is free (include/spinlock.h).
+// Per-CPU copies start zeroed, and a zeroed arch_spinlock_t is free (include/spinlock.h).
 #define DEFINE_BRLOCK(name)                                                   \
-  static DEFINE_PER_CPU(spinlock_t, name##_percpu);                           \
-  struct brlock name = { &name##_percpu }
+  static DEFINE_PER_CPU(arch_spinlock_t, name##_percpu);                      \
+  struct brlock name = { .percpu = &name##_percpu, .dep_map = STATIC_LOCKDEP_MAP(#name) }
 
-// The reader stays on its CPU until br_read_unlock: spin_lock counts in preempt_count, and
-// this kernel never preempts or migrates a thread that does not sleep.
+// The reader stays on its CPU until br_read_unlock: the lock counts in preempt_count, as a
+// spinlock does, and this kernel never preempts or migrates a thread that does not sleep.
 void br_read_lock(struct brlock *b);
 void br_read_unlock(struct brlock *b);
 // Every CPU's lock, in CPU order, so two writers cannot deadlock each other.

@@ -45,6 +45,7 @@ struct cmdline {
   u32 failpage;       // per-mille of page allocations to fail, 0..1000
   bool debug_slab;    // slab poisoning and redzones from boot; default on in the debug image
   u32 profile_hz;     // profile=: samples a second of every benchmark point, 0..10000; 0: off
+  bool lockstat;      // lockstat=yes: lock statistics for every benchmark point
 };
 
 void cmdline_defaults(struct cmdline *c);

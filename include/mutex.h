@@ -18,13 +18,21 @@ struct mutex {
   struct thread *owner;
   struct list_head waiters;   // struct mutex_waiter, oldest first
   const char *name;
+  struct lockdep_map dep_map;   // its class (include/lockdep_types.h)
 };
 
-#define MUTEX_INIT(m) { SPINLOCK_INIT, NULL, LIST_HEAD_INIT((m).waiters), #m }
+#define MUTEX_INIT(m)                                                         \
+  { .wait_lock = SPINLOCK_INIT(m.wait_lock), .waiters = LIST_HEAD_INIT((m).waiters),  \
+    .name = #m, .dep_map = STATIC_LOCKDEP_MAP(#m) }
 #define DEFINE_MUTEX(m) struct mutex m = MUTEX_INIT(m)
-#define mutex_init(m) __mutex_init((m), #m)
+// The class is the call site, as spin_lock_init's.
+#define mutex_init(m)                                                         \
+  do {                                                                        \
+    static struct lock_class_key __key = { .name = #m };                      \
+    __mutex_init((m), #m, &__key);                                            \
+  } while(0)
 
-void __mutex_init(struct mutex *m, const char *name);
+void __mutex_init(struct mutex *m, const char *name, struct lock_class_key *key);
 void mutex_lock(struct mutex *m);
 bool mutex_trylock(struct mutex *m);
 void mutex_unlock(struct mutex *m);

@@ -20,13 +20,21 @@ struct rw_semaphore {
   struct list_head waiters;   // struct rwsem_waiter, readers and writers, oldest first
   const char *name;
   u64 wait_ns;                // time its waiters spent queued, summed (lock_stat's waittime)
+  struct lockdep_map dep_map; // its class (include/lockdep_types.h)
 };
 
-#define RWSEM_INIT(s) { SPINLOCK_INIT, 0, LIST_HEAD_INIT((s).waiters), #s, 0 }
+#define RWSEM_INIT(s)                                                         \
+  { .wait_lock = SPINLOCK_INIT(s.wait_lock), .waiters = LIST_HEAD_INIT((s).waiters),  \
+    .name = #s, .dep_map = STATIC_LOCKDEP_MAP(#s) }
 #define DECLARE_RWSEM(s) struct rw_semaphore s = RWSEM_INIT(s)
-#define init_rwsem(s) __init_rwsem((s), #s)
+// The class is the call site, as spin_lock_init's; mmap_sem's is "&mm->mmap_sem" (mm/mmap.c).
+#define init_rwsem(s)                                                         \
+  do {                                                                        \
+    static struct lock_class_key __key = { .name = #s };                      \
+    __init_rwsem((s), #s, &__key);                                            \
+  } while(0)
 
-void __init_rwsem(struct rw_semaphore *s, const char *name);
+void __init_rwsem(struct rw_semaphore *s, const char *name, struct lock_class_key *key);
 void down_read(struct rw_semaphore *s);
 void down_write(struct rw_semaphore *s);
 bool down_read_trylock(struct rw_semaphore *s);

@@ -3,6 +3,7 @@
 // calls cond_resched(). RCU relies on this rule (kernel/rcu.c): see cond_resched below.
 #pragma once
 #include "list.h"
+#include "lockdep_types.h"
 #include "types.h"
 
 #define MAX_THREADS 1024
@@ -41,6 +42,13 @@ struct thread {
   struct mm *mm;              // address space adopted with use_mm (NULL: kernel only)
   struct mm *active_mm;       // page tables loaded (lazy TLB keeps the last one)
   u64 switches;               // times switched in
+#ifdef CONFIG_LOCK_STAT
+  // Locks taken while lock statistics were on, innermost last (kernel/locking/lock_stat.c);
+  // only this thread, and interrupt handlers on its CPU with interrupts off, touch them.
+  struct held_lock held_locks[MAX_LOCK_DEPTH];
+  int lockdep_depth;
+  u32 held_epoch;             // lock_stat_epoch when they were pushed; an older one is stale
+#endif
 };
 
 // The current thread: struct cpu's `current` on this CPU.

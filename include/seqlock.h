@@ -64,7 +64,7 @@ typedef struct {
   spinlock_t lock;
 } seqlock_t;
 
-#define DEFINE_SEQLOCK(x) seqlock_t x = { SEQCNT_ZERO, SPINLOCK_INIT }
+#define DEFINE_SEQLOCK(x) seqlock_t x = { SEQCNT_ZERO, SPINLOCK_INIT(x.lock) }
 
 static inline u32 read_seqbegin(const seqlock_t *l) { return read_seqcount_begin(&l->seq); }
 static inline bool read_seqretry(const seqlock_t *l, u32 start)

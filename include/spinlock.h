@@ -2,6 +2,7 @@
 // the kernel's lock, which is the ticket or the queued one as the build picks (SPINLOCK=).
 #pragma once
 #include "compiler.h"
+#include "lock_stat.h"
 #include "preempt.h"
 #include "types.h"
 #include <asm/irqflags.h>   // local_irq_save for the _irqsave forms
@@ -87,33 +88,57 @@ typedef struct spinlock {
   int owner_cpu;   // holder's CPU + 1; 0 when free
   void *owner;     // where the holder took it
 #endif
+  struct lockdep_map dep_map;   // its class (include/lockdep_types.h)
 } spinlock_t;
 
-#define SPINLOCK_INIT { .raw_lock = ARCH_SPIN_LOCK_UNLOCKED }
-#define DEFINE_SPINLOCK(x) spinlock_t x = SPINLOCK_INIT
+// A static lock named n; SPINLOCK_INIT(x) names it after x (a member: SPINLOCK_INIT(lru.lock)).
+#define __SPINLOCK_INIT(n) { .raw_lock = ARCH_SPIN_LOCK_UNLOCKED, .dep_map = STATIC_LOCKDEP_MAP(n) }
+#define SPINLOCK_INIT(x) __SPINLOCK_INIT(#x)
+#define DEFINE_SPINLOCK(x) spinlock_t x = SPINLOCK_INIT(x)
+
+// A lock in memory the caller owns: the class is this call site, named after the expression.
+#define spin_lock_init(l)                                                     \
+  do {                                                                        \
+    static struct lock_class_key __key = { .name = #l };                      \
+    __spin_lock_init((l), &__key);                                            \
+  } while(0)
+
+static inline void
+__spin_lock_init(spinlock_t *l, struct lock_class_key *key)
+{
+  *l = (spinlock_t){ .raw_lock = ARCH_SPIN_LOCK_UNLOCKED };
+  lockdep_set_class(&l->dep_map, key);
+}
+
+// spin_lock with lock statistics on (kernel/locking/lock_stat.c): a try first, so that a
+// failed one counts the acquisition as contended. Out of line, so the inlined spin_lock
+// carries only the flag test.
+void spin_lock_stat(spinlock_t *l);
 
 // A holder must not sleep: this kernel never preempts, so only a holder that sleeps can leave
 // the others spinning, each on a CPU that its own holder may need. Holding a spinlock counts
 // in preempt_count, so schedule() and cond_resched() panic on it (Linux's "scheduling while
 // atomic" and might_sleep).
 #ifdef CONFIG_DEBUG_SPINLOCK
-void spin_lock_init(spinlock_t *l);
 void spin_lock(spinlock_t *l);
 void spin_unlock(spinlock_t *l);
 bool spin_trylock(spinlock_t *l);
 #else
-static inline void spin_lock_init(spinlock_t *l) { *l = (spinlock_t)SPINLOCK_INIT; }
-
 static inline void
 spin_lock(spinlock_t *l)
 {
   preempt_disable();
-  arch_spin_lock(&l->raw_lock);
+  if(lock_stat_enabled())
+    spin_lock_stat(l);
+  else
+    arch_spin_lock(&l->raw_lock);
 }
 
 static inline void
 spin_unlock(spinlock_t *l)
 {
+  if(lock_stat_enabled())
+    lock_release(&l->dep_map);
   arch_spin_unlock(&l->raw_lock);
   preempt_enable();
 }
@@ -122,8 +147,11 @@ static inline bool
 spin_trylock(spinlock_t *l)
 {
   preempt_disable();
-  if(arch_spin_trylock(&l->raw_lock))
+  if(arch_spin_trylock(&l->raw_lock)) {
+    if(lock_stat_enabled())
+      lock_acquired(&l->dep_map, 0);
     return true;
+  }
   preempt_enable();
   return false;
 }

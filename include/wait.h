@@ -16,11 +16,17 @@ struct wait_queue_entry {
   struct list_head entry;
 };
 
-#define WAIT_QUEUE_HEAD_INIT(n) { SPINLOCK_INIT, LIST_HEAD_INIT((n).head), #n }
+#define WAIT_QUEUE_HEAD_INIT(n) { SPINLOCK_INIT(n.lock), LIST_HEAD_INIT((n).head), #n }
 #define DECLARE_WAIT_QUEUE_HEAD(n) struct wait_queue_head n = WAIT_QUEUE_HEAD_INIT(n)
-#define init_waitqueue_head(wq) __init_waitqueue_head((wq), #wq)
+// The lock's class is the call site, as spin_lock_init's.
+#define init_waitqueue_head(wq)                                               \
+  do {                                                                        \
+    static struct lock_class_key __key = { .name = #wq };                     \
+    __init_waitqueue_head((wq), #wq, &__key);                                 \
+  } while(0)
 
-void __init_waitqueue_head(struct wait_queue_head *wq, const char *name);
+void __init_waitqueue_head(struct wait_queue_head *wq, const char *name,
+                           struct lock_class_key *key);
 void prepare_to_wait(struct wait_queue_head *wq, struct wait_queue_entry *e, int state);
 void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *e);
 void wake_up(struct wait_queue_head *wq);       // the first waiter

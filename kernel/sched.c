@@ -129,6 +129,8 @@ schedule(void)
   next->switches++;
   next->on_cpu = true;
   rq->prev = prev;
+  if(lock_stat_enabled())
+    lock_hand_over(&rq->lock.dep_map, next);   // finish_switch releases it on next's behalf
   this_cpu_info()->curr = next;
   switch_mm(prev, next);
   switch_to(prev, next);

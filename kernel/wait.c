@@ -6,9 +6,9 @@
 #include "wait.h"
 
 void
-__init_waitqueue_head(struct wait_queue_head *wq, const char *name)
+__init_waitqueue_head(struct wait_queue_head *wq, const char *name, struct lock_class_key *key)
 {
-  spin_lock_init(&wq->lock);
+  __spin_lock_init(&wq->lock, key);
   INIT_LIST_HEAD(&wq->head);
   wq->name = name;
 }

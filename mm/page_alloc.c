@@ -34,7 +34,7 @@ static struct {
   spinlock_t lock;
   struct free_area area[MAX_ORDER + 1];
   unsigned long nr_free;    // pages on the free lists
-} zone = { .lock = SPINLOCK_INIT };
+} zone = { .lock = SPINLOCK_INIT(zone.lock) };
 
 // Indexed by CPU id, not in the .percpu section: the APs' areas are copied from the boot
 // CPU's after mm_init, which would copy its list too. One cache line each.

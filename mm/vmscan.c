@@ -30,7 +30,7 @@ static struct {
   spinlock_t lock;
   struct list_head active, inactive;
   unsigned long nr_active, nr_inactive, nr_lazyfree;
-} lru = { SPINLOCK_INIT, LIST_HEAD_INIT(lru.active), LIST_HEAD_INIT(lru.inactive), 0, 0, 0 };
+} lru = { SPINLOCK_INIT(lru.lock), LIST_HEAD_INIT(lru.active), LIST_HEAD_INIT(lru.inactive), 0, 0, 0 };
 
 static struct {
   u64 scanned, reclaimed, lazyfree_freed, lazyfree_kept, shrinker_freed;

@@ -171,7 +171,7 @@ done
 echo "== gdb"
 tests/gdb/smoke.sh 8 > "$logs/gdb-smoke.out" 2>&1
 result "gdb/smoke@smp8" $? "($(grep -c FAIL "$logs/gdb-smoke.out") checks failed; $logs/gdb-smoke.out)"
-for part in live step fail mm profile; do
+for part in live step fail mm profile lockstat; do
   tests/gdb/session.sh $part > "$logs/gdb-session-$part.out" 2>&1
   result "gdb/session-$part@smp8" $? \
     "($(grep -c '^FAIL' "$logs/gdb-session-$part.out") checks failed; $logs/gdb-session-$part.out)"

@@ -5,6 +5,7 @@
 #include "bench.h"
 #include "cmdline.h"
 #include "cpumask.h"
+#include "lockstat.h"
 #include "mm.h"
 #include "printk.h"
 #include "rcupdate.h"
@@ -133,6 +134,7 @@ start_together(struct worker *w)
     ctx.deadline = ctx.start_ns + run_ns;
     ctx.cap = ctx.start_ns + cap_ns;
     bench_profile_start();
+    bench_lockstat_start();
     smp_store_release(&going, w->gen);
     return;
   }
@@ -161,6 +163,7 @@ finish_together(void)
     ctx.suite->settle(&ctx);
   ctx.stop_ns = ktime_ns();
   bench_profile_stop();
+  bench_lockstat_stop();
   settle_ns = ctx.stop_ns - t;
   rcu_get_stats(&rcu_end);
   reclaim_get_stats(&st);
@@ -474,7 +477,9 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
     return false;
   }
   t0 = ktime_ns();
+  bench_lockstat_begin(i, r);
   ops = run_once(r > 0 ? us : us / WARMUP_DIV, r > 0, &ns, &rcu_left, &lazy_left);
+  bench_lockstat_end();
   suite_run_ns += ktime_ns() - t0;
   bench_profile_run_end(r > 0 ? i : -1);
   check_run(ops);
@@ -502,6 +507,7 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
     print_notes(i, runs, us);
     point_name(name, sizeof(name), i);
     bench_profile_point(i, s->name, name, ctx.threads);
+    bench_lockstat_print(i, s->name, name, ctx.threads);
     if(s->point_done)
       s->point_done(&ctx);
   }

@@ -333,6 +333,17 @@ parse_profile(struct cmdline *c, const char *v)
   return number(v, 0, 10000, &c->profile_hz);
 }
 
+// A kernel built with LOCKSTAT=0 has no lock statistics to switch on.
+static const char *
+parse_lockstat(struct cmdline *c, const char *v)
+{
+#ifndef CONFIG_LOCK_STAT
+  if(strcmp(v, "yes") == 0)
+    return "built with LOCKSTAT=0";
+#endif
+  return yesno(v, &c->lockstat);
+}
+
 // Each parse function sees a non-empty value and returns NULL or why it is
 // bad; it writes c only when the whole value is good.
 static const struct param {
@@ -353,6 +364,7 @@ static const struct param {
   { "failpage", parse_failpage },
   { "debug_slab", parse_debug_slab },
   { "profile", parse_profile },
+  { "lockstat", parse_lockstat },
 };
 
 // One NUL-terminated word. Returns NULL if it was applied or skipped, else why it is bad.

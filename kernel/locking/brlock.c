@@ -1,21 +1,45 @@
-// Big-reader lock (include/brlock.h): per-CPU spinlocks, the reader's own CPU's for reading,
+// Big-reader lock (include/brlock.h): per-CPU locks, the reader's own CPU's for reading,
 // all of them for writing (Linux 2.6.36's lglock/brlock, Nick Piggin and Andi Kleen).
 #include "brlock.h"
+#include "lock_stat.h"
 #include "smp.h"
 
 bool br_write_skip_last_cpu;
 
+// Takes one CPU's lock. With lock statistics on, the first lock of an acquisition that is
+// found taken makes the acquisition contended, from then (*t0) on.
+static void
+br_take(struct brlock *b, arch_spinlock_t *l, u64 *t0)
+{
+  if(!lock_stat_enabled() || *t0) {
+    arch_spin_lock(l);
+    return;
+  }
+  if(!arch_spin_trylock(l)) {
+    *t0 = lock_contended(&b->dep_map);
+    arch_spin_lock(l);
+  }
+}
+
 void
 br_read_lock(struct brlock *b)
 {
-  spin_lock(this_cpu_ptr(b->percpu));
+  u64 t0 = 0;
+
+  preempt_disable();
+  br_take(b, this_cpu_ptr(b->percpu), &t0);
+  if(lock_stat_enabled())
+    lock_acquired(&b->dep_map, t0);
 }
 
 // The CPU that locked: a reader does not sleep inside, so it has not moved.
 void
 br_read_unlock(struct brlock *b)
 {
-  spin_unlock(this_cpu_ptr(b->percpu));
+  if(lock_stat_enabled())
+    lock_release(&b->dep_map);
+  arch_spin_unlock(this_cpu_ptr(b->percpu));
+  preempt_enable();
 }
 
 // Every CPU that can ever run a reader has an id below nr_cpu_ids (CPUs are not hot-added
@@ -31,13 +55,21 @@ void
 br_write_lock(struct brlock *b)
 {
   int n = write_cpus();
+  u64 t0 = 0;
+
+  preempt_disable();
   for(int cpu = 0; cpu < n; cpu++)
-    spin_lock(per_cpu_ptr(b->percpu, cpu));
+    br_take(b, per_cpu_ptr(b->percpu, cpu), &t0);
+  if(lock_stat_enabled())
+    lock_acquired(&b->dep_map, t0);
 }
 
 void
 br_write_unlock(struct brlock *b)
 {
+  if(lock_stat_enabled())
+    lock_release(&b->dep_map);
   for(int cpu = write_cpus() - 1; cpu >= 0; cpu--)
-    spin_unlock(per_cpu_ptr(b->percpu, cpu));
+    arch_spin_unlock(per_cpu_ptr(b->percpu, cpu));
+  preempt_enable();
 }

@@ -5,27 +5,36 @@
 #include "sched.h"
 
 void
-__mutex_init(struct mutex *m, const char *name)
+__mutex_init(struct mutex *m, const char *name, struct lock_class_key *key)
 {
   spin_lock_init(&m->wait_lock);
   m->owner = NULL;
   INIT_LIST_HEAD(&m->waiters);
   m->name = name;
+  lockdep_set_class(&m->dep_map, key);
 }
+
+// Lock statistics count a mutex's acquisitions as a spinlock's: contended when the first look
+// finds it owned, the wait from then until it is handed over, the hold from then to the
+// mutex_unlock (kept on the thread, which sleeps while holding it).
 
 void
 mutex_lock(struct mutex *m)
 {
   struct mutex_waiter w = { .thread = current };
-  u64 flags;
+  u64 flags, t0 = 0;
   spin_lock_irqsave(&m->wait_lock, flags);
   if(m->owner == current)
     panic("mutex_lock: %s is already held by this thread (%s)", m->name, current->name);
   if(!m->owner) {
     m->owner = current;
     spin_unlock_irqrestore(&m->wait_lock, flags);
+    if(lock_stat_enabled())
+      lock_acquired(&m->dep_map, 0);
     return;
   }
+  if(lock_stat_enabled())
+    t0 = lock_contended(&m->dep_map);
   list_add_tail(&w.list, &m->waiters);
   for(;;) {
     set_current_state(T_SLEEPING);
@@ -39,6 +48,8 @@ mutex_lock(struct mutex *m)
   set_current_state(T_RUNNING);
   current->wait_on = NULL;
   spin_unlock_irqrestore(&m->wait_lock, flags);
+  if(lock_stat_enabled())
+    lock_acquired(&m->dep_map, t0);
 }
 
 bool
@@ -52,6 +63,8 @@ mutex_trylock(struct mutex *m)
     ok = true;
   }
   spin_unlock_irqrestore(&m->wait_lock, flags);
+  if(ok && lock_stat_enabled())
+    lock_acquired(&m->dep_map, 0);
   return ok;
 }
 
@@ -59,6 +72,8 @@ void
 mutex_unlock(struct mutex *m)
 {
   u64 flags;
+  if(lock_stat_enabled())
+    lock_release(&m->dep_map);
   spin_lock_irqsave(&m->wait_lock, flags);
   if(m->owner != current)
     panic("mutex_unlock: %s is not held by this thread (%s)", m->name, current->name);

@@ -6,6 +6,7 @@
 // A reader in an interrupt ignores RW_WAITING (Linux's qrwlock does the same): the code it
 // interrupted may hold the lock for reading, and the waiting writer waits for that code,
 // which cannot go on until the interrupt returns.
+#include "lock_stat.h"
 #include "rwlock.h"
 #include "tick.h"
 #include <asm/cpu.h>
@@ -22,8 +23,8 @@ reader_blockers(void)
   return in_interrupt() ? RW_WRITER : RW_WRITER | RW_WAITING;
 }
 
-bool
-read_trylock(rwlock_t *l)
+static bool
+__read_trylock(rwlock_t *l)
 {
   u32 block = reader_blockers();
   // Relaxed read: a stale value only makes the compare-and-swap fail and retry.
@@ -37,22 +38,42 @@ read_trylock(rwlock_t *l)
   return false;
 }
 
+// Lock statistics: the trylocks that succeed count as acquisitions; a lock that had to
+// spin is a contended one (include/lock_stat.h).
+bool
+read_trylock(rwlock_t *l)
+{
+  if(!__read_trylock(l))
+    return false;
+  if(lock_stat_enabled())
+    lock_acquired(&l->dep_map, 0);
+  return true;
+}
+
+static void
+read_spin(rwlock_t *l)
+{
+  while(!__read_trylock(l))
+    cpu_relax();
+}
+
 void
 read_lock(rwlock_t *l)
 {
-  while(!read_trylock(l))
-    cpu_relax();
+  LOCK_CONTENDED(&l->dep_map, __read_trylock(l), read_spin(l));
 }
 
 void
 read_unlock(rwlock_t *l)
 {
+  if(lock_stat_enabled())
+    lock_release(&l->dep_map);
   // Release: this reader's loads are done before a writer can take the lock.
   __atomic_fetch_sub(&l->cnts, RW_READER, __ATOMIC_RELEASE);
 }
 
-bool
-write_trylock(rwlock_t *l)
+static bool
+__write_trylock(rwlock_t *l)
 {
   // Free means no readers and no writer; a waiting writer's bit may be set, and taking
   // the lock clears it (see the top of the file).
@@ -63,11 +84,21 @@ write_trylock(rwlock_t *l)
                                      __ATOMIC_RELAXED);
 }
 
-void
-write_lock(rwlock_t *l)
+bool
+write_trylock(rwlock_t *l)
 {
-  while(!write_trylock(l)) {
-    // Relaxed: the bit only holds readers back; the taking is ordered by write_trylock.
+  if(!__write_trylock(l))
+    return false;
+  if(lock_stat_enabled())
+    lock_acquired(&l->dep_map, 0);
+  return true;
+}
+
+static void
+write_spin(rwlock_t *l)
+{
+  while(!__write_trylock(l)) {
+    // Relaxed: the bit only holds readers back; the taking is ordered by __write_trylock.
     if(!(READ_ONCE(l->cnts) & RW_WAITING))
       __atomic_fetch_or(&l->cnts, RW_WAITING, __ATOMIC_RELAXED);
     cpu_relax();
@@ -75,8 +106,16 @@ write_lock(rwlock_t *l)
 }
 
 void
+write_lock(rwlock_t *l)
+{
+  LOCK_CONTENDED(&l->dep_map, __write_trylock(l), write_spin(l));
+}
+
+void
 write_unlock(rwlock_t *l)
 {
+  if(lock_stat_enabled())
+    lock_release(&l->dep_map);
   // A subtraction, not a store: RW_WAITING may be set meanwhile and must survive.
   // Release: the critical section's stores are visible before anyone else gets in.
   __atomic_fetch_sub(&l->cnts, RW_WRITER, __ATOMIC_RELEASE);

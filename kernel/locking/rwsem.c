@@ -7,13 +7,14 @@
 #include "time.h"
 
 void
-__init_rwsem(struct rw_semaphore *s, const char *name)
+__init_rwsem(struct rw_semaphore *s, const char *name, struct lock_class_key *key)
 {
   spin_lock_init(&s->wait_lock);
   s->count = 0;
   INIT_LIST_HEAD(&s->waiters);
   s->name = name;
   s->wait_ns = 0;
+  lockdep_set_class(&s->dep_map, key);
 }
 
 // Grants the lock to the waiters at the head of the queue: one writer, or every reader up
@@ -40,10 +41,12 @@ rwsem_grant(struct rw_semaphore *s)
   }
 }
 
-static void
+// Returns the lock statistics' contention stamp (0 while they are off): a reader or writer
+// that has to queue is a contended acquisition, as in mutex_lock.
+static u64
 rwsem_wait(struct rw_semaphore *s, struct rwsem_waiter *w, u64 *flags)
 {
-  u64 t0 = ktime_ns();
+  u64 t0 = ktime_ns(), stat_t0 = lock_stat_enabled() ? lock_contended(&s->dep_map) : 0;
   list_add_tail(&w->list, &s->waiters);
   for(;;) {
     set_current_state(T_SLEEPING);
@@ -57,32 +60,37 @@ rwsem_wait(struct rw_semaphore *s, struct rwsem_waiter *w, u64 *flags)
   set_current_state(T_RUNNING);
   current->wait_on = NULL;
   s->wait_ns += ktime_ns() - t0;   // under wait_lock
+  return stat_t0;
 }
 
 void
 down_read(struct rw_semaphore *s)
 {
   struct rwsem_waiter w = { .thread = current, .write = false };
-  u64 flags;
+  u64 flags, t0 = 0;
   spin_lock_irqsave(&s->wait_lock, flags);
   if(s->count >= 0 && list_empty(&s->waiters))
     s->count++;
   else
-    rwsem_wait(s, &w, &flags);
+    t0 = rwsem_wait(s, &w, &flags);
   spin_unlock_irqrestore(&s->wait_lock, flags);
+  if(lock_stat_enabled())
+    lock_acquired(&s->dep_map, t0);
 }
 
 void
 down_write(struct rw_semaphore *s)
 {
   struct rwsem_waiter w = { .thread = current, .write = true };
-  u64 flags;
+  u64 flags, t0 = 0;
   spin_lock_irqsave(&s->wait_lock, flags);
   if(s->count == 0 && list_empty(&s->waiters))
     s->count = -1;
   else
-    rwsem_wait(s, &w, &flags);
+    t0 = rwsem_wait(s, &w, &flags);
   spin_unlock_irqrestore(&s->wait_lock, flags);
+  if(lock_stat_enabled())
+    lock_acquired(&s->dep_map, t0);
 }
 
 bool
@@ -96,6 +104,8 @@ down_read_trylock(struct rw_semaphore *s)
     ok = true;
   }
   spin_unlock_irqrestore(&s->wait_lock, flags);
+  if(ok && lock_stat_enabled())
+    lock_acquired(&s->dep_map, 0);
   return ok;
 }
 
@@ -103,6 +113,8 @@ void
 up_read(struct rw_semaphore *s)
 {
   u64 flags;
+  if(lock_stat_enabled())
+    lock_release(&s->dep_map);
   spin_lock_irqsave(&s->wait_lock, flags);
   if(s->count <= 0)
     panic("up_read: %s is not read-held", s->name);
@@ -115,6 +127,8 @@ void
 up_write(struct rw_semaphore *s)
 {
   u64 flags;
+  if(lock_stat_enabled())
+    lock_release(&s->dep_map);
   spin_lock_irqsave(&s->wait_lock, flags);
   if(s->count != -1)
     panic("up_write: %s is not write-held", s->name);

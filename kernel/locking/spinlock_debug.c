@@ -33,19 +33,16 @@ set_owner(spinlock_t *l, void *caller)
 }
 
 void
-spin_lock_init(spinlock_t *l)
-{
-  *l = (spinlock_t)SPINLOCK_INIT;
-}
-
-void
 spin_lock(spinlock_t *l)
 {
   void *caller = __builtin_return_address(0);
   if(READ_ONCE(l->owner_cpu) == smp_processor_id() + 1 && !panic_in_progress())
     spin_bug(l, "recursive spin_lock", caller);
   preempt_disable();
-  arch_spin_lock(&l->raw_lock);
+  if(lock_stat_enabled())
+    spin_lock_stat(l);
+  else
+    arch_spin_lock(&l->raw_lock);
   set_owner(l, caller);
 }
 
@@ -59,6 +56,8 @@ spin_trylock(spinlock_t *l)
     return false;
   }
   set_owner(l, __builtin_return_address(0));
+  if(lock_stat_enabled())
+    lock_acquired(&l->dep_map, 0);
   return true;
 }
 
@@ -67,6 +66,8 @@ spin_unlock(spinlock_t *l)
 {
   if(READ_ONCE(l->owner_cpu) != smp_processor_id() + 1 && !panic_in_progress())
     spin_bug(l, "spin_unlock of a lock this cpu does not hold", __builtin_return_address(0));
+  if(lock_stat_enabled())
+    lock_release(&l->dep_map);
   // Cleared while still held: the unlock's release store orders these before the next holder.
   WRITE_ONCE(l->owner_cpu, 0);
   WRITE_ONCE(l->owner, NULL);

@@ -2,8 +2,8 @@
 # gdb session test: the kernel-aware commands (tools/gdb/kernel.py) on a live 8-vCPU kernel,
 # a breakpoint, step, finish and continue under `make qemu-gdb`'s setup, a failed self-test
 # that must stop in gdb, and kmm, kpage and kradix (tools/gdb/) on a self-test's address space
-# and page cache, and kprofile on a self-test's samples.
-# Usage: session.sh [live|step|fail|mm|profile] (all by default).
+# and page cache, kprofile on a self-test's samples, klockstat on a self-test's lock
+# statistics. Usage: session.sh [live|step|fail|mm|profile|lockstat] (all by default).
 set -u
 cd "$(dirname "$0")/../.."
 out=build/test-logs/gdb-session
@@ -357,14 +357,57 @@ profile() {
     test "$(grep -cE 'Python Exception|Traceback|Error occurred in Python' "$f")" = 0
 }
 
+# lockstat: stop in lockstat-count (tests/kernel/lockstat_test.c) where it folds its counts
+# away, after checking them, and read them with klockstat: its own classes' exact counts, and
+# the contended ones' wait and hold times in order.
+lockstat() {
+  pick_port
+  snapshot
+  tools/qemu.sh --smp 2 --cmdline "bench=none panic=halt selftest=lockstat-count" \
+    --gdb "$port" --timeout 120 --image $kimage --log "$out/lockstat-serial.log" \
+    > "$out/lockstat-qemu.out" 2>&1 < /dev/null &
+  local qemu=$!
+  wait_stub
+  timeout 60 gdb -batch -nx "$out/kernel.elf" -x tools/gdbinit \
+    -ex "target remote 127.0.0.1:$port" -ex "thbreak kmain" -ex "continue" \
+    -ex "break lock_stat_fold" -ex "echo @@fold\\n" -ex "continue" \
+    -ex "echo @@klockstat\\n" -ex "klockstat" -ex "echo @@klockstat x\\n" -ex "klockstat x" \
+    -ex "echo @@end\\n" -ex "kill" > "$out/lockstat-gdb.out" 2>&1
+  sleep 1
+  kill -0 "$qemu" 2>/dev/null && stop_qemu "$qemu"
+  wait "$qemu"
+  local f=$out/lockstat-gdb.out s
+  s=$(section klockstat "$f")
+  check "stopped in lock_stat_fold, called by lockstat-count" \
+    grep -qE '^(Thread [0-9]+ hit )?Breakpoint 2, lock_stat_fold ' <(section fold "$f")
+  check "klockstat: statistics off, the test's classes among those taken" \
+    grep -qE '^lock statistics off: [0-9]+ classes registered, [0-9]+ taken, 0 acquisitions uncounted$' <<< "$s"
+  check "klockstat: ls_count_lock 1010 acquisitions, none contended, no wait, some hold" \
+    grep -qE '^  ls_count_lock +1010 +0 +0 +0 +[1-9][0-9]*$' <<< "$s"
+  check "klockstat: ls_rwsem 100 acquisitions, none contended" \
+    grep -qE '^  ls_rwsem +100 +0 +0 +0 +[1-9][0-9]*$' <<< "$s"
+  # Contended: 0 < max wait <= wait (one contention: equal), hold at least 5 ms.
+  local name want row
+  for name in ls_contend_lock:2 ls_mutex:102; do
+    want=${name#*:} name=${name%:*}
+    row=$(sed -nE "s/^  $name +$want +1 +([0-9]+) +([0-9]+) +([0-9]+)\$/\1 \2 \3/p" <<< "$s")
+    check "klockstat: $name $want acquisitions, 1 contended, 0 < max wait <= wait, hold >= 5 ms ($row)" \
+      awk -v r="$row" 'BEGIN { split(r, a, " "); exit !(r != "" && a[2] > 0 && a[2] <= a[1] && a[3] >= 5000000) }'
+  done
+  check "klockstat x is refused" grep -qx 'usage: klockstat (no arguments)' <(section "klockstat x" "$f")
+  check "no Python exception in the lockstat session" \
+    test "$(grep -cE 'Python Exception|Traceback|Error occurred in Python' "$f")" = 0
+}
+
 case ${1:-all} in
   live) live ;;
   step) step ;;
   fail) failed ;;
   mm) mm ;;
   profile) profile ;;
-  all) live; step; failed; mm; profile ;;
-  *) echo "usage: $0 [live|step|fail|mm|profile]" >&2; exit 2 ;;
+  lockstat) lockstat ;;
+  all) live; step; failed; mm; profile; lockstat ;;
+  *) echo "usage: $0 [live|step|fail|mm|profile|lockstat]" >&2; exit 2 ;;
 esac
 [ $fail = 0 ] || echo "  gdb output: $out/*-gdb.out"
 exit $fail

@@ -67,6 +67,7 @@ test_empty(void)
   CHECK(d.bench_runs == 0 && d.bench_secs_us == 0 && !d.bench_aa);
   CHECK(d.selftest == SELFTEST_NONE && d.nselftest == 0 && d.nr_cpus == 0);
   CHECK(d.poweroff && d.panic == PANIC_EXIT && d.failslab == 0 && d.failpage == 0 && !d.debug_slab);
+  CHECK(!d.lockstat);
   CHECK(fresh(&c, "") == 0 && memcmp(&c, &d, sizeof(c)) == 0);
   CHECK(fresh(&c, "   \t \n\r\v\f ") == 0 && memcmp(&c, &d, sizeof(c)) == 0);
   CHECK(cmdline_parse(&c, "nr_cpus=x bogus", NULL) == 2);
@@ -336,6 +337,11 @@ test_flags(void)
   CHECK(fresh(&c, "bench.aa=yes bench.aa=maybe") == 1 && c.bench_aa);
   CHECK(strcmp(lastwhy, "expected yes or no") == 0 && strcmp(lastword, "bench.aa=maybe") == 0);
   CHECK(rejected("bench.aa=1", "expected yes or no"));
+  // lockstat: yes or no, off by default.
+  CHECK(fresh(&c, "lockstat=yes bench=quick") == 0 && c.lockstat && c.bench_quick);
+  CHECK(parse(&c, "lockstat=no") == 0 && !c.lockstat);
+  CHECK(fresh(&c, "lockstat=yes lockstat=on") == 1 && c.lockstat);
+  CHECK(strcmp(lastwhy, "expected yes or no") == 0 && strcmp(lastword, "lockstat=on") == 0);
   CHECK(rejected("bench.aa=YES", "expected yes or no"));
   CHECK(rejected("bench.aa=", "empty value"));
   CHECK(rejected("bench.a=yes", "unknown key"));
@@ -394,7 +400,8 @@ test_junk(int seeds)
 {
   static const char *const pieces[] = {
     "bench", "bench.runs", "bench.secs", "bench.aa", "selftest", "nr_cpus", "poweroff", "panic",
-    "failslab", "failpage", "debug_slab", "torture.secs", "=", "=", ",", ",", " ", " ", "\t", "/",
+    "failslab", "failpage", "debug_slab", "torture.secs", "lockstat", "=", "=", ",", ",", " ", " ",
+    "\t", "/",
     "quick", "all", "none", "list", "locks", "radix", "yes", "no", "halt", "a-b",
     "0", "1", "9", "99999999999999999999", ".", "0.25", "-", "x", "\001", "\377",
   };

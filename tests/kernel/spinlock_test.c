@@ -165,25 +165,29 @@ spinlock_basic(void)
 }
 SELFTEST("spinlock-basic", spinlock_basic);
 
+// The planted tests' locks, at file scope: a static lock's class key is a compound literal
+// (include/lockdep_types.h), which has static storage only outside a function.
+static DEFINE_SPINLOCK(recursion_lock);
+static DEFINE_SPINLOCK(atomic_lock);
+
 // Takes a spinlock it already holds: with DEBUG_SPINLOCK the second spin_lock panics.
 // Without the checker it would spin forever, unseen by the watchdog when the other CPUs are
 // idle, so that build asks spin_trylock instead and reports the deadlock itself.
 static bool
 planted_spinlock_recursion(void)
 {
-  static DEFINE_SPINLOCK(l);
   u64 flags, again;
-  spin_lock_irqsave(&l, flags);
+  spin_lock_irqsave(&recursion_lock, flags);
 #ifdef CONFIG_DEBUG_SPINLOCK
-  spin_lock_irqsave(&l, again);
+  spin_lock_irqsave(&recursion_lock, again);
 #else
   again = local_irq_save();
-  if(!spin_trylock(&l))
+  if(!spin_trylock(&recursion_lock))
     panic("planted-spinlock-recursion: spin_lock of a lock this cpu holds would deadlock "
           "(built without DEBUG_SPINLOCK)");
 #endif
-  spin_unlock_irqrestore(&l, again);
-  spin_unlock_irqrestore(&l, flags);
+  spin_unlock_irqrestore(&recursion_lock, again);
+  spin_unlock_irqrestore(&recursion_lock, flags);
   return false;
 }
 SELFTEST("planted-spinlock-recursion", planted_spinlock_recursion);
@@ -194,10 +198,9 @@ SELFTEST("planted-spinlock-recursion", planted_spinlock_recursion);
 static bool
 planted_sleep_in_atomic(void)
 {
-  static DEFINE_SPINLOCK(l);
-  spin_lock(&l);
+  spin_lock(&atomic_lock);
   cond_resched();
-  spin_unlock(&l);
+  spin_unlock(&atomic_lock);
   selftest_extra("caught=no");
   return true;
 }
