@@ -15,5 +15,10 @@ struct selftest {
 
 // Appends " key=value ..." to the running test's SELFTEST line.
 void selftest_extra(const char *fmt, ...) __printf(1, 2);
+// The running test could not do its work for a reason outside what it tests: `return
+// selftest_skip("enomem");` after undoing what it did. Its line reads `result=pass
+// skipped=<reason>` ([a-z0-9-]+). "enomem" is a skip only while fault injection is on
+// (failslab=, failpage=); without it an allocation failure is a failure of the test.
+bool selftest_skip(const char *reason);
 // Runs what selftest= asks for; returns the number of failures.
 int selftest_run(void);

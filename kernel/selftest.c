@@ -1,6 +1,7 @@
 // Runs the self-tests selftest= names, one SELFTEST line each, then the summary line.
 // Tests register themselves with SELFTEST(); this file only finds, runs and reports them.
 #include "cmdline.h"
+#include "fault_inject.h"
 #include "printk.h"
 #include "selftest.h"
 #include "string.h"
@@ -12,6 +13,8 @@ extern const struct selftest __selftests_start[], __selftests_end[];
 
 static char extra[256];
 static int extra_len;
+static const char *skipped;   // the running test's selftest_skip reason, or NULL
+static bool skip_bad;         // ... given where it does not excuse the test
 
 void
 selftest_extra(const char *fmt, ...)
@@ -22,6 +25,16 @@ selftest_extra(const char *fmt, ...)
   va_start(ap, fmt);
   extra_len += vscnprintf(extra + extra_len, sizeof(extra) - extra_len, fmt, ap);
   va_end(ap);
+}
+
+bool
+selftest_skip(const char *reason)
+{
+  skipped = reason;
+  skip_bad = strcmp(reason, "enomem") == 0 && !fault_inject_active();
+  if(skip_bad)
+    pr_err("selftest: an allocation failed with no fault injection on: not a skip\n");
+  return !skip_bad;
 }
 
 static bool
@@ -52,10 +65,14 @@ run_one(const struct selftest *t)
 {
   extra_len = 0;
   extra[0] = 0;
+  skipped = NULL;
   pr_info("selftest: running %s\n", t->name);
   u64 t0 = ktime_ns();
   bool ok = t->fn();
   u64 ms = (ktime_ns() - t0) / 1000000;
+  if(skipped)
+    selftest_extra("skipped=%s", skipped);
+  ok = ok && !(skipped && skip_bad);
   printk("SELFTEST name=%s result=%s ms=%lu%s\n", t->name, ok ? "pass" : "fail", ms, extra);
   if(!ok)
     selftest_failed(t);

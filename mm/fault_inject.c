@@ -90,3 +90,36 @@ fault_inject_init(void)
     pr_info("fault_inject: failing %u/1000 slab and %u/1000 page allocations\n",
             kcmdline.failslab, kcmdline.failpage);
 }
+
+void
+fault_inject_save(struct fault_rates *saved)
+{
+  for(int k = 0; k < NR_FAULT_KINDS; k++)
+    saved->permille[k] = fault_inject_get(k);
+}
+
+void
+fault_inject_restore(const struct fault_rates *saved)
+{
+  for(int k = 0; k < NR_FAULT_KINDS; k++)
+    fault_inject_set(k, saved->permille[k]);
+}
+
+bool
+fault_inject_active(void)
+{
+  return fault_inject_get(FAULT_SLAB) || fault_inject_get(FAULT_PAGE);
+}
+
+// doc/console.md: printed before END in any boot with failslab= or failpage=, so that a
+// reader sees the failure paths really ran. The leak check that follows needs allocations
+// that succeed.
+void
+fault_inject_end(void)
+{
+  if(kcmdline.failslab || kcmdline.failpage)
+    printk("FAULT-INJECT slab_failed=%lu page_failed=%lu\n", fault_inject_count(FAULT_SLAB),
+           fault_inject_count(FAULT_PAGE));
+  fault_inject_set(FAULT_SLAB, 0);
+  fault_inject_set(FAULT_PAGE, 0);
+}
