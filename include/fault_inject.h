@@ -25,6 +25,7 @@ struct fault_rates {
 };
 void fault_inject_save(struct fault_rates *saved);
 void fault_inject_restore(const struct fault_rates *saved);
+void fault_inject_pause(struct fault_rates *saved);   // saves them, then fails nothing
 // Whether any allocation may fail by injection now: an -ENOMEM is then no bug.
 bool fault_inject_active(void);
 // The end of the run: in a boot with failslab= or failpage=, the FAULT-INJECT line with

@@ -41,6 +41,9 @@ struct thread {
   struct mm *mm;              // address space adopted with use_mm (NULL: kernel only)
   struct mm *active_mm;       // page tables loaded (lazy TLB keeps the last one)
   u64 switches;               // times switched in
+  // Allocations that fault injection failed while it ran (mm/fault_inject.c): whether a
+  // failure it met was injected. Written by its own CPU only.
+  u64 faults_injected;
 };
 
 // The current thread: struct cpu's `current` on this CPU.

@@ -67,9 +67,23 @@ run_one(const struct selftest *t)
   extra[0] = 0;
   skipped = NULL;
   pr_info("selftest: running %s\n", t->name);
+  struct fault_rates rates;
+  fault_inject_save(&rates);
+  if(t->no_inject)
+    fault_inject_pause(&rates);
   u64 t0 = ktime_ns();
   bool ok = t->fn();
   u64 ms = (ktime_ns() - t0) / 1000000;
+  // A test that changed the rates and did not put them back would change every test after
+  // it: a failure, and the boot's rates are back for the next one.
+  bool rates_kept = true;
+  for(int k = 0; k < NR_FAULT_KINDS; k++)
+    rates_kept &= fault_inject_get(k) == (t->no_inject ? 0 : rates.permille[k]);
+  if(!rates_kept) {
+    pr_err("selftest: %s left fault injection rates changed\n", t->name);
+    ok = false;
+  }
+  fault_inject_restore(&rates);
   if(skipped)
     selftest_extra("skipped=%s", skipped);
   ok = ok && !(skipped && skip_bad);

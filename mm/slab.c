@@ -490,6 +490,7 @@ kmem_cache_usage(int i, struct kmem_cache_usage *u)
     return false;
   strlcpy(u->name, caches[i].name, sizeof(u->name));
   u->objects = objects_out(&caches[i]);
+  u->pages = READ_ONCE(caches[i].nr_slabs) << caches[i].order;
   return true;
 }
 

@@ -483,4 +483,4 @@ ramfs_stress_test(void)
                  STRESS_MS, ops, bytes + checker.bytes, files, errors + checker.errors);
   return ok && errors == 0 && checker.errors == 0;
 }
-SELFTEST("ramfs-stress", ramfs_stress_test);
+SELFTEST_NOINJECT("ramfs-stress", ramfs_stress_test);
