@@ -447,9 +447,9 @@ print_notes(int i, u32 runs, u32 us)
             c->capped ? "; STOPPED SHORT: " : "; ", c->capped, cap);
   }
   if(c->enomem)
-    pr_info("bench: %s: %s at %d threads: %lu operations a run failed by fault injection"
-            " (ENOMEM), undone and not counted\n", ctx.suite->name, name, ctx.threads,
-            c->enomem / runs);
+    pr_info("bench: %s: %s at %d threads: %lu operations of its %u runs failed by fault"
+            " injection (ENOMEM), undone and not counted\n", ctx.suite->name, name,
+            ctx.threads, c->enomem, runs);
   if(c->rcu_left || c->lazy_left)
     pr_info("bench: %s: %s at %d threads: its runs left %lu RCU callbacks and %lu lazily freed"
             " pages a run for after their interval\n", ctx.suite->name, name, ctx.threads,
