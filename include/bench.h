@@ -155,6 +155,12 @@ bool bench_stopped(const struct bench_ctx *ctx);
 // A worker's cond_resched, which also ends the run once its time is up.
 void bench_yield(struct bench_ctx *ctx);
 
+// The worker's operation failed with -ENOMEM and it has undone what the operation did: it
+// does not count the operation, and the harness counts it instead. Under fault injection
+// (failslab=, failpage=) that is the injection's doing, shown on the console beside the
+// point and no failure; without it, it is a failure of the run.
+void bench_enomem(struct bench_ctx *ctx);
+
 // Settle hooks. bench_settle_rcu: every RCU callback queued so far has run (rcu_barrier).
 // bench_settle_lazyfree: every lazily freed page (MADV_FREE) that reclaim would take has
 // been reclaimed.

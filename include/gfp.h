@@ -7,6 +7,9 @@ typedef unsigned int gfp_t;
 #define __GFP_RECLAIM 0x1u   // may sleep: wait for memory to be freed or reclaimed
 #define __GFP_ZERO    0x2u   // return zeroed memory
 #define __GFP_NOWARN  0x4u   // a failure is expected: do not print it
+// The caller has no way back from a failure (it panics): fault injection passes it by, as
+// Linux's should_fail_alloc_page passes __GFP_NOFAIL. Thread stacks and kernel page tables.
+#define __GFP_NOFAIL  0x8u
 
 // GFP_ATOMIC is the absence of __GFP_RECLAIM: interrupt handlers, IPI handlers and
 // code holding a spinlock must use it.

@@ -119,6 +119,11 @@ void prep_new_page(struct page *p);
 void free_pages_ok(struct page *p, unsigned order);
 
 unsigned long nr_free_pages(void);   // on the buddy lists, not counting per-CPU lists
+// Pages allocated after boot that are kept for good by design, never freed (a thread slot's
+// stack, kernel page tables, the page-cache hash tables, a CPU's slab magazines): their
+// owners count them here, so that the leak check (mm/leakcheck.c) can tell them from a leak.
+void account_permanent_pages(unsigned long n);
+unsigned long nr_permanent_pages(void);
 void drain_local_pages(void);        // this CPU's per-CPU list back to the buddy lists
 void drain_all_pages(void);          // every CPU's (call with interrupts enabled)
 void show_free_areas(void);          // the free counts on the console

@@ -42,6 +42,9 @@ unsigned int radix_tree_gang_lookup(struct radix_tree_root *root, void **results
 
 int radix_tree_preload(gfp_t gfp);
 void radix_tree_preload_end(void);
+// on_each_cpu(radix_tree_drain_preloads, NULL, true): every CPU's stash back to the node
+// pools, whose reserves it fills first (the leak check's quiescent state, mm/leakcheck.c).
+void radix_tree_drain_preloads(void *unused);
 
 unsigned int radix_tree_height(struct radix_tree_root *root);
 unsigned long radix_tree_nr_nodes(struct radix_tree_root *root);

@@ -49,6 +49,9 @@ struct thread {
   int lockdep_depth;
   u32 held_epoch;             // lock_stat_epoch when they were pushed; an older one is stale
 #endif
+  // Allocations that fault injection failed while it ran (mm/fault_inject.c): whether a
+  // failure it met was injected. Written by its own CPU only.
+  u64 faults_injected;
 };
 
 // The current thread: struct cpu's `current` on this CPU.

@@ -22,6 +22,16 @@ void kmem_cache_free(struct kmem_cache *cache, void *obj);
 // enabled: it asks every CPU to empty its magazines.
 void kmem_cache_shrink(struct kmem_cache *cache);
 void kmem_cache_shrink_all(void);
+// Cache i (0 up to a fixed bound) if it exists: its name, the objects allocated from it
+// (counting those in the CPUs' magazines unless kmem_cache_shrink_all ran just before), and
+// the pages of its slabs.
+#define KMEM_CACHE_INDEX_MAX 64
+struct kmem_cache_usage {
+  char name[32];
+  unsigned long objects;
+  unsigned long pages;
+};
+bool kmem_cache_usage(int i, struct kmem_cache_usage *u);
 
 // Sizes up to KMALLOC_MAX_CACHE_SIZE come from caches of powers of two (aligned to their
 // size); bigger ones are whole pages.

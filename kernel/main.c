@@ -6,6 +6,7 @@
 #include "cmdline.h"
 #include "fault_inject.h"
 #include "fs.h"
+#include "leakcheck.h"
 #include "mm.h"
 #include "power.h"
 #include "printk.h"
@@ -56,10 +57,13 @@ rest_init(void)
   hung_task_init();                    // khungtaskd: a thread asleep for ever panics
   vfs_init();                          // the root ramfs at /: inodes, dentries, mounts
   reclaim_init();                      // watermarks and kswapd: memory pressure is handled
+  leak_check_snapshot();               // what the allocators hold once boot is done
   fault_inject_init();                 // failslab=, failpage=: armed once boot is done
   profile_init();                      // profile=: the NMI sampler, and what it costs
   int failed = selftest_run();         // selftest=: the SELFTEST lines and summary
   failed += bench_run();               // bench=: the BENCH lines, then BENCH-DONE
+  fault_inject_end();                  // FAULT-INJECT, and allocations succeed again
+  failed += !leak_check();             // LEAK-CHECK: all of it given back
   kernel_end(failed == 0);             // END line, then leave QEMU
 }
 

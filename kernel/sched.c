@@ -178,6 +178,7 @@ alloc_thread(const char *name, bool need_stack)
   t->mm = NULL;
   t->active_mm = NULL;
   t->switches = 0;
+  t->faults_injected = 0;
   t->idle = false;
   t->on_cpu = false;
   // A slot keeps its stack for reuse: threads come and go with every benchmark point.

@@ -1,6 +1,7 @@
 // Runs the self-tests selftest= names, one SELFTEST line each, then the summary line.
 // Tests register themselves with SELFTEST(); this file only finds, runs and reports them.
 #include "cmdline.h"
+#include "fault_inject.h"
 #include "printk.h"
 #include "selftest.h"
 #include "string.h"
@@ -12,6 +13,8 @@ extern const struct selftest __selftests_start[], __selftests_end[];
 
 static char extra[400];   // the torture tests print their work: keep it under printk's 512
 static int extra_len;
+static const char *skipped;   // the running test's selftest_skip reason, or NULL
+static bool skip_bad;         // ... given where it does not excuse the test
 
 void
 selftest_extra(const char *fmt, ...)
@@ -22,6 +25,16 @@ selftest_extra(const char *fmt, ...)
   va_start(ap, fmt);
   extra_len += vscnprintf(extra + extra_len, sizeof(extra) - extra_len, fmt, ap);
   va_end(ap);
+}
+
+bool
+selftest_skip(const char *reason)
+{
+  skipped = reason;
+  skip_bad = strcmp(reason, "enomem") == 0 && !fault_inject_active();
+  if(skip_bad)
+    pr_err("selftest: an allocation failed with no fault injection on: not a skip\n");
+  return !skip_bad;
 }
 
 static bool
@@ -52,10 +65,28 @@ run_one(const struct selftest *t)
 {
   extra_len = 0;
   extra[0] = 0;
+  skipped = NULL;
   pr_info("selftest: running %s\n", t->name);
+  struct fault_rates rates;
+  fault_inject_save(&rates);
+  if(t->no_inject)
+    fault_inject_pause(&rates);
   u64 t0 = ktime_ns();
   bool ok = t->fn();
   u64 ms = (ktime_ns() - t0) / 1000000;
+  // A test that changed the rates and did not put them back would change every test after
+  // it: a failure, and the boot's rates are back for the next one.
+  bool rates_kept = true;
+  for(int k = 0; k < NR_FAULT_KINDS; k++)
+    rates_kept &= fault_inject_get(k) == (t->no_inject ? 0 : rates.permille[k]);
+  if(!rates_kept) {
+    pr_err("selftest: %s left fault injection rates changed\n", t->name);
+    ok = false;
+  }
+  fault_inject_restore(&rates);
+  if(skipped)
+    selftest_extra("skipped=%s", skipped);
+  ok = ok && !(skipped && skip_bad);
   printk("SELFTEST name=%s result=%s ms=%lu%s\n", t->name, ok ? "pass" : "fail", ms, extra);
   if(!ok)
     selftest_failed(t);

@@ -4,6 +4,7 @@
 #include "fault_inject.h"
 #include "percpu.h"
 #include "printk.h"
+#include "sched.h"
 #include <asm/cpu.h>
 #include <asm/irqflags.h>
 
@@ -42,8 +43,10 @@ should_fail(enum fault_kind kind)
   u64 irq = local_irq_save();   // an interrupt handler on this CPU draws from the same state
   struct fault_cpu *fc = &cpus[smp_processor_id()];
   bool fail = (next_random(fc) >> 32) % 1000 < permille;
-  if(fail)
+  if(fail) {
     fc->injected[kind]++;
+    current->faults_injected++;   // in an interrupt handler: the thread it interrupted
+  }
   local_irq_restore(irq);
   return fail;
 }
@@ -89,4 +92,45 @@ fault_inject_init(void)
   if(kcmdline.failslab || kcmdline.failpage)
     pr_info("fault_inject: failing %u/1000 slab and %u/1000 page allocations\n",
             kcmdline.failslab, kcmdline.failpage);
+}
+
+void
+fault_inject_save(struct fault_rates *saved)
+{
+  for(int k = 0; k < NR_FAULT_KINDS; k++)
+    saved->permille[k] = fault_inject_get(k);
+}
+
+void
+fault_inject_restore(const struct fault_rates *saved)
+{
+  for(int k = 0; k < NR_FAULT_KINDS; k++)
+    fault_inject_set(k, saved->permille[k]);
+}
+
+void
+fault_inject_pause(struct fault_rates *saved)
+{
+  fault_inject_save(saved);
+  for(int k = 0; k < NR_FAULT_KINDS; k++)
+    fault_inject_set(k, 0);
+}
+
+bool
+fault_inject_active(void)
+{
+  return fault_inject_get(FAULT_SLAB) || fault_inject_get(FAULT_PAGE);
+}
+
+// doc/console.md: printed before END in any boot with failslab= or failpage=, so that a
+// reader sees the failure paths really ran. The leak check that follows needs allocations
+// that succeed.
+void
+fault_inject_end(void)
+{
+  if(kcmdline.failslab || kcmdline.failpage)
+    printk("FAULT-INJECT slab_failed=%lu page_failed=%lu\n", fault_inject_count(FAULT_SLAB),
+           fault_inject_count(FAULT_PAGE));
+  for(int k = 0; k < NR_FAULT_KINDS; k++)
+    fault_inject_set(k, 0);
 }

@@ -177,7 +177,7 @@ alloc_pages(gfp_t gfp, unsigned order)
 {
   if(order > MAX_ORDER)
     panic("alloc_pages: order %u is above MAX_ORDER %d", order, MAX_ORDER);
-  if(should_fail_page())
+  if(!(gfp & __GFP_NOFAIL) && should_fail_page())
     return NULL;
   // A caller that may sleep frees memory itself before it takes free memory below
   // wmark.min, the reserve GFP_ATOMIC may use; if the allocation still fails it retries
@@ -244,6 +244,21 @@ unsigned long
 nr_free_pages(void)
 {
   return READ_ONCE(zone.nr_free);
+}
+
+// Allocations that are never given back, by design: the leak check counts them as free.
+static unsigned long permanent;
+
+void
+account_permanent_pages(unsigned long n)
+{
+  __atomic_add_fetch(&permanent, n, __ATOMIC_RELAXED);
+}
+
+unsigned long
+nr_permanent_pages(void)
+{
+  return READ_ONCE(permanent);
 }
 
 void

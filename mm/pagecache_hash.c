@@ -55,6 +55,7 @@ page_hash_alloc(struct page_hash *h, bool locked)
     if(h->buckets && (!locked || h->locks)) {
       for(size_t i = 0; locked && i < n; i++)
         spin_lock_init(&h->locks[i]);
+      account_permanent_pages((1UL << order) + (locked ? 1UL << lock_order : 0));   // kept
       return 0;
     }
     free_pages((unsigned long)h->buckets, order);

@@ -468,6 +468,27 @@ radix_tree_preload_end(void)
   preempt_enable();
 }
 
+// An on_each_cpu handler: this CPU's stash back to the pools. A thread that holds the
+// stash between preload and preload_end keeps preemption disabled, and the kernel never
+// preempts, so a count of zero here means the interrupted thread is not using it.
+void
+radix_tree_drain_preloads(void *unused)
+{
+  struct radix_tree_preload *rtp = this_cpu_ptr(&radix_tree_preloads);
+  struct radix_tree_node *node;
+  unsigned int i;
+
+  if(this_cpu(preempt_count) != 0)
+    return;
+  for(i = 0; i < NR_SHIFTS; i++) {
+    while((node = rtp->nodes[i]) != NULL) {
+      rtp->nodes[i] = node->slots[0];
+      rtp->nr[i]--;
+      mempool_free(node, node_pool[i]);
+    }
+  }
+}
+
 // 0 for an empty tree.
 unsigned int
 radix_tree_height(struct radix_tree_root *root)

@@ -13,7 +13,7 @@
 #include <asm/cpu.h>
 #include <asm/irqflags.h>
 
-#define MAX_CACHES 64
+#define MAX_CACHES KMEM_CACHE_INDEX_MAX
 // A CPU keeps up to MAG_SIZE free objects per cache and trades MAG_BATCH at a time with the
 // slabs (Bonwick and Adams, "Magazines and Vmem", USENIX 2001; Linux's SLAB array_cache).
 #define MAG_SIZE 30
@@ -360,6 +360,7 @@ this_magazine(struct kmem_cache *c)
     struct page *p = alloc_pages(GFP_ATOMIC | __GFP_ZERO | __GFP_NOWARN, order);
     if(!p)
       return NULL;
+    account_permanent_pages(1UL << order);   // a CPU keeps its table for good
     cpu_magazines[cpu] = page_address(p);
   }
   return &cpu_magazines[cpu][c->index];
@@ -465,19 +466,41 @@ kmem_cache_shrink_all(void)
       release_empty_slabs(&caches[i]);
 }
 
+// Objects handed out and not freed: every slab's, less its free ones. Objects in the
+// CPUs' magazines are free but count here, so the caller drains them first.
+static unsigned long
+objects_out(struct kmem_cache *c)
+{
+  unsigned long out = 0;
+  struct slab *s;
+  u64 irq;
+  spin_lock_irqsave(&c->lock, irq);
+  list_for_each_entry(s, &c->partial, list)
+    out += c->nobjs - s->nfree;
+  list_for_each_entry(s, &c->full, list)
+    out += c->nobjs;
+  spin_unlock_irqrestore(&c->lock, irq);
+  return out;
+}
+
+bool
+kmem_cache_usage(int i, struct kmem_cache_usage *u)
+{
+  if(i < 0 || i >= MAX_CACHES || !READ_ONCE(caches[i].in_use))
+    return false;
+  strlcpy(u->name, caches[i].name, sizeof(u->name));
+  u->objects = objects_out(&caches[i]);
+  u->pages = READ_ONCE(caches[i].nr_slabs) << caches[i].order;
+  return true;
+}
+
 void
 kmem_cache_destroy(struct kmem_cache *c)
 {
   kmem_cache_shrink(c);
-  if(c->nr_slabs) {
-    unsigned long out = 0;
-    struct slab *s;
-    list_for_each_entry(s, &c->partial, list)
-      out += c->nobjs - s->nfree;
-    list_for_each_entry(s, &c->full, list)
-      out += c->nobjs;
-    panic("kmem_cache_destroy: cache '%s' still has %lu objects allocated", c->name, out);
-  }
+  if(c->nr_slabs)
+    panic("kmem_cache_destroy: cache '%s' still has %lu objects allocated", c->name,
+          objects_out(c));
   u64 irq;
   spin_lock_irqsave(&caches_lock, irq);
   c->in_use = false;

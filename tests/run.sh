@@ -26,7 +26,7 @@ result() { # result NAME OK [DETAIL [LOG]]: a failure shows the end of LOG (CI k
 # last 40 lines when there is none), at most 120 lines, indented under the FAIL line.
 show_failure() {
   local from
-  from=$(grep -nE 'kernel panic on cpu|watchdog:|nmi: CPU|hung task|soft lockup|FAILED|result=fail' "$1" \
+  from=$(grep -nE 'kernel panic on cpu|watchdog:|nmi: CPU|hung task|soft lockup|FAILED|result=fail|leakcheck:' "$1" \
          | head -n 1 | cut -d: -f1)
   if [ -n "$from" ]; then
     tail -n +"$from" "$1" | head -n 120
@@ -130,7 +130,21 @@ rc=$?
 [ $rc = 0 ] && [ "$(grep -c 'SELFTEST name=.* result=pass' "$logs/$name.log")" = 4 ]
 result "boot/torture@smp64" $? "(exit $rc, log $logs/$name.log)" "$logs/$name.log"
 
-echo "== planted tests: each alone, and each must be caught (PANIC, or SELFTEST result=fail)"
+echo "== fault injection: failslab=/failpage= on every path, and nothing leaked"
+# A short form of the issue's six boots: the self-tests at a moderate rate, the benchmarks at
+# the highest with short runs. Each must pass, show that allocations really failed, and give
+# every page and slab object back (LEAK-CHECK).
+for spec in "selftest-inject-smp8|bench=none selftest=all failslab=5 failpage=5" \
+            "bench-inject-smp8|bench=quick bench.secs=0.05 bench.runs=2 failslab=20 failpage=20"; do
+  name=${spec%%|*}
+  boot "$name" 8 "${spec#*|}"
+  rc=$?
+  has "$name" 'FAULT-INJECT slab_failed=[1-9][0-9]* page_failed=[1-9][0-9]*' &&
+    has "$name" 'LEAK-CHECK result=pass ' && ! has "$name" 'SELFTEST name=.* result=fail'
+  result "inject/$name" $((rc | $?)) "(exit $rc, log $logs/$name.log)" "$logs/$name.log"
+done
+
+echo "== planted tests: each alone, and each must be caught (PANIC, SELFTEST result=fail, or LEAK-CHECK result=fail)"
 boot selftest-list 1 "bench=none selftest=list"
 planted=$(sed -nE 's/.*selftest: (planted-[a-z0-9-]+).*/\1/p' "$logs/selftest-list.log")
 [ -n "$planted" ]
@@ -139,7 +153,8 @@ for t in $planted; do
   boot "$t" 2 "bench=none selftest=$t"
   rc=$?
   caught=1
-  if has "$t" '^(\[ *[0-9.]+\] )?PANIC cpu=[0-9]+ ' || has "$t" "SELFTEST name=$t result=fail"; then
+  if has "$t" '^(\[ *[0-9.]+\] )?PANIC cpu=[0-9]+ ' || has "$t" "SELFTEST name=$t result=fail" ||
+     has "$t" 'LEAK-CHECK result=fail '; then
     caught=0
   fi
   # A caught planted bug fails the run; a PANIC must come with a symbolized backtrace. The

@@ -36,9 +36,11 @@ u64
 pt_alloc(void)
 {
   if(page_alloc_ready()) {
-    struct page *p = alloc_page(GFP_ATOMIC | __GFP_ZERO);
+    // Kernel page tables are never freed: the vmap area's stacks only grow.
+    struct page *p = alloc_page(GFP_ATOMIC | __GFP_ZERO | __GFP_NOFAIL);
     if(!p)
       panic("pt_alloc: out of memory");
+    account_permanent_pages(1);
     return page_to_phys(p);
   }
   u64 pa = bootmem_alloc(PAGE_SIZE, PAGE_SIZE, 1UL << 30);
@@ -161,9 +163,12 @@ stack_alloc(u64 size)
   for(u64 off = 0; off < size; off += PAGE_SIZE) {
     u64 pa;
     if(page_alloc_ready()) {   // the boot allocator serves only until mm_init
-      struct page *p = alloc_page(GFP_KERNEL);
+      // A stack is kept for good (a thread slot reuses it), and no caller of
+      // kthread_create could do without one: not a target of fault injection.
+      struct page *p = alloc_page(GFP_KERNEL | __GFP_NOFAIL);
       if(!p)
         panic("stack_alloc: out of memory");
+      account_permanent_pages(1);
       pa = page_to_phys(p);
     } else {
       pa = bootmem_alloc(PAGE_SIZE, PAGE_SIZE, ~0UL);

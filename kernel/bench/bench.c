@@ -5,6 +5,7 @@
 #include "bench.h"
 #include "cmdline.h"
 #include "cpumask.h"
+#include "fault_inject.h"
 #include "lockstat.h"
 #include "mm.h"
 #include "printk.h"
@@ -80,6 +81,7 @@ struct worker {
   int gen;              // the last generation it was released in
   u64 ops;              // operations of its last run
   u64 loops;            // bench_stopped calls in this run: one more than operations done
+  u64 enomem;           // operations of this run that failed with -ENOMEM (bench_enomem)
 } __aligned(64);
 
 // The point being measured. Its workers park at a sleeping barrier between runs: the last
@@ -110,6 +112,7 @@ struct column {
   u32 longer, capped;   // timed runs that went past bench.secs for BENCH_MIN_OPS; hit the cap
   u64 longest_ns;
   u64 rcu_left, lazy_left;   // RCU callbacks and lazily freed pages its runs left behind
+  u64 enomem;                // operations its runs lost to -ENOMEM (bench_enomem)
   u64 extra_m[BENCH_MAX_EXTRAS];
   u64 rate[MAX_RUNS];
 };
@@ -246,6 +249,15 @@ bench_yield(struct bench_ctx *c)
 }
 
 void
+bench_enomem(struct bench_ctx *c)
+{
+  struct worker *w = current->arg;
+
+  if(w >= workers && w < workers + MAX_WORKERS)
+    w->enomem++;
+}
+
+void
 bench_settle_rcu(struct bench_ctx *c)
 {
   rcu_barrier();
@@ -285,7 +297,7 @@ clean_between(void)
 // with it; returns the operations done, every worker parked again. *left gets the RCU
 // callbacks and lazily freed pages the run left behind.
 static u64
-run_once(u32 us, bool measured, u64 *ns, u64 *rcu_left, u64 *lazy_left)
+run_once(u32 us, bool measured, u64 *ns, u64 *rcu_left, u64 *lazy_left, u64 *enomem)
 {
   struct rcu_stats before;
   struct reclaim_stats st;
@@ -296,7 +308,7 @@ run_once(u32 us, bool measured, u64 *ns, u64 *rcu_left, u64 *lazy_left)
   WRITE_ONCE(ctx.stop, false);
   ctx.stop_ns = 0;
   for(i = 0; i < ctx.threads; i++)
-    workers[i].loops = 0;
+    workers[i].loops = workers[i].enomem = 0;
   behind = measured ? ctx.threads : 0;
   extended = capped = false;
   run_ns = (u64)us * 1000;
@@ -306,8 +318,11 @@ run_once(u32 us, bool measured, u64 *ns, u64 *rcu_left, u64 *lazy_left)
   release();
   wait_parked();
   *ns = ctx.stop_ns - ctx.start_ns;
-  for(i = 0; i < ctx.threads; i++)
+  *enomem = 0;
+  for(i = 0; i < ctx.threads; i++) {
     ops += workers[i].ops;
+    *enomem += workers[i].enomem;
+  }
   // Queued in the interval and not run by its end. rcu_barrier's own callbacks are run
   // but never queued through call_rcu, so a settle that waits for them leaves this < 0.
   pending = (s64)(rcu_end.cbs_queued - before.cbs_queued) -
@@ -356,9 +371,15 @@ stop_workers(int n)
     kthread_join(workers[i].thread);
 }
 
+// An operation that failed with -ENOMEM is the injection's doing only while there is one.
 static void
-check_run(u64 ops)
+check_run(u64 ops, u64 enomem)
 {
+  if(enomem && !kcmdline.failslab && !kcmdline.failpage) {
+    pr_err("bench: %s: %s at %d threads: %lu operations failed with ENOMEM, no fault injection"
+           " on\n", ctx.suite->name, ctx.variant->name, ctx.threads, enomem);
+    failures++;
+  }
   if(ctx.suite->verify && !ctx.suite->verify(&ctx, ops)) {
     pr_err("bench: %s: %s at %d threads FAILED its check after a run of %lu operations\n",
            ctx.suite->name, ctx.variant->name, ctx.threads, ops);
@@ -430,6 +451,10 @@ print_notes(int i, u32 runs, u32 us)
             ctx.suite->name, name, ctx.threads, c->longer, runs, secs, BENCH_MIN_OPS, longest,
             c->capped ? "; STOPPED SHORT: " : "; ", c->capped, cap);
   }
+  if(c->enomem)
+    pr_info("bench: %s: %s at %d threads: %lu operations of its %u runs failed by fault"
+            " injection (ENOMEM), undone and not counted\n", ctx.suite->name, name,
+            ctx.threads, c->enomem, runs);
   if(c->rcu_left || c->lazy_left)
     pr_info("bench: %s: %s at %d threads: its runs left %lu RCU callbacks and %lu lazily freed"
             " pages a run for after their interval\n", ctx.suite->name, name, ctx.threads,
@@ -437,11 +462,16 @@ print_notes(int i, u32 runs, u32 us)
 }
 
 // Sets up slot i's variant for a run. A setup that fails is retried once, after what it left
-// behind is cleaned up: under fault injection an allocation fails now and then.
+// behind is cleaned up: under fault injection an allocation fails now and then. The retry
+// runs with injection paused: the first try has taken the setup's error path, which is what
+// injection is for, and a setup of thousands of allocations (pagecache's 4096 pages, dbench's
+// buffers and directories) would fail again nearly always at 20 per mille, leaving no point
+// measured; the timed runs that follow are under injection again.
 static int
 setup_slot(int i)
 {
   const struct benchsuite *s = ctx.suite;
+  struct fault_rates rates;
   int err = 0, tries;
   char name[96];
 
@@ -449,7 +479,13 @@ setup_slot(int i)
   ctx.variant = &s->variants[ctx.vi];
   ctx.priv = NULL;
   for(tries = 0; s->setup && tries < 2; tries++) {
-    if((err = s->setup(&ctx)) == 0)
+    if(tries)
+      fault_inject_pause(&rates);
+    else
+      fault_inject_save(&rates);
+    err = s->setup(&ctx);
+    fault_inject_restore(&rates);
+    if(err == 0)
       return 0;
     point_name(name, sizeof(name), i);
     pr_info("bench: %s: setting up %s for %d threads failed (%d)%s\n", s->name, name,
@@ -467,7 +503,8 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
 {
   const struct benchsuite *s = ctx.suite;
   struct column *c = &cols[i];
-  u64 ops, ns, t0, rcu_left, lazy_left, value_m[BENCH_MAX_EXTRAS];
+  u64 ops, ns, t0, rcu_left, lazy_left, enomem, value_m[BENCH_MAX_EXTRAS];
+  struct fault_rates rates;
   char name[96];
   int err, k;
 
@@ -478,11 +515,14 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
   }
   t0 = ktime_ns();
   bench_lockstat_begin(i, r);
-  ops = run_once(r > 0 ? us : us / WARMUP_DIV, r > 0, &ns, &rcu_left, &lazy_left);
+  ops = run_once(r > 0 ? us : us / WARMUP_DIV, r > 0, &ns, &rcu_left, &lazy_left, &enomem);
   bench_lockstat_end();
   suite_run_ns += ktime_ns() - t0;
+  // Injection is for the setup and the timed run: the suite's check, its account and its
+  // teardown are not what is measured, and a teardown has no way to fail.
+  fault_inject_pause(&rates);
   bench_profile_run_end(r > 0 ? i : -1);
-  check_run(ops);
+  check_run(ops, enomem);
   if(r > 0) {
     c->rate[r - 1] = stats_rate(ops, ns);
     c->longer += extended;
@@ -490,6 +530,7 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
     c->longest_ns = MAX(c->longest_ns, ns);
     c->rcu_left += rcu_left;
     c->lazy_left += lazy_left;
+    c->enomem += enomem;
     suite_ns += ns;
     suite_settle_ns += settle_ns;
     if(s->extra) {
@@ -514,6 +555,7 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
   if(s->teardown)
     s->teardown(&ctx);
   clean_between();
+  fault_inject_restore(&rates);
   return true;
 }
 

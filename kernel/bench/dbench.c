@@ -142,7 +142,9 @@ dbench_clean(struct bench_ctx *ctx)
 }
 
 // One pass of the client's script; returns the file operations it made. It always runs to
-// the end, so that between runs every client's files are in a known state.
+// the end, so that between runs every client's files are in a known state: a step that
+// fails for lack of memory (fault injection) removes the script's file, and the script ends
+// there with bench_enomem; any other failure is an error of the benchmarked code.
 static u64
 script(struct bench_ctx *ctx, struct client *c, int client)
 {
@@ -151,46 +153,58 @@ script(struct bench_ctx *ctx, struct client *c, int client)
   struct file *f;
   u64 ops = 0;
   ssize_t n;
+  int err;
 
   stamp_pages(c->buf, client, seq);
-  if(vfs_open(c->tmp, O_CREAT | O_EXCL, 0, &f) < 0)    // create
+  if((err = vfs_open(c->tmp, O_CREAT | O_EXCL, 0, &f)) < 0)   // create
     goto fail;
   ops++;
   bench_yield(ctx);
-  n = vfs_write(f, c->buf, size);                      // write
+  n = vfs_write(f, c->buf, size);                              // write
   vfs_close(f);
-  ops++;
-  if(n != size)
+  if(n != size) {   // ramfs writes short only when a page or an index node cannot be had
+    err = n < 0 ? (int)n : -ENOMEM;
     goto fail;
+  }
+  ops++;
   c->bytes += size;
   bench_yield(ctx);
-  if(vfs_open(c->tmp, 0, 0, &f) < 0)                   // read it back
+  if((err = vfs_open(c->tmp, 0, 0, &f)) < 0)                   // read it back
     goto fail;
   n = vfs_read(f, c->buf, MAX_WRITE);
   vfs_close(f);
   ops++;
   if(n != size || !stamps_ok(c->buf, client, seq, size))
-    goto fail;
+    goto wrong;
   c->bytes += size;
   bench_yield(ctx);
-  if(vfs_stat(c->tmp, 0, &st) < 0 || st.size != size)   // stat
-    goto fail;
+  if(vfs_stat(c->tmp, 0, &st) < 0 || st.size != size)         // stat
+    goto wrong;
   ops++;
   bench_yield(ctx);
-  if(c->slot_seq[s]) {                                   // unlink the slot's older file
+  if(c->slot_seq[s]) {                                         // unlink the slot's older file
     if(vfs_unlink(c->slot[s]) < 0)
-      goto fail;
+      goto wrong;
     c->slot_seq[s] = 0;
     ops++;
     bench_yield(ctx);
   }
-  if(vfs_rename(c->tmp, c->slot[s]) < 0)                // rename into the shared directory
-    goto fail;
+  if(vfs_rename(c->tmp, c->slot[s]) < 0)                      // rename into the shared directory
+    goto wrong;
   c->slot_seq[s] = seq;
   ops++;
   bench_yield(ctx);
   return ops;
 fail:
+  if(err == -ENOMEM) {
+    bench_enomem(ctx);
+    err = vfs_unlink(c->tmp);   // frees no memory it needs: unlink allocates nothing
+    if(err == 0 || err == -ENOENT) {
+      bench_yield(ctx);
+      return ops;
+    }
+  }
+wrong:
   // The run must still end: a client whose every call fails (a file left behind makes each
   // create fail) would otherwise never reach bench_yield, which alone sets the stop flag.
   c->errors++;

@@ -1,6 +1,7 @@
 // The ramfs suite: create + unlink of an empty file in a per-thread directory, on a ramfs that
 // frees inodes at once against one that frees them after an RCU grace period (Piggin, 2010).
 #include "bench.h"
+#include "errno.h"
 #include "fs.h"
 #include "printk.h"
 #include "vsprintf.h"
@@ -70,8 +71,16 @@ ramfs_worker(struct bench_ctx *ctx, int thread_index)
   struct tstate *t = (struct tstate *)ctx->priv + thread_index;
   u64 ops = 0;
 
+  int err;
+
   while(!bench_stopped(ctx)) {
-    if(vfs_create(t->file, 0) < 0)
+    // A create that fails for lack of memory (fault injection) made no file to unlink.
+    if((err = vfs_create(t->file, 0)) == -ENOMEM) {
+      bench_enomem(ctx);
+      bench_yield(ctx);
+      continue;
+    }
+    if(err < 0)
       t->errors++;
     if(vfs_unlink(t->file) < 0)
       t->errors++;

@@ -125,7 +125,13 @@ webserve_worker(struct bench_ctx *ctx, int thread_index)
     x ^= x >> 7;
     x ^= x << 17;
     n = x % NR_FILES;
-    if(vfs_open(paths[n], 0, 0, &f) < 0) {
+    int err = vfs_open(paths[n], 0, 0, &f);
+    if(err == -ENOMEM) {   // fault injection: no struct file, nothing served
+      bench_enomem(ctx);
+      bench_yield(ctx);
+      continue;
+    }
+    if(err < 0) {
       t->bad++;
     } else {
       len = vfs_read(f, t->buf, MAX_SIZE);

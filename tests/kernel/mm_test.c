@@ -21,6 +21,7 @@ static struct {
   struct list_head held;
   unsigned long pages;
   int errors;
+  int enomem;   // allocations failed by fault injection (failslab=, failpage=)
 } storm[NR_CPUS];
 
 static u64
@@ -43,13 +44,14 @@ storm_alloc(void *arg)
     INIT_LIST_HEAD(&storm[me].held);
     storm[me].pages = 0;
     storm[me].errors = 0;
+    storm[me].enomem = 0;
   }
   unsigned long target = STORM_PAGES * (step + 1) / STORM_STEPS;
   for(unsigned i = storm[me].pages; storm[me].pages < target; i++) {
     unsigned order = (i * 7 + me) % 11 < 6 ? 0 : (i * 5 + me) % 4;   // half single pages
-    struct page *p = alloc_pages(GFP_ATOMIC, order);
-    if(!p) {
-      storm[me].errors++;
+    struct page *p = alloc_pages(GFP_ATOMIC | __GFP_NOWARN, order);
+    if(!p) {   // the next step tries again; storm_free frees what this CPU holds
+      storm[me].enomem++;
       return;
     }
     p->index = order;
@@ -87,10 +89,13 @@ static bool
 page_alloc_test(void)
 {
   bool ok = true;
+  int enomem = 0;
   drain_all_pages();
   unsigned long start = nr_free_pages();
 
   struct page *p = alloc_page(GFP_KERNEL | __GFP_ZERO);   // refcounts and zeroing
+  if(!p)
+    return selftest_skip("enomem");
   u64 *w = page_address(p);
   for(int i = 0; i < 512; i++)
     ok &= w[i] == 0;
@@ -101,8 +106,9 @@ page_alloc_test(void)
   ok &= page_count(p) == 1;
   put_page(p);
   ok &= !get_page_unless_zero(p);
-  struct page *big = alloc_pages(GFP_KERNEL, MAX_ORDER);   // a whole 4 MiB block
-  ok &= big && page_to_pfn(big) % (1UL << MAX_ORDER) == 0;
+  struct page *big = alloc_pages(GFP_KERNEL | __GFP_NOWARN, MAX_ORDER);   // a whole 4 MiB block
+  enomem += !big && fault_inject_active();
+  ok &= (big || fault_inject_active()) && (!big || page_to_pfn(big) % (1UL << MAX_ORDER) == 0);
   if(big)
     __free_pages(big, MAX_ORDER);
 
@@ -114,6 +120,7 @@ page_alloc_test(void)
       on_each_cpu(storm_free, NULL, true);
     for_each_online_cpu(cpu) {
       errors += storm[cpu].errors;
+      enomem += storm[cpu].enomem;
       ok &= list_empty(&storm[cpu].held);
     }
   }
@@ -122,9 +129,10 @@ page_alloc_test(void)
   drain_all_pages();
   unsigned long end = nr_free_pages();
   ok &= end == start;
-  selftest_extra("cpus=%d pages_per_cpu=%d errors=%d free_before=%lu free_after=%lu",
-                 num_online_cpus(), STORM_PAGES, errors, start, end);
-  return ok;
+  selftest_extra("cpus=%d pages_per_cpu=%d errors=%d enomem=%d free_before=%lu free_after=%lu",
+                 num_online_cpus(), STORM_PAGES, errors, enomem, start, end);
+  // Fewer pages held at the peak than planned: checked, but not the test it was meant to be.
+  return ok && enomem ? selftest_skip("enomem") : ok;
 }
 SELFTEST("page-alloc", page_alloc_test);
 
@@ -169,7 +177,13 @@ slab_storm(void *arg)
     u8 *o = objs[i] = t < ARRAY_SIZE(test_caches)
                         ? kmem_cache_alloc(test_caches[t].cache, GFP_ATOMIC)
                         : kmalloc(size, GFP_ATOMIC);
-    if(!o || (align && align <= KMALLOC_MAX_CACHE_SIZE && (u64)o % align) || (u64)o % 8) {
+    if(!o) {   // fault injection: this step gives back what it took
+      storm[me].enomem++;
+      while(--i >= 0)
+        kfree(objs[i]);
+      return;
+    }
+    if((align && align <= KMALLOC_MAX_CACHE_SIZE && (u64)o % align) || (u64)o % 8) {
       storm[me].errors++;
       return;
     }
@@ -213,24 +227,29 @@ slab_test(void)
   unsigned long start = nr_free_pages();
   ctor_calls = 0;
   for_each_online_cpu(cpu)
-    storm[cpu].errors = 0;
+    storm[cpu].errors = storm[cpu].enomem = 0;
 
   for(int round = 0; round < 3; round++)
     slab_storms();
-  for_each_online_cpu(cpu)
+  int enomem = 0;
+  for_each_online_cpu(cpu) {
     errors += storm[cpu].errors;
+    enomem += storm[cpu].enomem;
+  }
   ok &= errors == 0 && ctor_calls > 0;
 
   void *z = kzalloc(777, GFP_KERNEL);   // zeroed, then freed into the 1024 class
-  for(int i = 0; i < 777; i++)
+  enomem += !z;
+  for(int i = 0; z && i < 777; i++)
     ok &= ((u8 *)z)[i] == 0;
   kfree(z);
   kfree(NULL);
 
   struct kmem_cache *rcu = kmem_cache_create("test-rcu", 48, 0, SLAB_TYPESAFE_BY_RCU, NULL);
   void *r = kmem_cache_alloc(rcu, GFP_KERNEL);
-  ok &= r != NULL;
-  kmem_cache_free(rcu, r);
+  enomem += !r;
+  if(r)
+    kmem_cache_free(rcu, r);
   kmem_cache_destroy(rcu);
   rcu_barrier();   // its slab goes back to the page allocator from an RCU callback
 
@@ -240,9 +259,10 @@ slab_test(void)
   drain_all_pages();
   unsigned long end = nr_free_pages();
   ok &= end == start;
-  selftest_extra("cpus=%d caches=%zu errors=%d ctor_calls=%d free_before=%lu free_after=%lu",
-                 num_online_cpus(), ARRAY_SIZE(test_caches), errors, ctor_calls, start, end);
-  return ok;
+  selftest_extra("cpus=%d caches=%zu errors=%d enomem=%d ctor_calls=%d free_before=%lu "
+                 "free_after=%lu", num_online_cpus(), ARRAY_SIZE(test_caches), errors, enomem,
+                 ctor_calls, start, end);
+  return ok && enomem ? selftest_skip("enomem") : ok;
 }
 SELFTEST("slab", slab_test);
 
@@ -265,11 +285,16 @@ static bool
 mempool_test(void)
 {
   bool ok = true;
+  struct fault_rates rates;
+  // The test sets its own rates: the boot's (failslab=, failpage=) are back after it.
+  fault_inject_pause(&rates);
   struct kmem_cache *c = kmem_cache_create("test-mempool", 256, 0, 0, NULL);
   mempool_t *pool = mempool_create_slab_pool(POOL_MIN, c);
-  if(!pool)
+  if(!pool) {
+    kmem_cache_destroy(c);
+    fault_inject_restore(&rates);
     return false;
-  unsigned old_slab = fault_inject_get(FAULT_SLAB), old_page = fault_inject_get(FAULT_PAGE);
+  }
   u64 injected = fault_inject_count(FAULT_SLAB);
   fault_inject_set(FAULT_SLAB, 1000);   // every allocation fails: only the reserve serves
   fault_inject_set(FAULT_PAGE, 1000);
@@ -295,8 +320,8 @@ mempool_test(void)
   }
   u64 injected_now = fault_inject_count(FAULT_SLAB) - injected;
   ok &= injected_now >= POOL_MIN;
-  fault_inject_set(FAULT_SLAB, old_slab);
-  fault_inject_set(FAULT_PAGE, old_page);
+  fault_inject_set(FAULT_SLAB, 0);
+  fault_inject_set(FAULT_PAGE, 0);
 
   for(int i = 0; i < POOL_MIN; i++)
     mempool_free(e[i], pool);
@@ -305,6 +330,7 @@ mempool_test(void)
   mempool_free(more, pool);
   mempool_destroy(pool);
   kmem_cache_destroy(c);
+  fault_inject_restore(&rates);
   selftest_extra("reserve=%d got=%d waited=%s injected=%lu", POOL_MIN, got,
                  waited ? "yes" : "no", injected_now);
   return ok;

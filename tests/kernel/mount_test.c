@@ -3,6 +3,7 @@
 #include "brlock.h"
 #include "cpumask.h"
 #include "errno.h"
+#include "fault_inject.h"
 #include "fs.h"
 #include "printk.h"
 #include "sched.h"
@@ -26,6 +27,7 @@ static struct {
   u64 start_ns, min_ns;
   int stop;
   u64 holds, flips, torn, walks, found, cycles, busy, errors;   // atomic adds
+  u64 enomem;   // cycles cut short by fault injection (failslab=, failpage=), undone
 } mw;
 
 static void
@@ -106,22 +108,25 @@ mounting(void)
   return ns < mw.min_ns || mw.cycles < MIN_CYCLES;
 }
 
-// Mounts, creates the file, removes it and unmounts, while mounting() says so.
+// Mounts, creates the file, removes it and unmounts, while mounting() says so. A mount or
+// create that fault injection fails is undone (unmounted) and the cycle tried again.
 static int
 mounter(void *arg)
 {
   static const struct ramfs_opts o = { PC_RADIX_RCU, 64, FREE_RCU, WALK_AUTO };
   while(mounting()) {
-    bool ok = vfs_mount(MW_MNT, &o) == 0;
-    ok = ok && vfs_create(MW_FILE, 0) == 0;
-    msleep(1);   // walkers find the file, holders see the mount
-    ok = ok && vfs_unlink(MW_FILE) == 0;
-    ok = ok && umount_busy();
-    if(!ok) {
+    int err = vfs_mount(MW_MNT, &o);
+    bool mounted = err == 0;
+    if(mounted && (err = vfs_create(MW_FILE, 0)) == 0) {
+      msleep(1);   // walkers find the file, holders see the mount
+      err = vfs_unlink(MW_FILE);
+    }
+    bool injected = err == -ENOMEM && fault_inject_active();
+    if((err && !injected) || (mounted && !umount_busy())) {
       mw_add(&mw.errors, 1);
       break;
     }
-    mw_add(&mw.cycles, 1);
+    mw_add(injected ? &mw.enomem : &mw.cycles, 1);
     cond_resched();
   }
   WRITE_ONCE(mw.stop, 1);
@@ -150,11 +155,18 @@ static bool
 mount_walk_run(u64 min_ms)
 {
   struct thread *t[2 * NR_CPUS + 1];
+  struct fault_rates rates;
   int n = 0, cpu;
-  if(vfs_mkdir(MW_DIR) || vfs_mkdir(MW_MNT) || path_lookup(MW_MNT, LOOKUP_REF_ONLY, &mw.mp))
+  // The fixture is made with the boot's injection paused; the threads run under it.
+  fault_inject_pause(&rates);
+  if(vfs_mkdir(MW_DIR) || vfs_mkdir(MW_MNT) || path_lookup(MW_MNT, LOOKUP_REF_ONLY, &mw.mp)) {
+    fault_inject_restore(&rates);
     return false;
+  }
   bool ok = rcu_walk_lockless();
+  fault_inject_restore(&rates);
   mw.holds = mw.flips = mw.torn = mw.walks = mw.found = mw.cycles = mw.busy = mw.errors = 0;
+  mw.enomem = 0;
   mw.stop = 0;
   mw.start_ns = ktime_ns();
   mw.min_ns = min_ms * 1000000UL;
@@ -182,8 +194,8 @@ mount_walk_run(u64 min_ms)
   dput(mw.mp);
   ok &= vfs_rmdir(MW_MNT) == 0 && vfs_rmdir(MW_DIR) == 0;
   selftest_extra("cpus=%d cycles=%lu umount_busy=%lu holds=%lu flips=%lu torn=%lu walks=%lu "
-                 "found=%lu errors=%lu", num_online_cpus(), mw.cycles, mw.busy, mw.holds,
-                 mw.flips, mw.torn, mw.walks, mw.found, mw.errors);
+                 "found=%lu errors=%lu enomem=%lu", num_online_cpus(), mw.cycles, mw.busy,
+                 mw.holds, mw.flips, mw.torn, mw.walks, mw.found, mw.errors, mw.enomem);
   // Enough to mean something: mounts came and went under the holders, and walks got in.
   return ok && mw.errors == 0 && mw.torn == 0 && mw.cycles >= MIN_CYCLES && mw.flips >= 2 &&
          mw.found >= 1;

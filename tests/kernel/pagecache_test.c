@@ -35,6 +35,11 @@ static const char *testing;
       pr_err("pagecache: %s: line %d: %s\n", testing, __LINE__, #cond);        \
   } while(0)
 
+// pagecache-basic, -race and -reclaim check exact contents of files they build, so the boot's
+// injection (failslab=, failpage=) is paused for them and put back after; pagecache-nomem
+// tests the failures themselves, at a rate of its own.
+static struct fault_rates boot_rates;
+
 // The variant's name as a key of the SELFTEST line: radix-rcu gives radix_rcu.
 static const char *
 key(const struct config *c)
@@ -158,11 +163,13 @@ basic_one(const struct config *c)
 static bool
 pagecache_basic(void)
 {
+  fault_inject_pause(&boot_rates);
   fails = 0;
   for(unsigned i = 0; i < ARRAY_SIZE(every_fanout); i++)
     basic_one(&every_fanout[i]);
   selftest_extra(VARIANTS " fanouts=16,64,128 indices=%zu fails=%d", ARRAY_SIZE(odd_indices),
                  fails);
+  fault_inject_restore(&boot_rates);
   return fails == 0;
 }
 SELFTEST("pagecache-basic", pagecache_basic);
@@ -359,10 +366,12 @@ pagecache_race(void)
   static const struct config race_configs[] = {
     { PC_HASH_GLOBAL, 0 }, { PC_HASH_BUCKET, 0 }, { PC_RADIX_LOCK, 16 }, { PC_RADIX_RCU, 16 },
   };
+  fault_inject_pause(&boot_rates);
   fails = 0;
   selftest_extra(VARIANTS " fanout=16");   // the line holds 256 characters: keys are short
   for(unsigned i = 0; i < ARRAY_SIZE(race_configs); i++)
     race_one(&race_configs[i]);
+  fault_inject_restore(&boot_rates);
   return fails == 0;
 }
 SELFTEST("pagecache-race", pagecache_race);
@@ -423,11 +432,13 @@ static bool
 pagecache_reclaim(void)
 {
   unsigned long freed = 0;
+  fault_inject_pause(&boot_rates);
   fails = 0;
   for(unsigned i = 0; i < ARRAY_SIZE(one_each); i++)
     reclaim_one(&one_each[i], &freed);
   selftest_extra(VARIANTS " fanout=64 pages=%d freed=%lu fails=%d", 3 * RECLAIM_PAGES, freed,
                  fails);
+  fault_inject_restore(&boot_rates);
   return fails == 0;
 }
 SELFTEST("pagecache-reclaim", pagecache_reclaim);
@@ -510,14 +521,19 @@ nomem_one(const struct config *c)
   selftest_extra("enomem_%s=%lu", key(c), failed);
 }
 
+// The test injects at a rate of its own around its inserts only: the boot's rates are
+// paused meanwhile and put back after it.
 static bool
 pagecache_nomem(void)
 {
+  struct fault_rates rates;
+  fault_inject_pause(&rates);
   fails = 0;
   selftest_extra(VARIANTS " fanout=64 permille=%d inserts=%d", NOMEM_PERMILLE, NOMEM_PAGES);
   for(unsigned i = 0; i < ARRAY_SIZE(one_each); i++)
     nomem_one(&one_each[i]);
   selftest_extra("fails=%d", fails);
+  fault_inject_restore(&rates);
   return fails == 0;
 }
 SELFTEST("pagecache-nomem", pagecache_nomem);

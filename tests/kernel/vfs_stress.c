@@ -487,4 +487,4 @@ ramfs_stress_test(void)
                        torture_floor(OPS_PER_CPU_SEC * num_online_cpus(), ns));
   return ok && errors == 0 && checker.errors == 0;
 }
-SELFTEST("ramfs-stress", ramfs_stress_test);
+SELFTEST_NOINJECT("ramfs-stress", ramfs_stress_test);

@@ -96,7 +96,7 @@ test_madvise_free(void)
 {
   return lazyfree_run(false);
 }
-SELFTEST("madvise-free", test_madvise_free);
+SELFTEST_NOINJECT("madvise-free", test_madvise_free);
 
 static bool
 test_planted_lazyfree_dirty(void)
@@ -176,7 +176,7 @@ test_madvise_dontneed(void)
   mmput(dn.mm);
   return ok;
 }
-SELFTEST("madvise-dontneed", test_madvise_dontneed);
+SELFTEST_NOINJECT("madvise-dontneed", test_madvise_dontneed);
 
 // Readers on other CPUs hammer one page while it is unmapped. A read that succeeds must
 // return the pattern, never the recycled frame's poison, and once munmap has returned (the
@@ -401,4 +401,4 @@ test_mm_teardown(void)
   selftest_extra("rss=%lu free_change=%ld rounds=%d", rss, change, round + 1);
   return td.errors == 0 && rss >= n * 32UL && rss <= n * 48UL && change >= 0;
 }
-SELFTEST("mm-teardown", test_mm_teardown);
+SELFTEST_NOINJECT("mm-teardown", test_mm_teardown);
