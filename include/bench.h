@@ -244,6 +244,7 @@ void bench_report(const struct benchsuite *s, const struct bench_results *r, int
 // point's end its top functions and PROFILE lines.
 void bench_profile_start(void);
 void bench_profile_stop(void);
-void bench_profile_reset(void);
+void bench_profile_point_begin(int nslots);
+void bench_profile_point_end(void);
 void bench_profile_run_end(int slot);
 void bench_profile_point(int slot, const char *suite, const char *point, int threads);

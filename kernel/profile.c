@@ -4,6 +4,7 @@
 #include "cpumask.h"
 #include "errno.h"
 #include "ksyms.h"
+#include "mm.h"
 #include "percpu.h"
 #include "printk.h"
 #include "profile.h"
@@ -299,6 +300,9 @@ profile_setup(u32 hz)
       return err = -ENOMEM;
     }
     prof_table_init(&pc->t, slots, PROFILE_CPU_STACKS);
+    // Kept for the boot (every later profile samples into it): the leak check counts it as
+    // free. A kmalloc this large is whole pages (mm/slab.c).
+    account_permanent_pages(1UL << get_order(PROFILE_CPU_STACKS * sizeof(*slots)));
   }
   smp_store_release(&profile_hz, hz);
   return 0;

@@ -568,7 +568,6 @@ run_point(int t, u32 runs, u32 us)
   u32 r;
 
   memset(cols, 0, sizeof(cols));
-  bench_profile_reset();
   ctx.threads = n;
   for(tries = 0; (got = start_workers(n)) < n; tries++) {
     pr_info("bench: %s: could not start worker %d of %d%s\n", ctx.suite->name, got + 1, n,
@@ -582,6 +581,7 @@ run_point(int t, u32 runs, u32 us)
     }
   }
   wait_parked();
+  bench_profile_point_begin(nslots);
   for(r = 0; r <= runs; r++) {
     for(k = 0; k < nslots; k++) {
       i = r % 2 ? k : nslots - 1 - k;
@@ -589,6 +589,7 @@ run_point(int t, u32 runs, u32 us)
         cols[i].skip = !run_slot(i, t, r, runs, us);
     }
   }
+  bench_profile_point_end();
   stop_workers(n);
 }
 

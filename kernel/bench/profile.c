@@ -15,15 +15,6 @@
 static struct prof_table *points[BENCH_MAX_SLOTS];
 static u32 order[POINT_STACKS];
 
-// Column slot's table, allocated at its first use and kept for the boot; NULL if out of memory.
-static struct prof_table *
-point_table(int slot)
-{
-  if(!points[slot] && !(points[slot] = profile_table_alloc(POINT_STACKS)))
-    pr_err("profile: no memory for a point's samples: its profile is left out\n");
-  return points[slot];
-}
-
 // profile= asked for it and the profiler is set up (a self-test may set it up in any boot; its
 // samples are its own business).
 static bool
@@ -46,19 +37,31 @@ bench_profile_stop(void)
     profile_stop();
 }
 
+// A point's tables are allocated before its first setup and freed after its last teardown:
+// inside that window, a suite that counts the free pages around its runs (madvise) would see
+// them as its own leak.
 void
-bench_profile_reset(void)
+bench_profile_point_begin(int nslots)
 {
-  for(int i = 0; i < BENCH_MAX_SLOTS; i++)
-    if(points[i])
-      prof_table_reset(points[i]);
+  for(int i = 0; on() && i < nslots; i++)
+    if(!(points[i] = profile_table_alloc(POINT_STACKS)))
+      pr_err("profile: no memory for a point's samples: its profile is left out\n");
+}
+
+void
+bench_profile_point_end(void)
+{
+  for(int i = 0; i < BENCH_MAX_SLOTS; i++) {
+    profile_table_free(points[i]);
+    points[i] = NULL;
+  }
 }
 
 void
 bench_profile_run_end(int slot)
 {
   if(on())
-    profile_collect(slot >= 0 ? point_table(slot) : NULL);
+    profile_collect(slot >= 0 ? points[slot] : NULL);
 }
 
 void
