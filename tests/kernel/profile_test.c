@@ -15,10 +15,13 @@
 #define SPIN_US 600
 #define IRQOFF_US 300
 #define REST_US 100
-// Tolerance of each share, in percentage points: about three standard deviations of a share
-// near 50% over the 600 independent samples the test insists on at least (a vCPU the host
-// deschedules takes fewer samples, each standing for the periods it missed).
-#define TOL_PCT 12
+// Tolerance of each share, in percentage points. Three standard deviations of a share near 50%
+// over the 600 samples the test insists on at least would be 6; but a vCPU the host
+// deschedules takes one late sample standing for every period it missed, all at the place it
+// resumes, so a loaded host makes the shares scatter more than counting alone does: measured
+// over twelve runs at 1 and 8 vCPUs, spin 57-71% and irq-off 20-32%. 15 covers that; a
+// profiler blind to irq-off regions (planted-profile-irqoff) still reads 0% there.
+#define TOL_PCT 15
 #define MIN_SAMPLES 600
 
 static volatile u64 hot_sink;
