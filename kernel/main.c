@@ -6,6 +6,7 @@
 #include "cmdline.h"
 #include "fault_inject.h"
 #include "fs.h"
+#include "lockdep.h"
 #include "mm.h"
 #include "power.h"
 #include "printk.h"
@@ -60,6 +61,7 @@ rest_init(void)
   profile_init();                      // profile=: the NMI sampler, and what it costs
   int failed = selftest_run();         // selftest=: the SELFTEST lines and summary
   failed += bench_run();               // bench=: the BENCH lines, then BENCH-DONE
+  failed += lockdep_end();             // the debug image: any LOCKDEP report fails the run
   kernel_end(failed == 0);             // END line, then leave QEMU
 }
 
