@@ -5,8 +5,7 @@
 
 // More than this kernel's init sites times their subclasses, and than the orders it takes them
 // in (a selftest=all boot at 8 vCPUs learns 64 classes and 83 edges, bench=quick 38 and 63);
-// all static, since
-// the graph grows inside lock paths where nothing may be allocated.
+// all static, since the graph grows inside lock paths where nothing may be allocated.
 #define LOCKDEP_MAX_CLASSES 512
 #define LOCKDEP_MAX_EDGES 4096
 #define LOCKDEP_TRACE 8   // return addresses kept per edge
