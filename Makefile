@@ -39,12 +39,13 @@ KSRC := $(wildcard boot/*.S kernel/*.c kernel/locking/*.c kernel/lib/*.c kernel/
 # objects in build/obj/) has no debug checks, so benchmarks time the code itself; debug
 # (build/debug/kernel.elf, build/debug/kernel.iso; objects in build/debug/obj/) is CONFIG_DEBUG:
 # CONFIG_DEBUG_SPINLOCK (recursive locking and unlocking an unheld lock panic; every spin_lock
-# an out-of-line call) and slab debugging from boot (debug_slab= defaults to yes).
+# an out-of-line call), slab debugging from boot (debug_slab= defaults to yes) and
+# CONFIG_LOCKDEP, the lock-order checker (kernel/locking/lockdep.c).
 IMAGES := release debug
 IMGDIR_release := $(BUILD)
 IMGDIR_debug := $(BUILD)/debug
 IMGFLAGS_release :=
-IMGFLAGS_debug := -DCONFIG_DEBUG -DCONFIG_DEBUG_SPINLOCK
+IMGFLAGS_debug := -DCONFIG_DEBUG -DCONFIG_DEBUG_SPINLOCK -DCONFIG_LOCKDEP
 KOBJ_release := $(patsubst %,$(IMGDIR_release)/obj/%.o,$(basename $(KSRC)))
 KOBJ_debug := $(patsubst %,$(IMGDIR_debug)/obj/%.o,$(basename $(KSRC)))
 KOBJ := $(KOBJ_release)
@@ -185,7 +186,7 @@ HOSTCFLAGS := -std=gnu11 $(HOSTINC) $(HOSTSAN) -g -O1 -Wall -Wextra -Werror \
   -Wmissing-prototypes -Wno-unused-parameter -MMD -MP
 HOSTLDFLAGS := -Wl,-T,$(HOSTLIB)/percpu.ld
 HOST_TESTS := test_cmdline test_vsprintf test_ksyms test_stats test_acpi test_radix test_bench \
-  test_spinlock test_pagecache test_path test_vma test_prof
+  test_spinlock test_pagecache test_path test_vma test_prof test_lockdep
 HOST_BINS := $(addprefix $(BUILD)/host/,$(HOST_TESTS))
 
 # Each test's sources, its own file first.
@@ -207,6 +208,7 @@ HOSTSRC_test_pagecache := tests/host/test_pagecache.c mm/filemap.c mm/pagecache_
   kernel/locking/mutex.c \
   $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c mempool.c page_alloc.c vmscan.c sched.c panic.c)
 HOSTSRC_test_path := tests/host/test_path.c fs/path.c
+HOSTSRC_test_lockdep := tests/host/test_lockdep.c kernel/locking/lockdep_graph.c
 HOSTSRC_test_vma := tests/host/test_vma.c mm/mmap.c kernel/lib/cpumask.c kernel/locking/ticket.c \
   kernel/locking/rwsem.c $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c sched.c time.c panic.c)
 HOSTSRC_test_prof := tests/host/test_prof.c kernel/lib/prof.c kernel/lib/vsprintf.c \

@@ -305,7 +305,8 @@ vfs_rmdir(const char *path)
   else if(READ_ONCE(d->d_mounted))
     err = -EBUSY;
   else {
-    mutex_lock(&d->d_inode->i_mutex);   // no create inside while it is checked and removed
+    // No create inside while it is checked and removed.
+    mutex_lock_nested(&d->d_inode->i_mutex, I_MUTEX_CHILD);
     err = dir->i_op->rmdir(dir, d);
     mutex_unlock(&d->d_inode->i_mutex);
   }
@@ -365,7 +366,7 @@ vfs_rename(const char *from, const char *to)
   mutex_lock(&sb->s_rename_mutex);
   mutex_lock(&adir->i_mutex);
   if(bdir != adir)
-    mutex_lock(&bdir->i_mutex);
+    mutex_lock_nested(&bdir->i_mutex, I_MUTEX_PARENT2);
   if((adir->i_flags | bdir->i_flags) & I_DEAD || !(old = d_lookup(a.dentry, &a.last)))
     err = -ENOENT;
   else if((target = d_lookup(b.dentry, &b.last)) == old)
@@ -373,7 +374,7 @@ vfs_rename(const char *from, const char *to)
   else if(!(err = rename_check(old, b.dentry, target, a.must_dir || b.must_dir))) {
     struct inode *tdir = target && S_ISDIR(target->d_inode->i_mode) ? target->d_inode : NULL;
     if(tdir)
-      mutex_lock(&tdir->i_mutex);
+      mutex_lock_nested(&tdir->i_mutex, I_MUTEX_CHILD);
     err = adir->i_op->rename(old, b.dentry, target, &b.last);
     if(tdir)
       mutex_unlock(&tdir->i_mutex);

@@ -44,6 +44,16 @@ struct super_block {
 
 #define I_DEAD 0x1   // a removed directory: nothing may be created in it
 
+// The i_mutex subclasses where one thread holds several (Linux's I_MUTEX_*), each a lockdep
+// class of its own, nested in this order only: rename's two parents, then the directory that
+// rename replaces or rmdir removes. Two parents are never ordered by the tree, only by
+// s_rename_mutex, which every holder of two i_mutexes takes first.
+enum {
+  I_MUTEX_NORMAL,    // one directory, or rename's source parent
+  I_MUTEX_PARENT2,   // rename's target parent, when it is another directory
+  I_MUTEX_CHILD,     // a directory inside one held: rmdir's victim, rename's target
+};
+
 struct inode {
   u32 i_magic;
   u32 i_mode;

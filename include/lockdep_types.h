@@ -3,6 +3,10 @@
 #pragma once
 #include "types.h"
 
+// Lock-order checking (CONFIG_LOCKDEP, the debug image) tells apart, within one class, locks
+// nested on purpose: spin_lock_nested(l, n) takes l as subclass n (include/lockdep.h).
+#define MAX_LOCKDEP_SUBCLASSES 4
+
 // One static key per initialization site: spin_lock_init(), mutex_init() and init_rwsem() are
 // macros that define one at the call, and DEFINE_SPINLOCK() and the other static initializers
 // one beside the lock. Every lock initialized there is of that class, as in Linux's lockdep and
@@ -12,12 +16,17 @@
 struct lock_class_key {
   const char *name;
   int id;   // lock_classes[id - 1] once lock_stat has seen it taken; 0 before (lock_stat.c)
+#ifdef CONFIG_LOCKDEP
+  u16 dep_class[MAX_LOCKDEP_SUBCLASSES];   // lockdep's class + 1 per subclass, 0 before it
+                                           // was first taken (kernel/locking/lockdep.c)
+#endif
 };
 
-// CONFIG_LOCK_STAT (the default; `make LOCKSTAT=0` builds without): every lock points at its
-// class. Without it the map is an empty struct (GNU C: size 0), so locks are as small as
-// before and the "free when off" claim can be measured against a build that has nothing.
-#ifdef CONFIG_LOCK_STAT
+// CONFIG_LOCK_STAT (the default; `make LOCKSTAT=0` builds without) or CONFIG_LOCKDEP (the
+// debug image): every lock points at its class. Without them the map is an empty struct (GNU C:
+// size 0), so locks are as small as before and the "free when off" claim can be measured
+// against a build that has nothing.
+#if defined(CONFIG_LOCK_STAT) || defined(CONFIG_LOCKDEP)
 struct lockdep_map {
   struct lock_class_key *key;
 };

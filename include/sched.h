@@ -3,6 +3,7 @@
 // calls cond_resched(). RCU relies on this rule (kernel/rcu.c): see cond_resched below.
 #pragma once
 #include "list.h"
+#include "lockdep.h"
 #include "lockdep_types.h"
 #include "types.h"
 
@@ -39,6 +40,9 @@ struct thread {
   void *arg;
   int exit_code;
   struct thread *joiner;      // thread waiting in kthread_join
+#ifdef CONFIG_LOCKDEP
+  struct lockdep_task dep;    // locks held, for the lock-order checker (kernel/locking/lockdep.c)
+#endif
   struct mm *mm;              // address space adopted with use_mm (NULL: kernel only)
   struct mm *active_mm;       // page tables loaded (lazy TLB keeps the last one)
   u64 switches;               // times switched in

@@ -157,6 +157,16 @@ spin_trylock(spinlock_t *l)
 }
 #endif
 
+// A lock of a class this thread may already hold, taken on purpose in a fixed order (a parent
+// dentry's d_lock, then its child's): subclass n (< MAX_LOCKDEP_SUBCLASSES) is a class of its
+// own for the lock-order checker, so the nesting is checked rather than silenced (Linux's
+// spin_lock_nested). Without the checker, spin_lock.
+#ifdef CONFIG_LOCKDEP
+void spin_lock_nested(spinlock_t *l, int subclass);
+#else
+#define spin_lock_nested(l, subclass) spin_lock(l)
+#endif
+
 // For assertions and the lock tests (tests/common/locks.h): held by anyone, right now.
 static inline bool spin_is_locked(spinlock_t *l) { return arch_spin_is_locked(&l->raw_lock); }
 

@@ -7,6 +7,7 @@
 #include "fault_inject.h"
 #include "fs.h"
 #include "leakcheck.h"
+#include "lockdep.h"
 #include "mm.h"
 #include "power.h"
 #include "printk.h"
@@ -64,6 +65,7 @@ rest_init(void)
   failed += bench_run();               // bench=: the BENCH lines, then BENCH-DONE
   fault_inject_end();                  // FAULT-INJECT, and allocations succeed again
   failed += !leak_check();             // LEAK-CHECK: all of it given back
+  failed += lockdep_end();             // the debug image: any LOCKDEP report fails the run
   kernel_end(failed == 0);             // END line, then leave QEMU
 }
 

@@ -102,6 +102,7 @@ finish_switch(struct rq *rq)
 void
 schedule(void)
 {
+  might_sleep();   // a LOCKDEP report with the held locks, before the panics below
   if(this_cpu(preempt_count) != 0)
     panic("scheduling while atomic: preempt_count %d in %s", this_cpu(preempt_count),
           current->name);
@@ -131,6 +132,7 @@ schedule(void)
   rq->prev = prev;
   if(lock_stat_enabled())
     lock_hand_over(&rq->lock.dep_map, next);   // finish_switch releases it on next's behalf
+  lockdep_hand_over(&rq->lock.dep_map, next);   // and for lockdep, always
   this_cpu_info()->curr = next;
   switch_mm(prev, next);
   switch_to(prev, next);
@@ -384,6 +386,7 @@ cond_resched(void)
 {
   // It may sleep, so it must not be reached holding a spinlock, even when it would not
   // switch this time (Linux's might_sleep): the bug shows on every call, not once in a while.
+  might_sleep();
   if(this_cpu(preempt_count) != 0)
     panic("cond_resched while atomic: preempt_count %d in %s", this_cpu(preempt_count),
           current->name);

@@ -1,5 +1,6 @@
 // Wait queues and completions. A waiter queues itself and sets its state under the queue's
 // lock before testing its condition; a waker changes the condition, then wakes under the lock.
+#include "lockdep.h"
 #include "panic.h"
 #include "sched.h"
 #include "time.h"
@@ -17,6 +18,7 @@ void
 prepare_to_wait(struct wait_queue_head *wq, struct wait_queue_entry *e, int state)
 {
   u64 flags;
+  might_sleep();   // a wait_event whose condition already holds is checked all the same
   spin_lock_irqsave(&wq->lock, flags);
   if(list_empty(&e->entry))
     list_add_tail(&e->entry, &wq->head);

@@ -26,7 +26,7 @@ result() { # result NAME OK [DETAIL [LOG]]: a failure shows the end of LOG (CI k
 # last 40 lines when there is none), at most 120 lines, indented under the FAIL line.
 show_failure() {
   local from
-  from=$(grep -nE 'kernel panic on cpu|watchdog:|nmi: CPU|hung task|soft lockup|FAILED|result=fail|leakcheck:' "$1" \
+  from=$(grep -nE 'kernel panic on cpu|watchdog:|nmi: CPU|hung task|soft lockup|FAILED|LOCKDEP|result=fail|leakcheck:' "$1" \
          | head -n 1 | cut -d: -f1)
   if [ -n "$from" ]; then
     tail -n +"$from" "$1" | head -n 120
@@ -83,6 +83,8 @@ for smp in 1 2 8; do
   result "selftest/summary@smp$smp" $?
   booted "$name" debug
   result "boot/$name ran the debug image" $? "($(bootline $name))"
+  ! has "$name" 'LOCKDEP kind=' && has "$name" 'lockdep: [0-9]+ classes, .* 0 reports, 0 errors'
+  result "lockdep/no report@smp$smp" $? "($(grep -m 1 'LOCKDEP kind=' "$logs/$name.log"))"
 done
 
 echo "== boots: BOOT cpus=N at each CPU count, nr_cpus=, bad command-line words"
@@ -165,6 +167,17 @@ for t in $planted; do
     if has "$t" 'PANIC cpu='; then
       has "$t" '#[0-9]+ +0x[0-9a-f]+ [a-z_][a-z0-9_]*\+0x[0-9a-f]+' || ok=1
     fi
+  fi
+  # Lockdep's planted bugs are caught by lockdep itself: its LOCKDEP line, of the right kind.
+  case $t in
+  planted-lock-order) kind='circular classes=order_b,order_a' ;;
+  planted-irq-lock) kind='irq-inconsistent classes=irq_lock' ;;
+  planted-sleep-in-rcu) kind='sleep-in-rcu classes=rcu_read_lock' ;;
+  planted-sleep-in-atomic) kind='sleep-in-atomic classes=atomic_lock' ;;
+  *) kind= ;;
+  esac
+  if [ -n "$kind" ]; then
+    has "$t" "^(\[ *[0-9.]+\] )?LOCKDEP kind=$kind\$" || ok=1
   fi
   result "planted/$t caught" $ok "(exit $rc, log $logs/$t.log)" "$logs/$t.log"
 done

@@ -113,3 +113,10 @@ show_backtrace(u64 rbp, u64 rip, u64 rsp)
   for(int i = 0; i < n; i++)
     print_addr(i, pcs[i]);
 }
+
+void
+stack_trace_print(const u64 *pcs, int n)
+{
+  for(int i = 0; i < n; i++)
+    print_addr(i, pcs[i]);
+}

@@ -2,6 +2,7 @@
 // all of them for writing (Linux 2.6.36's lglock/brlock, Nick Piggin and Andi Kleen).
 #include "brlock.h"
 #include "lock_stat.h"
+#include "lockdep.h"
 #include "smp.h"
 
 bool br_write_skip_last_cpu;
@@ -26,6 +27,7 @@ br_read_lock(struct brlock *b)
 {
   u64 t0 = 0;
 
+  lockdep_acquire(&b->dep_map, 0, LOCKDEP_READ, _RET_IP_);
   preempt_disable();
   br_take(b, this_cpu_ptr(b->percpu), &t0);
   if(lock_stat_enabled())
@@ -36,6 +38,7 @@ br_read_lock(struct brlock *b)
 void
 br_read_unlock(struct brlock *b)
 {
+  lockdep_release(&b->dep_map);
   if(lock_stat_enabled())
     lock_release(&b->dep_map);
   arch_spin_unlock(this_cpu_ptr(b->percpu));
@@ -57,6 +60,7 @@ br_write_lock(struct brlock *b)
   int n = write_cpus();
   u64 t0 = 0;
 
+  lockdep_acquire(&b->dep_map, 0, 0, _RET_IP_);
   preempt_disable();
   for(int cpu = 0; cpu < n; cpu++)
     br_take(b, per_cpu_ptr(b->percpu, cpu), &t0);
@@ -67,6 +71,7 @@ br_write_lock(struct brlock *b)
 void
 br_write_unlock(struct brlock *b)
 {
+  lockdep_release(&b->dep_map);
   if(lock_stat_enabled())
     lock_release(&b->dep_map);
   for(int cpu = write_cpus() - 1; cpu >= 0; cpu--)

@@ -1,5 +1,6 @@
 // The mutex: free, or owned by one thread; waiters sleep in a FIFO and unlock hands the
 // mutex straight to the oldest, so a releasing thread cannot take it back before them.
+#include "lockdep.h"
 #include "mutex.h"
 #include "panic.h"
 #include "sched.h"
@@ -18,11 +19,13 @@ __mutex_init(struct mutex *m, const char *name, struct lock_class_key *key)
 // finds it owned, the wait from then until it is handed over, the hold from then to the
 // mutex_unlock (kept on the thread, which sleeps while holding it).
 
-void
-mutex_lock(struct mutex *m)
+static void
+__mutex_lock(struct mutex *m, int subclass, u64 ip)
 {
   struct mutex_waiter w = { .thread = current };
   u64 flags, t0 = 0;
+  lockdep_might_sleep(ip);
+  lockdep_acquire(&m->dep_map, subclass, LOCKDEP_SLEEP, ip);
   spin_lock_irqsave(&m->wait_lock, flags);
   if(m->owner == current)
     panic("mutex_lock: %s is already held by this thread (%s)", m->name, current->name);
@@ -52,6 +55,18 @@ mutex_lock(struct mutex *m)
     lock_acquired(&m->dep_map, t0);
 }
 
+void
+mutex_lock(struct mutex *m)
+{
+  __mutex_lock(m, 0, _RET_IP_);
+}
+
+void
+mutex_lock_nested(struct mutex *m, int subclass)
+{
+  __mutex_lock(m, subclass, _RET_IP_);
+}
+
 bool
 mutex_trylock(struct mutex *m)
 {
@@ -63,6 +78,8 @@ mutex_trylock(struct mutex *m)
     ok = true;
   }
   spin_unlock_irqrestore(&m->wait_lock, flags);
+  if(ok)
+    lockdep_acquire(&m->dep_map, 0, LOCKDEP_SLEEP | LOCKDEP_TRY, _RET_IP_);
   if(ok && lock_stat_enabled())
     lock_acquired(&m->dep_map, 0);
   return ok;
@@ -72,6 +89,7 @@ void
 mutex_unlock(struct mutex *m)
 {
   u64 flags;
+  lockdep_release(&m->dep_map);
   if(lock_stat_enabled())
     lock_release(&m->dep_map);
   spin_lock_irqsave(&m->wait_lock, flags);

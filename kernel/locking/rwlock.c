@@ -7,6 +7,7 @@
 // interrupted may hold the lock for reading, and the waiting writer waits for that code,
 // which cannot go on until the interrupt returns.
 #include "lock_stat.h"
+#include "lockdep.h"
 #include "rwlock.h"
 #include "tick.h"
 #include <asm/cpu.h>
@@ -45,6 +46,7 @@ read_trylock(rwlock_t *l)
 {
   if(!__read_trylock(l))
     return false;
+  lockdep_acquire(&l->dep_map, 0, LOCKDEP_TRY | LOCKDEP_READ, _RET_IP_);
   if(lock_stat_enabled())
     lock_acquired(&l->dep_map, 0);
   return true;
@@ -60,12 +62,14 @@ read_spin(rwlock_t *l)
 void
 read_lock(rwlock_t *l)
 {
+  lockdep_acquire(&l->dep_map, 0, LOCKDEP_READ, _RET_IP_);
   LOCK_CONTENDED(&l->dep_map, __read_trylock(l), read_spin(l));
 }
 
 void
 read_unlock(rwlock_t *l)
 {
+  lockdep_release(&l->dep_map);
   if(lock_stat_enabled())
     lock_release(&l->dep_map);
   // Release: this reader's loads are done before a writer can take the lock.
@@ -89,6 +93,7 @@ write_trylock(rwlock_t *l)
 {
   if(!__write_trylock(l))
     return false;
+  lockdep_acquire(&l->dep_map, 0, LOCKDEP_TRY, _RET_IP_);
   if(lock_stat_enabled())
     lock_acquired(&l->dep_map, 0);
   return true;
@@ -108,12 +113,14 @@ write_spin(rwlock_t *l)
 void
 write_lock(rwlock_t *l)
 {
+  lockdep_acquire(&l->dep_map, 0, 0, _RET_IP_);
   LOCK_CONTENDED(&l->dep_map, __write_trylock(l), write_spin(l));
 }
 
 void
 write_unlock(rwlock_t *l)
 {
+  lockdep_release(&l->dep_map);
   if(lock_stat_enabled())
     lock_release(&l->dep_map);
   // A subtraction, not a store: RW_WAITING may be set meanwhile and must survive.

@@ -1,6 +1,7 @@
 // The reader-writer semaphore: readers share it, a writer has it alone; mmap_sem is one.
 // Arrivals queue behind any waiter, so a waiting writer stops new readers from overtaking it:
 // writers do not starve (unlike 2.4's rwlocks).
+#include "lockdep.h"
 #include "panic.h"
 #include "rwsem.h"
 #include "sched.h"
@@ -68,6 +69,8 @@ down_read(struct rw_semaphore *s)
 {
   struct rwsem_waiter w = { .thread = current, .write = false };
   u64 flags, t0 = 0;
+  might_sleep();
+  lockdep_acquire(&s->dep_map, 0, LOCKDEP_SLEEP | LOCKDEP_READ, _RET_IP_);
   spin_lock_irqsave(&s->wait_lock, flags);
   if(s->count >= 0 && list_empty(&s->waiters))
     s->count++;
@@ -83,6 +86,8 @@ down_write(struct rw_semaphore *s)
 {
   struct rwsem_waiter w = { .thread = current, .write = true };
   u64 flags, t0 = 0;
+  might_sleep();
+  lockdep_acquire(&s->dep_map, 0, LOCKDEP_SLEEP, _RET_IP_);
   spin_lock_irqsave(&s->wait_lock, flags);
   if(s->count == 0 && list_empty(&s->waiters))
     s->count = -1;
@@ -104,6 +109,8 @@ down_read_trylock(struct rw_semaphore *s)
     ok = true;
   }
   spin_unlock_irqrestore(&s->wait_lock, flags);
+  if(ok)
+    lockdep_acquire(&s->dep_map, 0, LOCKDEP_SLEEP | LOCKDEP_READ | LOCKDEP_TRY, _RET_IP_);
   if(ok && lock_stat_enabled())
     lock_acquired(&s->dep_map, 0);
   return ok;
@@ -113,6 +120,7 @@ void
 up_read(struct rw_semaphore *s)
 {
   u64 flags;
+  lockdep_release(&s->dep_map);
   if(lock_stat_enabled())
     lock_release(&s->dep_map);
   spin_lock_irqsave(&s->wait_lock, flags);
@@ -127,6 +135,7 @@ void
 up_write(struct rw_semaphore *s)
 {
   u64 flags;
+  lockdep_release(&s->dep_map);
   if(lock_stat_enabled())
     lock_release(&s->dep_map);
   spin_lock_irqsave(&s->wait_lock, flags);

@@ -6,6 +6,7 @@
 // started the checks stay quiet: the panic path's printk only tries the log lock, and a
 // second panic would hide the first.
 #include "ksyms.h"
+#include "lockdep.h"
 #include "panic.h"
 #include "spinlock.h"
 #include <asm/cpu.h>
@@ -32,18 +33,32 @@ set_owner(spinlock_t *l, void *caller)
   WRITE_ONCE(l->owner, caller);
 }
 
-void
-spin_lock(spinlock_t *l)
+// Lockdep checks the order before the lock is taken, so that a real deadlock is reported
+// rather than spun on.
+static void
+__spin_lock(spinlock_t *l, int subclass, void *caller)
 {
-  void *caller = __builtin_return_address(0);
   if(READ_ONCE(l->owner_cpu) == smp_processor_id() + 1 && !panic_in_progress())
     spin_bug(l, "recursive spin_lock", caller);
+  lockdep_acquire(&l->dep_map, subclass, 0, (u64)caller);
   preempt_disable();
   if(lock_stat_enabled())
     spin_lock_stat(l);
   else
     arch_spin_lock(&l->raw_lock);
   set_owner(l, caller);
+}
+
+void
+spin_lock(spinlock_t *l)
+{
+  __spin_lock(l, 0, __builtin_return_address(0));
+}
+
+void
+spin_lock_nested(spinlock_t *l, int subclass)
+{
+  __spin_lock(l, subclass, __builtin_return_address(0));
 }
 
 bool
@@ -56,6 +71,7 @@ spin_trylock(spinlock_t *l)
     return false;
   }
   set_owner(l, __builtin_return_address(0));
+  lockdep_acquire(&l->dep_map, 0, LOCKDEP_TRY, _RET_IP_);
   if(lock_stat_enabled())
     lock_acquired(&l->dep_map, 0);
   return true;
@@ -66,6 +82,7 @@ spin_unlock(spinlock_t *l)
 {
   if(READ_ONCE(l->owner_cpu) != smp_processor_id() + 1 && !panic_in_progress())
     spin_bug(l, "spin_unlock of a lock this cpu does not hold", __builtin_return_address(0));
+  lockdep_release(&l->dep_map);
   if(lock_stat_enabled())
     lock_release(&l->dep_map);
   // Cleared while still held: the unlock's release store orders these before the next holder.

@@ -16,6 +16,8 @@ read_rflags(void)
 static inline void local_irq_disable(void) { __asm__ volatile("cli" ::: "memory"); }
 static inline void local_irq_enable(void) { __asm__ volatile("sti" ::: "memory"); }
 static inline bool irqs_disabled(void) { return !(read_rflags() & X86_EFLAGS_IF); }
+// Whether flags from local_irq_save had interrupts off (lockdep asks what they were).
+static inline bool irqs_disabled_flags(u64 flags) { return !(flags & X86_EFLAGS_IF); }
 
 static inline u64
 local_irq_save(void)

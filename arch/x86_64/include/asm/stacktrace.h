@@ -10,3 +10,5 @@ void show_backtrace(u64 rbp, u64 rip, u64 rsp);
 // at most max addresses, innermost first; *more (may be NULL) says the chain went on.
 int stack_walk(u64 rbp, u64 rip, u64 rsp, u64 *pcs, int max, bool *more);
 int stack_walk_tf(struct trapframe *tf, u64 *pcs, int max, bool *more);   // from where tf stopped
+// Prints addresses stack_walk saved earlier as a backtrace (lockdep's reports).
+void stack_trace_print(const u64 *pcs, int n);
