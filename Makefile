@@ -130,15 +130,15 @@ endef
 $(foreach i,$(IMAGES),$(eval $(call kernel_image,$(i))))
 
 # compile_commands.json for clangd and other tools: the compiler commands make would run for
-# every kernel source and host test, read from a dry run (make -n -B), so they are exactly the
-# build's: the release image's (the debug image's differ by IMGFLAGS_debug alone). Remade when
+# every kernel source, host test and fuzzer, read from a dry run (make -n -B), so they are
+# exactly the build's: the release image's (the debug image's differ by IMGFLAGS_debug alone). Remade when
 # the Makefile, the lock choices or the list of kernel sources change.
 # The dry run reads no .d file (NODEPS): a parallel build may be writing them.
 $(BUILD)/sources: FORCE
 	$(call update-stamp,$@,$(KSRC))
 compile_commands.json: Makefile $(BUILD)/config $(BUILD)/sources tools/compile_commands.py
 	$(say) "  GEN     $@"
-	$(Q)$(MAKE) --no-print-directory -n -B NODEPS=1 $(KOBJ) host-tests > $(BUILD)/dry-run
+	$(Q)$(MAKE) --no-print-directory -n -B NODEPS=1 $(KOBJ) host-tests $(FUZZ_BINS) > $(BUILD)/dry-run
 	$(Q)tools/compile_commands.py $(BUILD)/dry-run $@
 
 # make qemu-smpN: boot through GRUB on N vCPUs; exits 0 only on END result=pass.
