@@ -131,8 +131,8 @@ $(foreach i,$(IMAGES),$(eval $(call kernel_image,$(i))))
 
 # compile_commands.json for clangd and other tools: the compiler commands make would run for
 # every kernel source, host test and fuzzer, read from a dry run (make -n -B), so they are
-# exactly the build's: the release image's (the debug image's differ by IMGFLAGS_debug alone). Remade when
-# the Makefile, the lock choices or the list of kernel sources change.
+# exactly the build's: the release image's (the debug image's differ by IMGFLAGS_debug alone).
+# Remade when the Makefile, the lock choices or the list of kernel sources change.
 # The dry run reads no .d file (NODEPS): a parallel build may be writing them.
 $(BUILD)/sources: FORCE
 	$(call update-stamp,$@,$(KSRC))
