@@ -131,15 +131,15 @@ endef
 $(foreach i,$(IMAGES),$(eval $(call kernel_image,$(i))))
 
 # compile_commands.json for clangd and other tools: the compiler commands make would run for
-# every kernel source and host test, read from a dry run (make -n -B), so they are exactly the
-# build's: the release image's (the debug image's differ by IMGFLAGS_debug alone). Remade when
-# the Makefile, the lock choices or the list of kernel sources change.
+# every kernel source, host test and fuzzer, read from a dry run (make -n -B), so they are
+# exactly the build's: the release image's (the debug image's differ by IMGFLAGS_debug alone).
+# Remade when the Makefile, the lock choices or the list of kernel sources change.
 # The dry run reads no .d file (NODEPS): a parallel build may be writing them.
 $(BUILD)/sources: FORCE
 	$(call update-stamp,$@,$(KSRC))
 compile_commands.json: Makefile $(BUILD)/config $(BUILD)/sources tools/compile_commands.py
 	$(say) "  GEN     $@"
-	$(Q)$(MAKE) --no-print-directory -n -B NODEPS=1 $(KOBJ) host-tests > $(BUILD)/dry-run
+	$(Q)$(MAKE) --no-print-directory -n -B NODEPS=1 $(KOBJ) host-tests $(FUZZ_BINS) > $(BUILD)/dry-run
 	$(Q)tools/compile_commands.py $(BUILD)/dry-run $@
 
 # make qemu-smpN: boot through GRUB on N vCPUs; exits 0 only on END result=pass.
@@ -255,6 +255,41 @@ host-tests: $(HOST_BINS)
 host-test-list:
 	@printf '%s\n' $(HOST_BINS)
 
+# Fuzzers: the parsers of the command line, the ACPI tables and the Multiboot2 information,
+# built from the kernel's files with clang's libFuzzer, ASan and UBSan (tests/fuzz/). make
+# test runs each for a fixed, seeded number of inputs; make fuzz SECS=s runs each for s seconds
+# (tests/fuzz/run.sh says where inputs go).
+FUZZ_CC := clang-14
+FUZZSAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZCFLAGS := $(filter-out $(HOSTSAN),$(HOSTCFLAGS)) $(FUZZSAN)
+FUZZERS := cmdline acpi multiboot
+FUZZ_BINS := $(addprefix $(BUILD)/fuzz/fuzz_,$(FUZZERS))
+FUZZSRC_cmdline := tests/fuzz/fuzz_cmdline.c kernel/lib/cmdline.c
+FUZZSRC_acpi := tests/fuzz/fuzz_acpi.c arch/x86_64/acpi.c
+FUZZSRC_multiboot := tests/fuzz/fuzz_multiboot.c arch/x86_64/multiboot.c
+
+define fuzzer
+FUZZOBJ_$(1) := $(patsubst %.c,$(BUILD)/fuzz/obj/$(1)/%.o,$(FUZZSRC_$(1)))
+$(BUILD)/fuzz/obj/$(1)/%.o: %.c | $(BUILD)/.deps-ok
+	@mkdir -p $$(dir $$@)
+	$(say) "  FUZZCC  $$< ($(1))"
+	$(Q)$(FUZZ_CC) $(FUZZCFLAGS) -c $$< -o $$@
+$(BUILD)/fuzz/fuzz_$(1): $$(FUZZOBJ_$(1))
+	$(say) "  FUZZLD  $$@"
+	$(Q)$(FUZZ_CC) $(FUZZSAN) $$^ -o $$@
+-include $$(FUZZOBJ_$(1):.o=.d)
+endef
+$(foreach f,$(FUZZERS),$(eval $(call fuzzer,$(f))))
+
+SECS ?= 60
+.PHONY: fuzz fuzz-list
+fuzz: $(FUZZ_BINS)
+	@tests/fuzz/run.sh --secs $(SECS) $(FUZZ_BINS)
+
+# The fuzzer binaries, one a line: what tests/run.sh runs.
+fuzz-list:
+	@printf '%s\n' $(FUZZ_BINS)
+
 # The radix tree against liburcu's RCU hash table (cds_lfht) on the same keys, on the host:
 # optimized, no sanitizers; prints lookups/s of both and their ratio.
 bench-host: deps
@@ -265,7 +300,7 @@ bench-host: deps
 	  -lurcu -lurcu-cds -lpthread -o $(BUILD)/host/bench_radix
 	@$(BUILD)/host/bench_radix
 
-test: all $(HOST_BINS)
+test: all $(HOST_BINS) $(FUZZ_BINS)
 	@tests/run.sh
 
 # make bench-repeat N=5: N boots with one SMP and CMDLINE, one after the other, every log kept

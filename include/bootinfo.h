@@ -25,7 +25,12 @@ struct bootinfo {
 };
 
 extern struct bootinfo bootinfo;
+// At entry: checks the loader's magic and fills bootinfo from the information at mbi_phys.
 void multiboot_parse(u32 magic, u64 mbi_phys);
+// Fills bi from the Multiboot2 boot information in the len bytes at buf (its total_size
+// field may say less), reading nothing outside them. Returns NULL, or the first problem
+// found: tags after a bad tag size are not reached, the rest of bi is kept.
+const char *multiboot_parse_info(struct bootinfo *bi, const void *buf, size_t len);
 
 // The 64-bit C entry points: boot/entry.S calls kmain on the boot CPU, the AP trampoline
 // calls ap_main on every other CPU with its APIC id.

@@ -1,6 +1,7 @@
 #!/bin/bash
-# `make test`: host unit tests, QEMU boots at several CPU counts with every self-test, each
-# planted test alone (it must be caught), bad command lines, and gdb. Ends "N passed, N failed".
+# `make test`: host unit tests, the parsers' fuzzers, QEMU boots at several CPU counts with every
+# self-test, each planted test alone (it must be caught), bad command lines, and gdb.
+# Ends "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 logs=build/test-logs
@@ -64,6 +65,16 @@ for t in tests/host/*.sh; do
   name=$(basename "$t" .sh)
   "$t" > "$logs/$name.out" 2>&1
   result "host/$name" $? "($(tail -n 1 "$logs/$name.out"))"
+done
+
+echo "== fuzzers: each parser for a fixed, seeded number of inputs (tests/fuzz/run.sh --runs)"
+fuzzers=$(MAKEFLAGS= make -s --no-print-directory fuzz-list)
+[ -n "$fuzzers" ] || result "fuzz/list" 1 "(make fuzz-list named no fuzzer)"
+for f in $fuzzers; do
+  name=$(basename "$f")
+  tests/fuzz/run.sh --runs "$f" > "$logs/$name.out" 2>&1
+  result "fuzz/${name#fuzz_}" $? "$(sed -nE 's/^(PASS|FAIL)  fuzz\/[a-z0-9]+ //p' "$logs/$name.out")"
+  grep '^      ' "$logs/$name.out"   # a failure's input and report
 done
 
 echo "== self-tests: one selftest=all boot per CPU count, each SELFTEST line a test"

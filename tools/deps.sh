@@ -15,6 +15,11 @@ need gdb             command -v gdb
 need gnuplot-nox     command -v gnuplot
 need liburcu-dev     test -f /usr/include/x86_64-linux-gnu/urcu.h
 need python3         command -v python3
+# The host fuzzers (make fuzz, make test): clang 14 and its libFuzzer runtime, which
+# clang only recommends and apt here installs without recommends.
+need clang-14        command -v clang-14
+need libclang-rt-14-dev \
+  sh -c 'test -f "$(clang-14 --print-runtime-dir)/libclang_rt.fuzzer-x86_64.a"'
 [ -z "$pkgs" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "deps: installing$pkgs"

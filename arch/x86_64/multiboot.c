@@ -1,11 +1,10 @@
-// Copies the memory map, command line and ACPI RSDP out of the Multiboot2 boot information.
-// Tag layout from the Multiboot2 specification (version 2.0), section 3.6.
+// Multiboot2 boot information parser: memory map, command line, loader name and ACPI RSDP,
+// from a buffer and its length alone (multiboot_boot.c finds the buffer; the host fuzzes this).
 #include "bootinfo.h"
-#include "printk.h"
+#include "compiler.h"
 #include "string.h"
-#include <asm/memlayout.h>
 
-#define MB2_BOOT_MAGIC 0x36d76289
+// Tag types and layouts from the Multiboot2 specification (version 2.0), section 3.6.
 #define TAG_END        0
 #define TAG_CMDLINE    1
 #define TAG_LOADER     2
@@ -13,76 +12,114 @@
 #define TAG_ACPI_OLD   14
 #define TAG_ACPI_NEW   15
 
+// 3.6.1: the information starts with u32 total_size and u32 reserved; tags follow, each
+// starting on an 8-byte boundary, until a tag of type 0.
 struct mb2_tag {
   u32 type;
-  u32 size;
-};
+  u32 size;     // header included, padding to 8 bytes not
+} __packed;
 
-struct bootinfo bootinfo;
+// 3.6.8: the memory map's body is entry_size and entry_version, then the entries.
+struct mb2_mmap {
+  u32 entry_size;   // a multiple of 8, at least sizeof(struct mb2_mmap_entry)
+  u32 entry_version;
+} __packed;
 
+struct mb2_mmap_entry {
+  u64 base_addr;
+  u64 length;
+  u32 type;
+  u32 reserved;
+} __packed;
+
+// The strings may lack their NUL; a copy is cut to fit cap, NUL included.
 static void
 copy_string(char *dst, size_t cap, const char *src, size_t srclen)
 {
-  size_t n = strnlen(src, srclen);
-  if(n >= cap)
-    n = cap - 1;
+  size_t n = MIN(strnlen(src, srclen), cap - 1);
+
   memcpy(dst, src, n);
-  dst[n] = 0;
+  dst[n] = '\0';
 }
 
-// The boot information lies below 1 GiB, reachable through the boot page
-// tables' KERNEL_VMA window (boot/entry.S maps the first GiB there).
-void
-multiboot_parse(u32 magic, u64 mbi_phys)
+// Entries are read with memcpy: nothing in the buffer is assumed aligned.
+static const char *
+parse_mmap(struct bootinfo *bi, const u8 *body, size_t blen)
 {
-  if(magic != MB2_BOOT_MAGIC) {
-    pr_err("multiboot: bad magic %#x: not loaded by a Multiboot2 loader\n", magic);
-    return;
-  }
-  if(mbi_phys >= (1UL << 30)) {
-    pr_err("multiboot: boot information at %#lx is above 1 GiB\n", mbi_phys);
-    return;
-  }
-  u8 *mbi = (u8 *)(KERNEL_VMA + mbi_phys);
-  u32 total = *(u32 *)mbi;
-  bootinfo.mbi_phys = mbi_phys;
-  bootinfo.mbi_size = total;
-  bool have_new_rsdp = false;
+  struct mb2_mmap h;
+  struct mb2_mmap_entry e;
 
-  for(u32 off = 8; off + sizeof(struct mb2_tag) <= total;) {
-    struct mb2_tag *tag = (struct mb2_tag *)(mbi + off);
-    if(tag->type == TAG_END || tag->size < 8 || off + tag->size > total)
-      break;
-    u8 *body = (u8 *)(tag + 1);
-    u32 blen = tag->size - 8;
-    switch(tag->type) {
+  if(blen < sizeof(h))
+    return "memory map tag too short, ignored";
+  memcpy(&h, body, sizeof(h));
+  if(h.entry_size < sizeof(e) || h.entry_size % 8 != 0)
+    return "memory map entry size invalid, map ignored";
+  for(size_t off = sizeof(h); blen - off >= h.entry_size; off += h.entry_size) {
+    if(bi->nmmap == BOOT_MMAP_MAX)
+      return "memory map has too many entries, the rest ignored";
+    memcpy(&e, body + off, sizeof(e));
+    bi->mmap[bi->nmmap++] = (struct boot_mmap_entry){ e.base_addr, e.length, e.type };
+  }
+  return NULL;
+}
+
+// ACPI 2.0's RSDP (tag 15) is preferred over the 1.0 one (tag 14), whichever comes first.
+static void
+parse_rsdp(struct bootinfo *bi, u32 type, const u8 *body, size_t blen, bool *have_new)
+{
+  if(type == TAG_ACPI_OLD && *have_new)
+    return;
+  bi->rsdp_len = MIN(blen, sizeof(bi->rsdp));
+  memcpy(bi->rsdp, body, bi->rsdp_len);
+  *have_new = type == TAG_ACPI_NEW;
+}
+
+const char *
+multiboot_parse_info(struct bootinfo *bi, const void *buf, size_t len)
+{
+  const u8 *mbi = buf;
+  const char *why = NULL, *bad;
+  bool have_new_rsdp = false;
+  struct mb2_tag tag;
+  u32 total;
+
+  memset(bi, 0, sizeof(*bi));
+  if(len < 8)
+    return "boot information shorter than its header";
+  memcpy(&total, mbi, sizeof(total));
+  if(total < 8 || total > len)
+    return "boot information size out of range";
+  bi->mbi_size = total;
+  // off may pass total by the padding of a last tag without an end tag; sizes are size_t,
+  // so off + size cannot wrap.
+  for(size_t off = 8; ; off += ALIGN_UP((size_t)tag.size, 8)) {
+    if(off > total || total - off < sizeof(tag))
+      return why ? why : "no end tag before the end of the information";
+    memcpy(&tag, mbi + off, sizeof(tag));
+    if(tag.type == TAG_END)
+      return why;
+    // A bad size hides where the next tag starts: the walk stops, keeping what it has.
+    if(tag.size < sizeof(tag) || tag.size > total - off)
+      return why ? why : "a tag's size is out of range, the tags after it ignored";
+    const u8 *body = mbi + off + sizeof(tag);
+    size_t blen = tag.size - sizeof(tag);
+    bad = NULL;
+    switch(tag.type) {
     case TAG_CMDLINE:
-      copy_string(bootinfo.cmdline, sizeof(bootinfo.cmdline), (char *)body, blen);
+      copy_string(bi->cmdline, sizeof(bi->cmdline), (const char *)body, blen);
       break;
     case TAG_LOADER:
-      copy_string(bootinfo.loader, sizeof(bootinfo.loader), (char *)body, blen);
+      copy_string(bi->loader, sizeof(bi->loader), (const char *)body, blen);
       break;
-    case TAG_MMAP: {
-      u32 esize = *(u32 *)body;
-      if(esize < 24)
-        break;
-      for(u32 e = 8; e + esize <= blen && bootinfo.nmmap < BOOT_MMAP_MAX; e += esize) {
-        struct boot_mmap_entry *m = &bootinfo.mmap[bootinfo.nmmap++];
-        m->base = *(u64 *)(body + e);
-        m->len = *(u64 *)(body + e + 8);
-        m->type = *(u32 *)(body + e + 16);
-      }
+    case TAG_MMAP:
+      bad = parse_mmap(bi, body, blen);
       break;
-    }
-    case TAG_ACPI_NEW:
     case TAG_ACPI_OLD:
-      if(tag->type == TAG_ACPI_OLD && have_new_rsdp)
-        break;
-      bootinfo.rsdp_len = MIN(blen, (u32)sizeof(bootinfo.rsdp));
-      memcpy(bootinfo.rsdp, body, bootinfo.rsdp_len);
-      have_new_rsdp = tag->type == TAG_ACPI_NEW;
+    case TAG_ACPI_NEW:
+      parse_rsdp(bi, tag.type, body, blen, &have_new_rsdp);
       break;
     }
-    off += ALIGN_UP(tag->size, 8);   // tags are 8-byte aligned
+    if(why == NULL)
+      why = bad;
   }
 }
