@@ -281,29 +281,34 @@ profile_print_top(const struct prof_table *t, const char *what, int n)
   }
 }
 
-// Once a boot: the tables of the CPUs online now (all of them, by the time it runs).
+// Once a boot: the tables of the CPUs online now (all of them, by the time it runs), then the
+// NMI source. A table that could not be allocated (fault injection) is tried again at the next
+// call; the ones already allocated are kept.
 int
 profile_setup(u32 hz)
 {
-  static int tried, err;
+  static int done;   // 1: set up; -ENODEV: no NMI source, for good
   int cpu;
 
-  if(tried++)
-    return err;
-  if(!arch_nmi_timer_init(hz, SAMPLER_CPU))
-    return err = -ENODEV;
+  if(done)
+    return done > 0 ? 0 : done;
   for_each_online_cpu(cpu) {
     struct prof_cpu *pc = per_cpu_ptr(&prof_cpu, cpu);
+    if(pc->t.slot)
+      continue;
     struct prof_stack *slots = kmalloc(PROFILE_CPU_STACKS * sizeof(*slots), GFP_KERNEL);
     if(!slots) {
       pr_err("profile: no memory for CPU %d's samples: profiling off\n", cpu);
-      return err = -ENOMEM;
+      return -ENOMEM;
     }
     prof_table_init(&pc->t, slots, PROFILE_CPU_STACKS);
     // Kept for the boot (every later profile samples into it): the leak check counts it as
     // free. A kmalloc this large is whole pages (mm/slab.c).
     account_permanent_pages(1UL << get_order(PROFILE_CPU_STACKS * sizeof(*slots)));
   }
+  if(!arch_nmi_timer_init(hz, SAMPLER_CPU))
+    return done = -ENODEV;
+  done = 1;
   smp_store_release(&profile_hz, hz);
   return 0;
 }

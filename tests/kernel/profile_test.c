@@ -3,6 +3,7 @@
 #include "printk.h"
 #include "profile.h"
 #include "sched.h"
+#include "errno.h"
 #include "selftest.h"
 #include "slab.h"
 #include "smp.h"
@@ -18,10 +19,11 @@
 // Tolerance of each share, in percentage points. Three standard deviations of a share near 50%
 // over the 600 samples the test insists on at least would be 6; but a vCPU the host
 // deschedules takes one late sample standing for every period it missed, all at the place it
-// resumes, so a loaded host makes the shares scatter more than counting alone does: measured
-// over twelve runs at 1 and 8 vCPUs, spin 57-71% and irq-off 20-32%. 15 covers that; a
-// profiler blind to irq-off regions (planted-profile-irqoff) still reads 0% there.
-#define TOL_PCT 15
+// resumes, so a loaded host makes the shares scatter more than counting alone does. Measured
+// over 15 runs at 1, 2 and 8 vCPUs: spin 57-75%, irq-off 20-32%, so the irq-off region comes
+// out about 4 points under its 30% (README, Profiling, says so). 18 covers that; a profiler
+// blind to irq-off regions (planted-profile-irqoff) still reads 0% there.
+#define TOL_PCT 18
 #define MIN_SAMPLES 600
 
 static volatile u64 hot_sink;
@@ -102,12 +104,14 @@ hotspot_run(const char *name)
   int err;
   bool ok;
 
-  if((err = profile_setup(HZ_TEST)) < 0) {
+  if((err = profile_setup(HZ_TEST)) == -ENOMEM)
+    return selftest_skip("enomem");
+  if(err < 0) {
     selftest_extra("setup=%d", err);
     return false;
   }
   if(!(t = profile_table_alloc(PROFILE_CPU_STACKS * 4)))
-    return false;
+    return selftest_skip("enomem");
   profile_collect(NULL);
   profile_start();
   th = kthread_create(hot_thread, NULL, num_online_cpus() - 1, "hotspot");
