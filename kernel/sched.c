@@ -448,9 +448,12 @@ sched_idle_loop(void)
       continue;
     }
     rcu_idle_enter();                      // an idle CPU holds no grace period back
-    u64 when = next_timer(rq);
+    u64 when = next_timer(rq), now = ktime_ns();
+    // One reading of the clock: with two, a deadline that passed between them made the
+    // difference wrap, and the LAPIC timer's count saturated at 2^32 ticks, 68 s (a sleeper
+    // woke 68 s late: madvise's slot warmers stalled three full boots by that much).
     if(when)
-      arch_timer_set_oneshot(when > ktime_ns() ? when - ktime_ns() : 1);
+      arch_timer_set_oneshot(when > now ? when - now : 1);
     else
       arch_timer_stop();
     arch_safe_halt();                      // irq_enter ends idle for the handler
