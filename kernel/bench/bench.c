@@ -619,6 +619,7 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u
   memset(&ctx, 0, sizeof(ctx));
   ctx.suite = s;
   ctx.max_threads = results.threads[results.nthreads - 1];
+  ctx.runs = runs;
   suite_ns = suite_settle_ns = suite_run_ns = 0;
   for(t = 0; t < results.nthreads; t++)
     run_point(t, runs, us);
