@@ -126,6 +126,9 @@ void account_permanent_pages(unsigned long n);
 unsigned long nr_permanent_pages(void);
 void drain_local_pages(void);        // this CPU's per-CPU list back to the buddy lists
 void drain_all_pages(void);          // every CPU's (call with interrupts enabled)
+// Gives back all that is freed but kept for later (RCU callbacks, preload stashes, slab
+// magazines and empty slabs, per-CPU page lists): mm/leakcheck.c.
+void mm_quiesce(void);
 void show_free_areas(void);          // the free counts on the console
 bool page_alloc_ready(void);         // true once mm_init has taken over from the boot allocator
 

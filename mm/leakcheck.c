@@ -26,9 +26,10 @@ static struct mm_usage at_boot, at_end;
 // radix-tree nodes) run, the radix-tree preload stashes go back to their pools, the CPUs'
 // magazines and the empty slabs go back (those of SLAB_TYPESAFE_BY_RCU caches through one
 // more grace period), and every CPU's per-CPU page list goes back to the buddy lists. What
-// is then allocated is what something still holds.
-static void
-quiesce(void)
+// is then allocated is what something still holds. The benchmark harness settles between
+// runs with it too, so every run starts from the same allocator state.
+void
+mm_quiesce(void)
 {
   rcu_barrier();
   on_each_cpu(radix_tree_drain_preloads, NULL, true);
@@ -40,7 +41,7 @@ quiesce(void)
 static void
 measure(struct mm_usage *u)
 {
-  quiesce();
+  mm_quiesce();
   u->pages = nr_free_pages() + nr_permanent_pages();
   for(int i = 0; i < KMEM_CACHE_INDEX_MAX; i++)
     if((u->present[i] = kmem_cache_usage(i, &u->cache[i])))

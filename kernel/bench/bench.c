@@ -286,10 +286,7 @@ bench_settle_lazyfree(struct bench_ctx *c)
 static void
 clean_between(void)
 {
-  rcu_barrier();
-  kmem_cache_shrink_all();
-  rcu_barrier();
-  drain_all_pages();
+  mm_quiesce();
 }
 
 // One run of us microseconds (at least; measured: BENCH_MIN_OPS for every worker), timed

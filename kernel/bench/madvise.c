@@ -5,10 +5,8 @@
 #include "list.h"
 #include "mm.h"
 #include "printk.h"
-#include "rcupdate.h"
 #include "reclaim.h"
 #include "sched.h"
-#include "slab.h"
 #include "smp.h"
 #include "vm.h"
 #include "vsprintf.h"
@@ -258,13 +256,11 @@ unpin_memory(void)
   }
 }
 
-// Free pages with nothing cached: RCU callbacks run, per-CPU lists and slabs drained.
+// Free pages with nothing cached (mm_quiesce).
 static unsigned long
 free_pages_settled(void)
 {
-  rcu_barrier();
-  drain_all_pages();
-  kmem_cache_shrink_all();
+  mm_quiesce();
   return nr_free_pages();
 }
 
