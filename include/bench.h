@@ -67,6 +67,8 @@ struct bench_ctx {
   const struct benchsuite *suite;
   const struct bench_variant *variant;
   int vi;            // index of variant in suite->variants
+  int slot;          // the point's column (< BENCH_MAX_SLOTS): with bench.aa=yes a variant has
+                     // two, so state a suite keeps between runs is per slot, not per variant
   int threads;       // workers in the running point
   int max_threads;   // the most workers any point of this variant runs (for setup)
   u32 round;         // of the point's runs of this variant: 0 the warm-up, 1.. the timed ones
@@ -114,6 +116,12 @@ struct benchsuite {
   struct bench_pair pairs[BENCH_MAX_PAIRS];   // likewise; the first is the table's ratio column
   const char *extras[BENCH_MAX_EXTRAS];   // doc/console.md names of extra values, NULL-terminated
   struct bench_headline headline;   // the seed's own comparison (seed suites only)
+  // Timed runs of each point when neither bench.runs= nor bench=quick says (0: the harness's
+  // default, 5; kernel/bench/bench.c). A suite asks for more where five do not hold its
+  // verdicts from boot to boot, and says why: the interval's t quantile, at the Bonferroni
+  // level of a suite's comparisons, is 5.5 for the 8 degrees of freedom five runs a side give
+  // and 3.8 for the 18 of ten (stats_tq), so ten runs narrow it by more than half.
+  u32 runs;
 
   // Every variant measured at a thread count runs one run at a time, in turn, A B C then
   // C B A (kernel/bench/bench.c), and every run starts from its own setup: so before and

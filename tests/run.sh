@@ -207,6 +207,17 @@ for smp in 2 8; do
   result "bench/quick@smp$smp ran the release image" $? "($(bootline $name))"
 done
 
+# bench.aa=yes: every suite with each b variant replaced by a copy of a. A suite that keeps
+# state between runs keeps it per column (ctx->slot), so a variant and its copy each have their
+# own: shared, the copy's setup would build over the original's (radix, pagecache) and leak.
+name=bench-aa-smp2
+boot "$name" 2 "bench=quick bench.aa=yes bench.secs=0.02 bench.runs=2"
+rc=$?
+has "$name" "^(\[ *[0-9.]+\] )?BENCH-AA suites=[1-9][0-9]* comparisons=[1-9][0-9]* false=[0-9]+\$" &&
+  has "$name" "^(\[ *[0-9.]+\] )?LEAK-CHECK result=pass" && has "$name" "^(\[ *[0-9.]+\] )?END result=pass"
+result "bench/aa@smp2" $((rc | $?)) "(exit $rc; $(grep -m 1 'BENCH-AA' "$logs/$name.log"))" \
+  "$logs/$name.log"
+
 echo "== gdb"
 tests/gdb/smoke.sh 8 > "$logs/gdb-smoke.out" 2>&1
 result "gdb/smoke@smp8" $? "($(grep -c FAIL "$logs/gdb-smoke.out") checks failed; $logs/gdb-smoke.out)"

@@ -473,6 +473,7 @@ setup_slot(int i)
   char name[96];
 
   ctx.vi = results.slots[i].vi;
+  ctx.slot = i;
   ctx.variant = &s->variants[ctx.vi];
   ctx.priv = NULL;
   for(tries = 0; s->setup && tries < 2; tries++) {
@@ -588,6 +589,17 @@ run_point(int t, u32 runs, u32 us)
   }
   bench_profile_point_end();
   stop_workers(n);
+}
+
+// A point's timed runs in suite s: bench.runs= if given, else bench=quick's, else the suite's.
+static u32
+suite_runs(const struct benchsuite *s, bool quick)
+{
+  if(kcmdline.bench_runs)
+    return kcmdline.bench_runs;
+  if(quick)
+    return QUICK_RUNS;
+  return s->runs ? s->runs : DEFAULT_RUNS;
 }
 
 // Milliseconds a plan takes: points of a warm-up and runs timed runs.
@@ -739,25 +751,24 @@ bench_run(void)
   const struct benchsuite *s;
   int cpus = num_online_cpus(), nsuites = 0, points = 0;
   bool quick = kcmdline.bench_quick, aa = kcmdline.bench_aa;
-  u32 runs = kcmdline.bench_runs ? kcmdline.bench_runs : quick ? QUICK_RUNS : DEFAULT_RUNS;
   u32 us = kcmdline.bench_secs_us ? kcmdline.bench_secs_us : quick ? QUICK_US : DEFAULT_US;
-  u64 t0 = ktime_ns(), ms;
+  u64 t0 = ktime_ns(), ms, plan = 0;
 
   failures = check_registry();
   for_each_suite(s) {
     if(selected(s)) {
       nsuites++;
       points += bench_points(s, cpus, quick, aa);
+      plan += plan_ms(bench_points(s, cpus, quick, aa), suite_runs(s, quick), us);
     }
   }
   if(nsuites > 0)
-    printk("bench: %d suites, %d points at %d CPUs, %u runs of %u.%02u s each and a warm-up:"
-           " ~%lu s\n", nsuites, points, cpus, runs, us / 1000000, us % 1000000 / 10000,
-           (plan_ms(points, runs, us) + 500) / 1000);
+    printk("bench: %d suites, %d points at %d CPUs, runs of %u.%02u s and a warm-up: ~%lu s\n",
+           nsuites, points, cpus, us / 1000000, us % 1000000 / 10000, (plan + 500) / 1000);
 
   for_each_suite(s)
     if(selected(s))
-      run_suite(s, cpus, quick, aa, runs, us);
+      run_suite(s, cpus, quick, aa, suite_runs(s, quick), us);
 
   ms = (ktime_ns() - t0) / 1000000;
   printk("BENCH-DONE suites=%d secs=%lu.%03lu\n", nsuites, ms / 1000, ms % 1000);

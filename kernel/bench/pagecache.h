@@ -14,12 +14,13 @@ struct pc_tally {
   u64 failed;     // replacements that could not add their fresh page (-ENOMEM)
 };
 
-// The file for ctx->variant (name and fanout), filled; then ctx->priv is its address_space.
+// The file for ctx->variant (name and fanout, ctx->vi its own), filled at ctx->round 0 and
+// kept until teardown at round ctx->runs; ctx->priv is its address_space.
 int pc_setup(struct bench_ctx *ctx);
 void pc_teardown(struct bench_ctx *ctx);
 u64 pc_worker(struct bench_ctx *ctx, int thread_index);
 // With the workers parked: checks the run just ended and the whole file; false (and a line on
 // the console) if a lookup found a wrong page or the file lost a page or a replacement.
 bool pc_verify(struct bench_ctx *ctx, u64 ops);
-// The tally of the runs verified since the last call, which it clears.
-void pc_take_tally(struct pc_tally *t);
+// The tally of ctx's file's runs verified since the last call, which it clears.
+void pc_take_tally(struct bench_ctx *ctx, struct pc_tally *t);

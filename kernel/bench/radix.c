@@ -15,7 +15,7 @@
 // One tree per fanout, built at a point's warm-up and deleted after its last timed run: the
 // workers only look up, so every run of the point starts from the same tree, and building
 // 2^18 items six times a point took most of the suite's time (39 of 45 s at 8 vCPUs).
-static struct radix_tree_root trees[3];
+static struct radix_tree_root trees[BENCH_MAX_SLOTS];   // by ctx->slot (bench.aa=yes: six)
 static DEFINE_SPINLOCK(tree_lock);
 static u64 misses;
 
@@ -36,7 +36,7 @@ radix_empty(struct radix_tree_root *tree)
 static int
 radix_setup(struct bench_ctx *ctx)
 {
-  struct radix_tree_root *tree = &trees[ctx->vi];
+  struct radix_tree_root *tree = &trees[ctx->slot];
   unsigned shift = ctx->variant->fanout == 16 ? 4 : ctx->variant->fanout == 64 ? 6 : 7;
   int err = 0;
 
@@ -65,7 +65,7 @@ static void
 radix_teardown(struct bench_ctx *ctx)
 {
   if(ctx->round == ctx->runs)
-    radix_empty(&trees[ctx->vi]);
+    radix_empty(&trees[ctx->slot]);
 }
 
 static u64
@@ -78,7 +78,7 @@ radix_worker(struct bench_ctx *ctx, int thread_index)
     x ^= x << 17;
     unsigned long index = x % NR_ITEMS;
     rcu_read_lock();
-    bad += radix_tree_lookup(&trees[ctx->vi], index) != item_for(index);
+    bad += radix_tree_lookup(&trees[ctx->slot], index) != item_for(index);
     rcu_read_unlock();
     if(++ops % YIELD_EVERY == 0)
       bench_yield(ctx);

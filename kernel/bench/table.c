@@ -252,6 +252,8 @@ bench_suite_bad(const struct benchsuite *s)
     return "its seed or op is missing or holds '=' or a control character";
   if(s->sweep < SWEEP_UP || s->sweep > SWEEP_FIXED || !s->worker || bench_nvariants(s) == 0)
     return "it has no sweep, worker or variant";
+  if(s->runs > 1000)
+    return "it asks for more runs than bench.runs= allows (1000)";
   for(i = 0; i < bench_nvariants(s); i++)
     if(!s->variants[i].name[0] || !made_of(s->variants[i].name, NAME_CHARS))
       return "a variant's name is not [a-z0-9-]+";

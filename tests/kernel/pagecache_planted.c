@@ -73,7 +73,7 @@ planted_pagecache_recheck(void)
         kthread_join(th[i]);
     WRITE_ONCE(racing, false);
     ok = pc_verify(&ctx, worker_ops[0] + worker_ops[1]);
-    pc_take_tally(&t);
+    pc_take_tally(&ctx, &t);
     sum.lookups += t.lookups;
     sum.wrong += t.wrong;
     sum.replaced += t.replaced;
