@@ -181,11 +181,12 @@ profile_nmi(struct trapframe *tf)
 void
 profile_start(void)
 {
-  u64 now = ktime_ns();
+  u64 now;
   int cpu;
 
   if(!profile_hz)
     return;
+  now = ktime_ns();
   for_each_online_cpu(cpu)
     per_cpu_ptr(&prof_cpu, cpu)->idle_at = idle_time_ns(cpu, now);
   started_ns = now;

@@ -431,7 +431,8 @@ next_timer(struct rq *rq)
 }
 
 // A CPU's idle clock (include/tick.h). Only the CPU itself writes it, with interrupts off (the
-// idle loop, irq_enter); another reads it under seq, which is odd while a write is on.
+// idle loop, irq_enter); another reads it under seq, which is odd while a write is on: the
+// writers' seq updates pair with idle_time_ns's read_seqcount_begin and _retry.
 struct idle_clock {
   seqcount_t seq;
   bool on;          // halted, or about to: since is the start
