@@ -186,7 +186,7 @@ HOSTCFLAGS := -std=gnu11 $(HOSTINC) $(HOSTSAN) -g -O1 -Wall -Wextra -Werror \
   -Wmissing-prototypes -Wno-unused-parameter -MMD -MP
 HOSTLDFLAGS := -Wl,-T,$(HOSTLIB)/percpu.ld
 HOST_TESTS := test_cmdline test_vsprintf test_ksyms test_stats test_acpi test_radix test_bench \
-  test_spinlock test_pagecache test_path test_vma test_prof test_lockdep
+  test_spinlock test_pagecache test_path test_vma test_prof test_lockdep test_inflate test_cpio
 HOST_BINS := $(addprefix $(BUILD)/host/,$(HOST_TESTS))
 
 # Each test's sources, its own file first.
@@ -208,6 +208,8 @@ HOSTSRC_test_pagecache := tests/host/test_pagecache.c mm/filemap.c mm/pagecache_
   kernel/locking/mutex.c \
   $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c mempool.c page_alloc.c vmscan.c sched.c panic.c)
 HOSTSRC_test_path := tests/host/test_path.c fs/path.c
+HOSTSRC_test_inflate := tests/host/test_inflate.c kernel/lib/inflate.c kernel/lib/gunzip.c
+HOSTSRC_test_cpio := tests/host/test_cpio.c kernel/lib/cpio.c
 HOSTSRC_test_lockdep := tests/host/test_lockdep.c kernel/locking/lockdep_graph.c
 HOSTSRC_test_vma := tests/host/test_vma.c mm/mmap.c kernel/lib/cpumask.c kernel/locking/ticket.c \
   kernel/locking/rwsem.c $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c sched.c time.c panic.c)
