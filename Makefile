@@ -257,18 +257,21 @@ host-tests: $(HOST_BINS)
 host-test-list:
 	@printf '%s\n' $(HOST_BINS)
 
-# Fuzzers: the parsers of the command line, the ACPI tables and the Multiboot2 information,
+# Fuzzers: the parsers of the command line, the ACPI tables, the Multiboot2 information and
+# the initramfs (gzip, DEFLATE, cpio),
 # built from the kernel's files with clang's libFuzzer, ASan and UBSan (tests/fuzz/). make
 # test runs each for a fixed, seeded number of inputs; make fuzz SECS=s runs each for s seconds
 # (tests/fuzz/run.sh says where inputs go).
 FUZZ_CC := clang-14
 FUZZSAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZCFLAGS := $(filter-out $(HOSTSAN),$(HOSTCFLAGS)) $(FUZZSAN)
-FUZZERS := cmdline acpi multiboot
+FUZZERS := cmdline acpi multiboot inflate cpio
 FUZZ_BINS := $(addprefix $(BUILD)/fuzz/fuzz_,$(FUZZERS))
 FUZZSRC_cmdline := tests/fuzz/fuzz_cmdline.c kernel/lib/cmdline.c
 FUZZSRC_acpi := tests/fuzz/fuzz_acpi.c arch/x86_64/acpi.c
 FUZZSRC_multiboot := tests/fuzz/fuzz_multiboot.c arch/x86_64/multiboot.c
+FUZZSRC_inflate := tests/fuzz/fuzz_inflate.c kernel/lib/inflate.c kernel/lib/gunzip.c
+FUZZSRC_cpio := tests/fuzz/fuzz_cpio.c kernel/lib/cpio.c
 
 define fuzzer
 FUZZOBJ_$(1) := $(patsubst %.c,$(BUILD)/fuzz/obj/$(1)/%.o,$(FUZZSRC_$(1)))
