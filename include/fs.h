@@ -253,6 +253,14 @@ proc_exe_fn proc_set_exe_hook(proc_exe_fn fn);
 int vfs_mkdir_p(const char *path, u32 mode);
 int vfs_add_inode(const char *path, struct inode *inode);
 
+// The initramfs (fs/initramfs.c): every archive GRUB loaded, unpacked into "/" in order (a
+// later name replaces an earlier one), then their memory freed. One INITRAMFS line each.
+void populate_rootfs(void);
+struct initramfs_stats {
+  unsigned long archives, entries, errors, freed_pages;
+};
+extern struct initramfs_stats initramfs_stats;   // for the self-tests
+
 // Inodes (fs/inode.c).
 struct inode *new_inode(struct super_block *sb, u32 mode);   // one reference
 struct inode *iget(struct super_block *sb, unsigned long ino); // NULL if not in the hash
