@@ -187,25 +187,36 @@ unpack_buffer(struct unpack *u, const u8 *buf, size_t len, u8 *window, const cha
   return 0;
 }
 
-// Unpacks one module and reports it on the console; a bad archive keeps what came before
-// the trouble.
-static void
-unpack_module(const struct boot_module *m, struct unpack *u, u8 *window)
+int
+initramfs_unpack(const void *buf, size_t len, const char *name, struct initramfs_result *res)
 {
   const char *why = NULL;
   size_t at = 0;
-  memset(u, 0, sizeof(*u));
-  cpio_init(&u->parser, &unpack_ops, u);
-  int err = unpack_buffer(u, __va(m->start), m->end - m->start, window, &why, &at);
-  if(u->file)
-    vfs_close(u->file);
+  struct unpack *u = kzalloc(sizeof(*u), GFP_KERNEL);
+  struct page *wp = alloc_pages(GFP_KERNEL, get_order(INFLATE_WINDOW));
+  int err = -ENOMEM;
+  if(u && wp) {
+    cpio_init(&u->parser, &unpack_ops, u);
+    err = unpack_buffer(u, buf, len, page_address(wp), &why, &at);
+    if(u->file)
+      vfs_close(u->file);
+  }
   if(err)
-    pr_err("initramfs: %s: %s at offset %lu (error %d); unpacking stopped there\n", m->name,
-           why ? why : "error", at, err);
+    pr_err("initramfs: %s: %s at offset %lu (error %d); unpacking stopped there\n", name,
+           why ? why : "no memory", at, err);
+  struct initramfs_result r = { 0 };
+  if(u)
+    r = (struct initramfs_result){ u->parser.entries, u->files, u->dirs, u->links, u->nodes,
+                                   u->bytes, u->errors };
   printk("INITRAMFS archive=%s bytes=%lu result=%s entries=%lu files=%lu dirs=%lu links=%lu "
-         "nodes=%lu data_bytes=%lu errors=%lu\n", m->name[0] ? m->name : "-",
-         (unsigned long)(m->end - m->start), err ? "fail" : "pass", u->parser.entries, u->files,
-         u->dirs, u->links, u->nodes, u->bytes, u->errors);
+         "nodes=%lu data_bytes=%lu errors=%lu\n", name[0] ? name : "-", (unsigned long)len,
+         err ? "fail" : "pass", r.entries, r.files, r.dirs, r.links, r.nodes, r.bytes, r.errors);
+  if(res)
+    *res = r;
+  kfree(u);
+  if(wp)
+    __free_pages(wp, get_order(INFLATE_WINDOW));
+  return err;
 }
 
 struct initramfs_stats initramfs_stats;
@@ -213,24 +224,19 @@ struct initramfs_stats initramfs_stats;
 void
 populate_rootfs(void)
 {
-  if(bootinfo.nmodules == 0)
-    return;
-  struct unpack *u = kmalloc(sizeof(*u), GFP_KERNEL);
-  struct page *wp = alloc_pages(GFP_KERNEL, get_order(INFLATE_WINDOW));
-  if(!u || !wp)
-    pr_err("initramfs: no memory to unpack into; archives dropped\n");
-  for(int i = 0; u && wp && i < bootinfo.nmodules; i++) {
-    unpack_module(&bootinfo.modules[i], u, page_address(wp));
-    initramfs_stats.archives++;
-    initramfs_stats.entries += u->parser.entries;
-    initramfs_stats.errors += u->errors;
-  }
-  kfree(u);
-  if(wp)
-    __free_pages(wp, get_order(INFLATE_WINDOW));
   unsigned long freed = 0;
+  for(int i = 0; i < bootinfo.nmodules; i++) {
+    const struct boot_module *m = &bootinfo.modules[i];
+    struct initramfs_result r;
+    int err = initramfs_unpack(__va(m->start), m->end - m->start, m->name, &r);
+    initramfs_stats.archives++;
+    initramfs_stats.failed += err != 0;
+    initramfs_stats.entries += r.entries;
+    initramfs_stats.errors += r.errors;
+  }
   for(int i = 0; i < bootinfo.nmodules; i++)
     freed += free_reserved_range(bootinfo.modules[i].start, bootinfo.modules[i].end);
   initramfs_stats.freed_pages = freed;
-  pr_info("initramfs: %lu pages of archives freed\n", freed);
+  if(bootinfo.nmodules)
+    pr_info("initramfs: %lu pages of archives freed\n", freed);
 }

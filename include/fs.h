@@ -257,9 +257,15 @@ int vfs_add_inode(const char *path, struct inode *inode);
 // later name replaces an earlier one), then their memory freed. One INITRAMFS line each.
 void populate_rootfs(void);
 struct initramfs_stats {
-  unsigned long archives, entries, errors, freed_pages;
+  unsigned long archives, failed, entries, errors, freed_pages;
 };
 extern struct initramfs_stats initramfs_stats;   // for the self-tests
+// Unpacks the archive in buf into "/" and prints its INITRAMFS line: 0, or the error that
+// stopped it (what came before stays). An entry that cannot be made is named and skipped.
+struct initramfs_result {
+  unsigned long entries, files, dirs, links, nodes, bytes, errors;
+};
+int initramfs_unpack(const void *buf, size_t len, const char *name, struct initramfs_result *r);
 
 // Inodes (fs/inode.c).
 struct inode *new_inode(struct super_block *sb, u32 mode);   // one reference
