@@ -27,7 +27,7 @@ result() { # result NAME OK [DETAIL [LOG]]: a failure shows the end of LOG (CI k
 # last 40 lines when there is none), at most 120 lines, indented under the FAIL line.
 show_failure() {
   local from
-  from=$(grep -nE 'kernel panic on cpu|watchdog:|nmi: CPU|hung task|soft lockup|FAILED|LOCKDEP|result=fail|leakcheck:' "$1" \
+  from=$(grep -nE 'kernel panic on cpu|watchdog:|nmi: CPU|hung task|soft lockup|FAILED|LOCKDEP|SELFTEST name=[a-z0-9-]+ result=fail|LEAK-CHECK result=fail|END result=fail|leakcheck:' "$1" \
          | head -n 1 | cut -d: -f1)
   if [ -n "$from" ]; then
     tail -n +"$from" "$1" | head -n 120
