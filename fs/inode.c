@@ -124,7 +124,7 @@ inode_stat(struct inode *inode, struct kstat *st)
   st->gid = READ_ONCE(inode->i_gid);
   st->rdev = inode->i_rdev;
   st->size = READ_ONCE(inode->i_size);
-  st->nrpages = S_ISREG(st->mode) && !inode->i_fop ? READ_ONCE(inode->i_data.nrpages) : 0;
+  st->nrpages = S_ISREG(st->mode) ? READ_ONCE(inode->i_data.nrpages) : 0;
 }
 
 void

@@ -66,14 +66,16 @@ walk_rcu(struct nameidata *nd, const char *path, bool parent)
   for(;;) {
     struct qstr name;
     int r = path_next(&nd->path, &name);
-    if(r < 0)
-      return r;
-    if(r == 0)
-      break;
+    if(unlikely(r != PATH_NAME)) {
+      if(r < 0)
+        return r;
+      if(r == 0)
+        break;
+      return -EAGAIN;   // "." or ".."
+    }
+    // A symbolic link on the way fails this test too: the common case pays for no other.
     if(!S_ISDIR(READ_ONCE(nd->inode->i_mode)))
-      return rcu_result(nd, -ENOTDIR);
-    if(r != PATH_NAME)
-      return -EAGAIN;
+      return S_ISLNK(nd->inode->i_mode) ? -EAGAIN : rcu_result(nd, -ENOTDIR);
     if(parent && path_last(nd->path)) {
       nd->last = name;
       return 0;
@@ -91,14 +93,14 @@ walk_rcu(struct nameidata *nd, const char *path, bool parent)
     nd->inode = inode;
     if(!follow_mount_rcu(nd))
       return -EAGAIN;
-    // The type bits never change: a link not to be followed is a result like any other.
-    if(unlikely(S_ISLNK(inode->i_mode)) &&
-       (nd->follow || nd->must_dir || !path_last(nd->path)))
-      return -EAGAIN;
   }
   if(parent)
     return -EINVAL;   // only slashes: "/" has no final name
-  if(nd->must_dir && !S_ISDIR(READ_ONCE(nd->inode->i_mode)))
+  // The type bits never change: a link not to be followed is a result like any other.
+  u32 mode = READ_ONCE(nd->inode->i_mode);
+  if(unlikely(S_ISLNK(mode)) && (nd->follow || nd->must_dir))
+    return -EAGAIN;
+  if(nd->must_dir && !S_ISDIR(mode))
     return rcu_result(nd, -ENOTDIR);
   return 0;
 }
@@ -124,11 +126,13 @@ follow_dotdot(struct dentry *d)
   return follow_mount(parent);
 }
 
-// The walk reached the symbolic link at link: nd->path becomes its target followed by what
-// was left of the path, in a buffer of its own; an absolute target restarts at "/".
+// The walk stands on a symbolic link (nd->dentry, referenced): nd->path becomes its target
+// followed by rest (what was left of the path), in a buffer of its own, and the walk goes
+// back to the link's directory, or to "/" for an absolute target.
 static int
-follow_link(struct nameidata *nd, struct dentry *link)
+follow_link(struct nameidata *nd, const char *rest)
 {
+  struct dentry *link = nd->dentry;
   struct inode *inode = link->d_inode;
   if(++nd->links > MAXSYMLINKS)
     return -ELOOP;
@@ -137,24 +141,22 @@ follow_link(struct nameidata *nd, struct dentry *link)
     return -ENOMEM;
   int n = inode->i_op && inode->i_op->get_link ? inode->i_op->get_link(inode, buf, PATH_MAX)
                                                 : -EINVAL;
-  size_t rest = strlen(nd->path);
+  size_t len = strlen(rest);
   if(n == 0)
     n = -ENOENT;   // an empty target names nothing (Linux)
-  else if(n > 0 && (size_t)n + 1 + rest >= PATH_MAX)
+  else if(n > 0 && (size_t)n + 1 + len >= PATH_MAX)
     n = -ENAMETOOLONG;
   if(n < 0) {
     kfree(buf);
     return n;
   }
   buf[n] = '/';
-  memcpy(buf + n + 1, nd->path, rest + 1);
-  kfree(nd->buf);   // nd->path pointed into it: copied above
+  memcpy(buf + n + 1, rest, len + 1);
+  kfree(nd->buf);   // rest pointed into it: copied above
   nd->buf = buf;
   nd->path = buf;
-  if(buf[0] == '/') {
-    dput(nd->dentry);
-    nd->dentry = follow_mount(dget(root_mnt->mnt_root));
-  }
+  nd->dentry = buf[0] == '/' ? follow_mount(dget(root_mnt->mnt_root)) : dget_parent(link);
+  dput(link);
   return 0;
 }
 
@@ -172,51 +174,57 @@ walk_ref(struct nameidata *nd, const char *path, bool parent)
   for(;;) {
     struct qstr name;
     int r = path_next(&nd->path, &name);
-    if(r <= 0) {
-      err = r;
-      break;
-    }
-    if(!S_ISDIR(nd->dentry->d_inode->i_mode)) {
-      err = -ENOTDIR;
-      break;
-    }
-    if(parent && path_last(nd->path)) {
-      if(r != PATH_NAME) {
-        err = -EEXIST;   // "." and ".." always exist and cannot be made or removed
+    struct inode *inode = nd->dentry->d_inode;
+    if(unlikely(r != PATH_NAME)) {
+      if(r < 0) {
+        err = r;
         break;
       }
+      if(r == 0) {   // the end: a link there is followed unless asked not to
+        if(!S_ISLNK(inode->i_mode) || !(nd->follow || nd->must_dir) ||
+           (err = follow_link(nd, nd->path)))
+          break;
+        continue;
+      }
+    }
+    // A symbolic link on the way fails this test too: the common case pays for no other.
+    if(!S_ISDIR(inode->i_mode)) {
+      if(!S_ISLNK(inode->i_mode))
+        err = -ENOTDIR;
+      else if(!(err = follow_link(nd, name.name)))   // name and the rest, after the target
+        continue;
+      break;
+    }
+    if(r != PATH_NAME) {   // "." or ".."
+      if(parent && path_last(nd->path)) {
+        err = -EEXIST;   // they always exist and cannot be made or removed
+        break;
+      }
+      if(r == PATH_DOTDOT)
+        nd->dentry = follow_dotdot(nd->dentry);
+      continue;
+    }
+    if(parent && path_last(nd->path)) {
       nd->last = name;
       return 0;
-    }
-    if(r == PATH_DOT)
-      continue;
-    if(r == PATH_DOTDOT) {
-      nd->dentry = follow_dotdot(nd->dentry);
-      continue;
     }
     struct dentry *child = d_lookup(nd->dentry, &name);
     if(!child) {
       err = -ENOENT;
       break;
     }
-    child = follow_mount(child);
-    if(S_ISLNK(child->d_inode->i_mode) && (nd->follow || nd->must_dir || !path_last(nd->path))) {
-      err = follow_link(nd, child);   // relative targets start from nd->dentry
-      dput(child);
-      if(err)
-        break;
-      continue;
-    }
     dput(nd->dentry);
-    nd->dentry = child;
+    nd->dentry = follow_mount(child);
     cond_resched();
   }
   if(!err && parent)
     err = -EINVAL;
   if(!err && nd->must_dir && !S_ISDIR(nd->dentry->d_inode->i_mode))
     err = -ENOTDIR;
-  kfree(nd->buf);
-  nd->buf = NULL;
+  if(unlikely(nd->buf)) {
+    kfree(nd->buf);
+    nd->buf = NULL;
+  }
   if(err) {
     dput(nd->dentry);
     nd->dentry = NULL;
