@@ -106,8 +106,9 @@ walk_rcu(struct nameidata *nd, const char *path, bool parent)
 }
 
 // ".." from d (referenced; the reference moves): the parent, or across a mount to the parent
-// of the directory it covers; "/" is its own parent.
-static struct dentry *
+// of the directory it covers; "/" is its own parent. Out of line, as follow_link: the
+// common walk keeps its registers.
+static __attribute__((noinline)) struct dentry *
 follow_dotdot(struct dentry *d)
 {
   for(;;) {
@@ -129,7 +130,7 @@ follow_dotdot(struct dentry *d)
 // The walk stands on a symbolic link (nd->dentry, referenced): nd->path becomes its target
 // followed by rest (what was left of the path), in a buffer of its own, and the walk goes
 // back to the link's directory, or to "/" for an absolute target.
-static int
+static __attribute__((noinline)) int
 follow_link(struct nameidata *nd, const char *rest)
 {
   struct dentry *link = nd->dentry;
