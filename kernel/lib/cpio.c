@@ -6,6 +6,8 @@
 #include "errno.h"
 #include "string.h"
 
+// The file types of include/fs.h (Linux's values, which cpio headers carry): this file builds
+// on the host without the VFS.
 #define S_IFMT  0170000
 #define S_IFREG 0100000
 #define S_IFLNK 0120000
