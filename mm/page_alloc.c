@@ -186,6 +186,8 @@ take_pages(unsigned order)
 static void
 scrub_first_use(struct page *p, unsigned order, gfp_t gfp)
 {
+  if(gfp & __GFP_NOSCRUB)   // madvise pins most of memory and never writes it
+    return;
   for(unsigned long i = 0; i < 1UL << order; i++) {
     if(!page_flag(p + i, PG_unscrubbed))
       continue;
