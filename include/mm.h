@@ -20,6 +20,8 @@ enum pageflags {
   PG_swapbacked,     // anonymous or tmpfs/ramfs memory, not backed by a file
   PG_lazyfree,       // MADV_FREE: may be dropped instead of written back
   PG_large_kmalloc,  // the first page of a kmalloc bigger than a slab size; private is its order
+  PG_unscrubbed,     // never written since boot (free, or taken with __GFP_NOSCRUB): may hold
+                     // code the boot loader ran (scrub_first_use, mm/page_alloc.c)
   NR_PAGEFLAGS
 };
 
