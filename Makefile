@@ -33,7 +33,7 @@ $(if $(filter-out 0 1,$(LOCKSTAT)),$(error LOCKSTAT must be 0 or 1))
 KCFLAGS += $(if $(filter 1,$(LOCKSTAT)),-DCONFIG_LOCK_STAT)
 
 KSRC := $(wildcard boot/*.S kernel/*.c kernel/locking/*.c kernel/lib/*.c kernel/bench/*.c \
-          arch/x86_64/*.c arch/x86_64/*.S mm/*.c fs/*.c tests/kernel/*.c)
+          arch/x86_64/*.c arch/x86_64/*.S mm/*.c fs/*.c tests/kernel/*.c tests/kernel/*.S)
 
 # Two images from the same sources, side by side: release (build/kernel.elf, build/kernel.iso;
 # objects in build/obj/) has no debug checks, so benchmarks time the code itself; debug
@@ -129,6 +129,16 @@ $(IMGDIR_$(1))/kernel.iso: $(IMGDIR_$(1))/kernel.elf boot/grub.cfg.in tools/mkis
 	$(Q)tools/mkiso.sh $(IMGDIR_$(1))/kernel.elf "" $$@
 endef
 $(foreach i,$(IMAGES),$(eval $(call kernel_image,$(i))))
+
+# User programs (tests/user/*.c): static glibc binaries built with the host's gcc, embedded
+# in both kernel images by tests/kernel/user_images.S (.incbin) and run by the user-* self-tests.
+USER_PROGS := $(basename $(notdir $(wildcard tests/user/*.c)))
+USER_BINS := $(addprefix $(BUILD)/user/,$(USER_PROGS))
+$(BUILD)/user/%: tests/user/%.c
+	@mkdir -p $(dir $@)
+	$(say) "  USER    $@"
+	$(Q)$(CC) -O2 -static -pthread -s -Wall -o $@ $< -lm
+$(foreach i,$(IMAGES),$(IMGDIR_$(i))/obj/tests/kernel/user_images.o): $(USER_BINS)
 
 # compile_commands.json for clangd and other tools: the compiler commands make would run for
 # every kernel source, host test and fuzzer, read from a dry run (make -n -B), so they are

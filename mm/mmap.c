@@ -4,6 +4,7 @@
 #include "panic.h"
 #include "rwsem.h"
 #include "slab.h"
+#include <asm/paging.h>
 #include "vm.h"
 #include <asm/memlayout.h>
 
@@ -247,17 +248,41 @@ range_ok(unsigned long addr, size_t len)
   return addr % PAGE_SIZE == 0 && len <= USER_END && addr <= USER_END - len;
 }
 
+// Whether [addr, addr + len) meets no VMA.
+static bool
+range_free(struct mm *mm, unsigned long addr, size_t len)
+{
+  struct vma *v = find_vma(mm, addr);
+  return !v || v->start >= addr + len;
+}
+
+#define MAP_KNOWN (MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | \
+                   0x0100 /* GROWSDOWN */ | 0x4000 /* NORESERVE */ | 0x8000 /* POPULATE */ | \
+                   0x20000 /* STACK */)
+
+static unsigned long
+prot_to_vm(int prot)
+{
+  return (prot & PROT_READ ? VM_READ : 0) | (prot & PROT_WRITE ? VM_READ | VM_WRITE : 0) |
+         (prot & PROT_EXEC ? VM_READ | VM_EXEC : 0);
+}
+
 long
 vm_mmap(struct mm *mm, unsigned long addr, size_t len, int prot, int flags)
 {
-  if((flags & ~MAP_FIXED) != (MAP_PRIVATE | MAP_ANONYMOUS) || (prot & ~(PROT_READ | PROT_WRITE)))
+  int type = flags & (MAP_SHARED | MAP_PRIVATE);
+  if(type != MAP_SHARED && type != MAP_PRIVATE)
+    return -EINVAL;
+  if(!(flags & MAP_ANONYMOUS) || (flags & ~MAP_KNOWN) ||
+     (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
     return -EINVAL;
   if(len == 0 || len > USER_END)
     return -EINVAL;
   len = ALIGN_UP(len, PAGE_SIZE);
-  if((flags & MAP_FIXED) && !range_ok(addr, len))
+  bool fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE);
+  if(fixed && !range_ok(addr, len))
     return -EINVAL;
-  if((flags & MAP_FIXED) && addr < MMAP_MIN_ADDR)
+  if(fixed && addr < MMAP_MIN_ADDR)
     return -EPERM;
   struct vma *v = kzalloc(sizeof(*v), GFP_KERNEL);
   struct vma *spare = kzalloc(sizeof(*spare), GFP_KERNEL);
@@ -266,22 +291,112 @@ vm_mmap(struct mm *mm, unsigned long addr, size_t len, int prot, int flags)
     kfree(spare);
     return -ENOMEM;
   }
+  long err = -ENOMEM;
   down_write(&mm->mmap_sem);
-  if(flags & MAP_FIXED)
+  if((flags & MAP_FIXED_NOREPLACE) && !(flags & MAP_FIXED) && !range_free(mm, addr, len)) {
+    addr = 0;
+    err = -EEXIST;
+  } else if(flags & MAP_FIXED) {
     unmap_range(mm, addr, addr + len, &spare);   // MAP_FIXED replaces what was there
-  else
-    addr = find_gap(mm, len);
+  } else if(!(flags & MAP_FIXED_NOREPLACE)) {
+    // A hint is taken when the range is free, as Linux does (get_unmapped_area).
+    if(!(addr && range_ok(addr, len) && addr >= MMAP_MIN_ADDR && range_free(mm, addr, len)))
+      addr = find_gap(mm, len);
+  }
   if(addr) {
     v->start = addr;
     v->end = addr + len;
-    v->flags = (prot & PROT_READ ? VM_READ : 0) | (prot & PROT_WRITE ? VM_READ | VM_WRITE : 0);
+    v->flags = prot_to_vm(prot);
     vma_insert(mm, v);
     v = NULL;
   }
   up_write(&mm->mmap_sem);
   kfree(v);
   kfree(spare);
-  return addr ? (long)addr : -ENOMEM;
+  return addr ? (long)addr : err;
+}
+
+// Splits the VMA around addr so that a VMA starts there; under mmap_sem for write.
+static void
+split_at(struct mm *mm, unsigned long addr, struct vma **spare)
+{
+  struct vma *v = find_vma(mm, addr);
+  if(!v || v->start >= addr)
+    return;
+  struct vma *tail = *spare;
+  *spare = NULL;
+  tail->start = addr;
+  tail->end = v->end;
+  tail->flags = v->flags;
+  v->end = addr;
+  vma_insert(mm, tail);
+}
+
+// Linux's mprotect(2): ENOMEM when part of the range is unmapped (nothing is changed then),
+// EINVAL for a misaligned start or unknown bits. Present PTEs take the new rights at once and
+// every CPU of the mm flushes them; neighbours with equal rights merge again.
+int
+vm_mprotect(struct mm *mm, unsigned long start, size_t len, int prot)
+{
+  if(start % PAGE_SIZE || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
+    return -EINVAL;
+  len = ALIGN_UP(len, PAGE_SIZE);
+  unsigned long end = start + len;
+  if(end < start || end > USER_END)
+    return -ENOMEM;
+  if(len == 0)
+    return 0;
+  struct vma *spare[2] = { kzalloc(sizeof(struct vma), GFP_KERNEL),
+                           kzalloc(sizeof(struct vma), GFP_KERNEL) };
+  int err = 0;
+  if(!spare[0] || !spare[1]) {
+    err = -ENOMEM;
+    goto out_free;
+  }
+  down_write(&mm->mmap_sem);
+  unsigned long a = start;
+  for(struct vma *v = find_vma(mm, start); v && v->start < end && a < end; v = vma_next(mm, v)) {
+    if(v->start > a)
+      break;
+    a = v->end;
+  }
+  if(a < end) {
+    err = -ENOMEM;
+    goto out;
+  }
+  split_at(mm, start, &spare[0]);
+  split_at(mm, end, &spare[1]);
+  unsigned long vm = prot_to_vm(prot);
+  for(struct vma *v = find_vma(mm, start); v && v->start < end; v = vma_next(mm, v))
+    v->flags = vm;
+  u64 pte_prot = vma_pte_prot(mm, vm);
+  spin_lock(&mm->page_table_lock);
+  for(unsigned long p = start; p < end; p += PAGE_SIZE) {
+    u64 *pte = pte_lookup(mm, p);
+    if(!pte)   // no page table: skip its 2 MiB
+      p = ALIGN_DOWN(p, 2UL << 20) + (2UL << 20) - PAGE_SIZE;
+    else if(*pte & PTE_P)
+      WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) | pte_prot);
+  }
+  spin_unlock(&mm->page_table_lock);
+  flush_tlb_range(mm, start, end);
+  // Merge equal neighbours from the VMA before start to the one after end.
+  struct vma *v = find_vma(mm, start ? start - 1 : 0);
+  while(v && v->start <= end) {
+    struct vma *n = vma_next(mm, v);
+    if(n && n->start == v->end && n->flags == v->flags && n->start <= end) {
+      v->end = n->end;
+      vma_remove(mm, n);
+      continue;
+    }
+    v = n;
+  }
+out:
+  up_write(&mm->mmap_sem);
+out_free:
+  kfree(spare[0]);
+  kfree(spare[1]);
+  return err;
 }
 
 int

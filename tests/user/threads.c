@@ -1,0 +1,61 @@
+// threads: one pthread per CPU (sysconf), plus one: a mutex-protected counter, a condvar
+// hand-off, a barrier, thread-local storage, then join. Exits 0 when every count is exact.
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#define ROUNDS 20000
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static pthread_barrier_t barrier;
+static long counter;
+static int started;
+static __thread long mine;
+
+static void *
+worker(void *arg)
+{
+  long id = (long)arg;
+  mine = id;
+  pthread_mutex_lock(&lock);
+  started++;
+  pthread_cond_broadcast(&cond);
+  pthread_mutex_unlock(&lock);
+  pthread_barrier_wait(&barrier);
+  for(int i = 0; i < ROUNDS; i++) {
+    pthread_mutex_lock(&lock);
+    counter++;
+    pthread_mutex_unlock(&lock);
+  }
+  return (void *)(mine == id ? 0L : 1L);
+}
+
+int
+main(void)
+{
+  long n = sysconf(_SC_NPROCESSORS_ONLN) + 1;
+  if(n < 2 || n > 64)
+    n = 4;
+  pthread_t t[64];
+  pthread_barrier_init(&barrier, NULL, n);
+  mine = -1;
+  for(long i = 0; i < n; i++)
+    if(pthread_create(&t[i], NULL, worker, (void *)i)) {
+      printf("threads: pthread_create %ld failed\n", i);
+      return 1;
+    }
+  pthread_mutex_lock(&lock);
+  while(started < n)
+    pthread_cond_wait(&cond, &lock);
+  pthread_mutex_unlock(&lock);
+  int bad = 0;
+  for(long i = 0; i < n; i++) {
+    void *r;
+    pthread_join(t[i], &r);
+    bad += r != 0;
+  }
+  printf("threads: %ld threads, counter %ld of %ld, tls %s\n", n, counter, n * ROUNDS,
+         bad || mine != -1 ? "wrong" : "right");
+  return counter == n * ROUNDS && !bad && mine == -1 ? 0 : 1;
+}
