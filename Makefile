@@ -9,6 +9,7 @@ MEM     ?= 1G
 CMDLINE ?=
 ACCEL   ?=
 TIMEOUT ?= 900
+CPU     ?= qemu64
 
 # Kernel code: freestanding, higher half (-mcmodel=kernel needs -fno-pie), no red zone
 # (interrupts push onto the stack), no SSE/x87 (no FPU state saved on entry), frame
@@ -155,7 +156,7 @@ compile_commands.json: Makefile $(BUILD)/config $(BUILD)/sources tools/compile_c
 # make qemu-smpN: boot through GRUB on N vCPUs; exits 0 only on END result=pass.
 qemu-smp%: all FORCE
 	@tools/qemu.sh --smp $* --mem $(MEM) --cmdline "$(CMDLINE)" --accel "$(ACCEL)" \
-	  --timeout $(TIMEOUT) --image $(call image_for,$(CMDLINE))
+	  --timeout $(TIMEOUT) --cpu $(CPU) --image $(call image_for,$(CMDLINE))
 
 # make torture SMP=n SECS=s: every torture and stress self-test for s seconds each in one boot
 # of the debug image, QEMU's time-out following SECS; ends "selftest: N passed, N failed".
@@ -171,7 +172,7 @@ GDBPORT ?= $(shell expr $$(id -u) % 5000 + 25000)
 qemu-gdb: all
 	@echo $(call image_for,$(CMDLINE)) > $(BUILD)/gdb-image
 	@tools/qemu.sh --smp $(SMP) --mem $(MEM) --cmdline "panic=halt $(CMDLINE)" \
-	  --accel "$(ACCEL)" --timeout $(TIMEOUT) --gdb $(GDBPORT) --image $(call image_for,$(CMDLINE))
+	  --accel "$(ACCEL)" --timeout $(TIMEOUT) --cpu $(CPU) --gdb $(GDBPORT) --image $(call image_for,$(CMDLINE))
 
 # Attach to `make qemu-gdb` and stop at the 64-bit C entry (a hardware breakpoint: the
 # kernel is not in memory yet when QEMU is at reset). The symbols are the elf of the image

@@ -60,7 +60,12 @@ void ret_to_user(struct trapframe *tf) __attribute__((noreturn));  // entry.S
 bool do_syscall_64(struct trapframe *tf);      // entry.S; true: SYSRET may return
 void exit_to_user_mode(struct trapframe *tf);   // pending exit, rescheduling; returns irqs off
 bool user_mode(const struct trapframe *tf);
+void load_fsbase(u64 base);   // this CPU's FS base: the running thread's TLS
+u64 elf_hwcap(void);          // AT_HWCAP: CPUID.1:EDX, as Linux gives it
 void user_fault(struct trapframe *tf, int sig, u64 addr);   // a fault in ring 3 ends the process
+
+// kernel/user_init.c: init= from the command line; 0 when it passed or there is none.
+int run_init_program(void);
 
 // kernel/syscall.c
 long syscall_dispatch(struct trapframe *tf);

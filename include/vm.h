@@ -71,7 +71,12 @@ struct vma *vma_next(struct mm *mm, struct vma *vma);      // in address order, 
 // here, as no process shares an mm with another. vm_mmap returns the address or a negative
 // errno; without MAP_FIXED, addr is a hint taken when that range is free.
 long vm_mmap(struct mm *mm, unsigned long addr, size_t len, int prot, int flags);
-int vm_mprotect(struct mm *mm, unsigned long addr, size_t len, int prot);
+int vm_mprotect(struct mm *mm, unsigned long addr, size_t len, int prot);   // mm/mprotect.c
+unsigned long vm_flags_from_prot(int prot);
+// Under mmap_sem for write: split the VMA containing addr there (taking *spare), and join
+// neighbours with equal flags around [start, end].
+void vma_split_at(struct mm *mm, unsigned long addr, struct vma **spare);
+void vma_merge_range(struct mm *mm, unsigned long start, unsigned long end);
 int vm_munmap(struct mm *mm, unsigned long addr, size_t len);
 int madvise(struct mm *mm, unsigned long addr, size_t len, int advice);
 extern bool madvise_exclusive;   // true: madvise takes mmap_sem for write (pre-2007 Linux)

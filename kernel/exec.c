@@ -13,7 +13,6 @@
 #include <asm/memlayout.h>
 #include <asm/traps.h>
 #include <asm/uaccess.h>
-#include <asm/x86.h>
 
 #define MAX_ARGS 256            // argv and envp entries each
 #define MAX_ARG_BYTES 65536     // their strings together
@@ -181,10 +180,8 @@ load_elf(struct process *p, const void *image, size_t len, const char *const arg
   if(r < 0)
     return (int)r;
   p->brk_start = p->brk = base + hi;
-  u32 a, b, c, d;
-  cpuid(1, 0, &a, &b, &c, &d);
   u64 auxv[] = {
-    AT_HWCAP, d, AT_PAGESZ, PAGE_SIZE, AT_CLKTCK, 100,
+    AT_HWCAP, elf_hwcap(), AT_PAGESZ, PAGE_SIZE, AT_CLKTCK, 100,
     AT_PHDR, phdr ? base + phdr : 0, AT_PHENT, sizeof(Elf64_Phdr), AT_PHNUM, eh->e_phnum,
     AT_BASE, 0, AT_FLAGS, 0, AT_ENTRY, base + eh->e_entry,
     AT_UID, 0, AT_EUID, 0, AT_GID, 0, AT_EGID, 0, AT_SECURE, 0,

@@ -10,7 +10,6 @@
 #include "syscalls.h"
 #include <asm/traps.h>
 #include <asm/uaccess.h>
-#include <asm/x86.h>
 
 #define ARCH_SET_GS 0x1001
 #define ARCH_SET_FS 0x1002
@@ -54,7 +53,7 @@ sys_arch_prctl(u64 code, u64 addr)
     if(addr >= USER_END)
       return -EPERM;
     t->fsbase = addr;
-    wrmsr(MSR_FS_BASE, addr);
+    load_fsbase(addr);
     return 0;
   case ARCH_GET_FS:
     return put_user(t->fsbase, (u64 *)addr);

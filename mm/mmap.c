@@ -4,7 +4,6 @@
 #include "panic.h"
 #include "rwsem.h"
 #include "slab.h"
-#include <asm/paging.h>
 #include "vm.h"
 #include <asm/memlayout.h>
 
@@ -260,8 +259,8 @@ range_free(struct mm *mm, unsigned long addr, size_t len)
                    0x0100 /* GROWSDOWN */ | 0x4000 /* NORESERVE */ | 0x8000 /* POPULATE */ | \
                    0x20000 /* STACK */)
 
-static unsigned long
-prot_to_vm(int prot)
+unsigned long
+vm_flags_from_prot(int prot)
 {
   return (prot & PROT_READ ? VM_READ : 0) | (prot & PROT_WRITE ? VM_READ | VM_WRITE : 0) |
          (prot & PROT_EXEC ? VM_READ | VM_EXEC : 0);
@@ -306,7 +305,7 @@ vm_mmap(struct mm *mm, unsigned long addr, size_t len, int prot, int flags)
   if(addr) {
     v->start = addr;
     v->end = addr + len;
-    v->flags = prot_to_vm(prot);
+    v->flags = vm_flags_from_prot(prot);
     vma_insert(mm, v);
     v = NULL;
   }
@@ -317,8 +316,8 @@ vm_mmap(struct mm *mm, unsigned long addr, size_t len, int prot, int flags)
 }
 
 // Splits the VMA around addr so that a VMA starts there; under mmap_sem for write.
-static void
-split_at(struct mm *mm, unsigned long addr, struct vma **spare)
+void
+vma_split_at(struct mm *mm, unsigned long addr, struct vma **spare)
 {
   struct vma *v = find_vma(mm, addr);
   if(!v || v->start >= addr)
@@ -332,55 +331,10 @@ split_at(struct mm *mm, unsigned long addr, struct vma **spare)
   vma_insert(mm, tail);
 }
 
-// Linux's mprotect(2): ENOMEM when part of the range is unmapped (nothing is changed then),
-// EINVAL for a misaligned start or unknown bits. Present PTEs take the new rights at once and
-// every CPU of the mm flushes them; neighbours with equal rights merge again.
-int
-vm_mprotect(struct mm *mm, unsigned long start, size_t len, int prot)
+// Joins neighbours with equal flags from the VMA before start to the one after end.
+void
+vma_merge_range(struct mm *mm, unsigned long start, unsigned long end)
 {
-  if(start % PAGE_SIZE || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
-    return -EINVAL;
-  len = ALIGN_UP(len, PAGE_SIZE);
-  unsigned long end = start + len;
-  if(end < start || end > USER_END)
-    return -ENOMEM;
-  if(len == 0)
-    return 0;
-  struct vma *spare[2] = { kzalloc(sizeof(struct vma), GFP_KERNEL),
-                           kzalloc(sizeof(struct vma), GFP_KERNEL) };
-  int err = 0;
-  if(!spare[0] || !spare[1]) {
-    err = -ENOMEM;
-    goto out_free;
-  }
-  down_write(&mm->mmap_sem);
-  unsigned long a = start;
-  for(struct vma *v = find_vma(mm, start); v && v->start < end && a < end; v = vma_next(mm, v)) {
-    if(v->start > a)
-      break;
-    a = v->end;
-  }
-  if(a < end) {
-    err = -ENOMEM;
-    goto out;
-  }
-  split_at(mm, start, &spare[0]);
-  split_at(mm, end, &spare[1]);
-  unsigned long vm = prot_to_vm(prot);
-  for(struct vma *v = find_vma(mm, start); v && v->start < end; v = vma_next(mm, v))
-    v->flags = vm;
-  u64 pte_prot = vma_pte_prot(mm, vm);
-  spin_lock(&mm->page_table_lock);
-  for(unsigned long p = start; p < end; p += PAGE_SIZE) {
-    u64 *pte = pte_lookup(mm, p);
-    if(!pte)   // no page table: skip its 2 MiB
-      p = ALIGN_DOWN(p, 2UL << 20) + (2UL << 20) - PAGE_SIZE;
-    else if(*pte & PTE_P)
-      WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) | pte_prot);
-  }
-  spin_unlock(&mm->page_table_lock);
-  flush_tlb_range(mm, start, end);
-  // Merge equal neighbours from the VMA before start to the one after end.
   struct vma *v = find_vma(mm, start ? start - 1 : 0);
   while(v && v->start <= end) {
     struct vma *n = vma_next(mm, v);
@@ -391,12 +345,6 @@ vm_mprotect(struct mm *mm, unsigned long start, size_t len, int prot)
     }
     v = n;
   }
-out:
-  up_write(&mm->mmap_sem);
-out_free:
-  kfree(spare[0]);
-  kfree(spare[1]);
-  return err;
 }
 
 int

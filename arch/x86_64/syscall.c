@@ -66,6 +66,20 @@ user_mode(const struct trapframe *tf)
   return (tf->cs & 3) == 3;
 }
 
+void
+load_fsbase(u64 base)
+{
+  wrmsr(MSR_FS_BASE, base);
+}
+
+u64
+elf_hwcap(void)
+{
+  u32 a, b, c, d;
+  cpuid(1, 0, &a, &b, &c, &d);
+  return d;
+}
+
 struct trapframe *
 user_regs(struct thread *t)
 {
