@@ -68,7 +68,7 @@ user_hello(void)
   const char *const argv[] = { "/bin/hello", "one", "two words", NULL };
   return run("hello", argv, 0);
 }
-SELFTEST("user-hello", user_hello);
+SELFTEST_NOINJECT("user-hello", user_hello);
 
 static bool
 user_threads(void)
@@ -76,7 +76,7 @@ user_threads(void)
   const char *const argv[] = { "/bin/threads", NULL };
   return run("threads", argv, 0);
 }
-SELFTEST("user-threads", user_threads);
+SELFTEST_NOINJECT("user-threads", user_threads);
 
 static bool
 user_mem(void)
@@ -84,7 +84,7 @@ user_mem(void)
   const char *const argv[] = { "/bin/mem", NULL };
   return run("mem", argv, 0);
 }
-SELFTEST("user-mem", user_mem);
+SELFTEST_NOINJECT("user-mem", user_mem);
 
 // Each way of dying: the status a shell would show (128 + SIGSEGV, SIGILL, SIGFPE), and the
 // kernel carries on.
@@ -105,7 +105,7 @@ user_segfault(void)
   }
   return ok;
 }
-SELFTEST("user-segfault", user_segfault);
+SELFTEST_NOINJECT("user-segfault", user_segfault);
 
 static bool
 user_fpu(void)
@@ -113,7 +113,7 @@ user_fpu(void)
   const char *const argv[] = { "/bin/fpu", NULL };
   return run("fpu", argv, 0);
 }
-SELFTEST("user-fpu", user_fpu);
+SELFTEST_NOINJECT("user-fpu", user_fpu);
 
 // One spinner per CPU plus one, for 3 s with the soft-lockup threshold at 1 s: time in ring 3
 // is progress, not a lockup. This thread's own sleep ends while they spin, so the tick did
@@ -139,7 +139,7 @@ user_spin(void)
                  leaked);
   return status == 0 && ran_meanwhile && leaked == 0;
 }
-SELFTEST("user-spin", user_spin);
+SELFTEST_NOINJECT("user-spin", user_spin);
 
 // Bad images are refused with ENOEXEC and a console line; the kernel goes on.
 static bool
@@ -165,7 +165,7 @@ user_exec_bad(void)
   selftest_extra("junk=%d dynamic=%d short=%d leaked-pages=%ld", e1, e2, e3, leaked);
   return !p1 && !p2 && !p3 && e1 == -ENOEXEC && e2 == -ENOEXEC && e3 == -ENOEXEC && !leaked;
 }
-SELFTEST("user-exec-bad", user_exec_bad);
+SELFTEST_NOINJECT("user-exec-bad", user_exec_bad);
 
 // The planted bug: a finished process keeps its first thread's FPU page.
 static bool
