@@ -50,6 +50,8 @@ void process_exit_group(int status) __attribute__((noreturn));   // exit_group(2
 // A fatal fault or signal: the whole process ends with 128 + sig.
 void process_kill(struct process *p, int sig);
 long sys_clone(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls);
+struct cpumask;
+int affinity_cpu(const struct cpumask *allowed);   // least loaded allowed online CPU, or -1
 
 // The user frame of a thread: the top of its kernel stack, where ring 3's entries land.
 struct trapframe *user_regs(struct thread *t);

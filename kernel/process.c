@@ -3,6 +3,7 @@
 // wait that reaps them. A user thread is a kernel thread whose stack top holds its ring-3
 // frame (user_regs); it enters ring 3 through ret_to_user and comes back on every syscall,
 // interrupt and exception.
+#include "cpumask.h"
 #include "errno.h"
 #include "mm.h"
 #include "printk.h"
@@ -45,20 +46,34 @@ user_thread_fn(void *arg)
   ret_to_user(tf);
 }
 
-// A thread of p, prepared but not started: the caller fills in its frame and FPU area.
-static struct thread *
-new_user_thread(struct process *p)
+// The least loaded online CPU the mask allows; -1 if it allows none.
+int
+affinity_cpu(const struct cpumask *allowed)
 {
-  void *fpu = (void *)__get_free_page(GFP_KERNEL);
+  int cpu, best = -1;
+  for_each_online_cpu(cpu)
+    if(cpumask_test_cpu(cpu, allowed) && (best < 0 || nr_running(cpu) < nr_running(best)))
+      best = cpu;
+  return best;
+}
+
+// A thread of p, prepared but not started, on the least loaded CPU it may use: the caller
+// fills in its frame and FPU area.
+static struct thread *
+new_user_thread(struct process *p, const struct cpumask *allowed)
+{
+  int cpu = affinity_cpu(allowed);
+  void *fpu = cpu >= 0 ? (void *)__get_free_page(GFP_KERNEL) : NULL;
   if(!fpu)
     return NULL;
-  struct thread *t = kthread_prepare(user_thread_fn, NULL, -1, p->name);
+  struct thread *t = kthread_prepare(user_thread_fn, NULL, cpu, p->name);
   if(!t) {
     free_page((unsigned long)fpu);
     return NULL;
   }
   t->proc = p;
   t->fpu = fpu;
+  t->affinity = *allowed;
   spin_lock(&p->lock);
   list_add_tail(&t->proc_node, &p->threads);
   p->nr_live++;
@@ -150,7 +165,7 @@ process_spawn(const char *path, const void *image, size_t len, const char *const
       base = c + 1;
   strlcpy(p->name, base, sizeof(p->name));
   p->mm = mm_create();
-  struct thread *t = p->mm ? new_user_thread(p) : NULL;
+  struct thread *t = p->mm ? new_user_thread(p, &cpu_online_mask) : NULL;
   if(!t) {
     if(p->mm)
       mmput(p->mm);
@@ -207,7 +222,7 @@ sys_clone(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls)
     return -EPERM;
   struct thread *parent = current;
   struct process *p = parent->proc;
-  struct thread *t = new_user_thread(p);
+  struct thread *t = new_user_thread(p, &parent->affinity);   // inherited, as in Linux
   if(!t)
     return -ENOMEM;
   struct trapframe *tf = user_regs(t);

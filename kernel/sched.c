@@ -95,9 +95,40 @@ static void
 finish_switch(struct rq *rq)
 {
   struct thread *prev = rq->prev;
-  if(prev)
+  int to = -1;
+  if(prev) {
+    to = prev->migrate_to;   // read before on_cpu drops: the thread is ours until then
+    prev->migrate_to = -1;
     smp_store_release(&prev->on_cpu, false);
+  }
   spin_unlock(&rq->lock);
+  if(to >= 0) {   // sched_migrate: queue it on its new CPU now that its stack is free
+    struct rq *target = cpu_rq(to);
+    spin_lock(&target->lock);
+    prev->cpu = to;
+    target->nr_running++;
+    enqueue(target, prev);
+    spin_unlock(&target->lock);
+    resched_cpu(to);
+  }
+}
+
+// Moves the running thread to cpu: it leaves this CPU's queue, switches away, and the CPU
+// that switched it out queues it on cpu's (finish_switch), so no two CPUs ever run it.
+void
+sched_migrate(int cpu)
+{
+  struct thread *t = current;
+  if(cpu == t->cpu || !cpumask_test_cpu(cpu, &cpu_online_mask))
+    return;
+  u64 flags = local_irq_save();
+  struct rq *rq = this_rq();
+  spin_lock(&rq->lock);
+  rq->nr_running--;
+  t->migrate_to = cpu;
+  spin_unlock(&rq->lock);
+  schedule();
+  local_irq_restore(flags);
 }
 
 void
@@ -113,7 +144,7 @@ schedule(void)
   struct rq *rq = this_rq();
   struct thread *prev = current;
   spin_lock(&rq->lock);
-  if(prev->state == T_RUNNING && !prev->idle)
+  if(prev->state == T_RUNNING && !prev->idle && prev->migrate_to < 0)
     enqueue(rq, prev);
   struct thread *next = rq->idle;
   if(!list_empty(&rq->queue)) {
@@ -188,6 +219,7 @@ alloc_thread(const char *name, bool need_stack)
   t->fsbase = 0;
   t->clear_child_tid = NULL;
   t->user_ticks = 0;
+  t->migrate_to = -1;
   t->idle = false;
   t->on_cpu = false;
   // A slot keeps its stack for reuse: threads come and go with every benchmark point.

@@ -322,37 +322,67 @@ mask_bytes(void)
   return (nr_cpu_ids + 63) / 64 * 8;
 }
 
-// The raw call returns the bytes copied, not 0 (USER-ABI §5). Every thread may run on every
-// online CPU.
+// The thread pid names in the caller's process (0: the caller); NULL if there is none.
+static struct thread *
+find_thread(u64 pid)
+{
+  struct process *p = current->proc;
+  if(pid == 0 || (int)pid == current->tid)
+    return current;
+  struct thread *t, *found = NULL;
+  spin_lock(&p->lock);
+  list_for_each_entry(t, &p->threads, proc_node)
+    if(t->tid == (int)pid && READ_ONCE(t->state) != T_DEAD)
+      found = t;
+  spin_unlock(&p->lock);
+  return found;
+}
+
+// The raw call returns the bytes copied, not 0 (USER-ABI §5).
 long
 sys_sched_getaffinity(u64 pid, u64 len, u64 mask)
 {
   if(len * 8 < (u64)nr_cpu_ids || len % 8)
     return -EINVAL;
-  u8 m[(NR_CPUS + 63) / 64 * 8];
+  struct thread *t = find_thread(pid);
+  if(!t)
+    return -ESRCH;
+  u8 m[NR_CPUS / 8];
   u64 n = mask_bytes();
   memset(m, 0, sizeof(m));
   int cpu;
   for_each_online_cpu(cpu)
-    m[cpu / 8] |= 1 << (cpu % 8);
+    if(cpumask_test_cpu(cpu, &t->affinity))
+      m[cpu / 8] |= 1 << (cpu % 8);
   return copy_to_user((void *)mask, m, n) ? -EFAULT : (long)n;
 }
 
-// Accepted when the mask names an online CPU; threads are not migrated yet (they stay on the
-// CPU they were started on), so the mask is not kept.
+// The thread moves to an allowed CPU on its next return to user mode (exit_to_user_mode):
+// at once for the caller, within a tick for a sibling in ring 3, on waking for a sleeper.
 long
 sys_sched_setaffinity(u64 pid, u64 len, u64 mask)
 {
-  u8 m[(NR_CPUS + 63) / 64 * 8];
+  u8 m[NR_CPUS / 8];
   u64 n = MIN(len, sizeof(m));
   memset(m, 0, sizeof(m));
   if(copy_from_user(m, (void *)mask, n))
     return -EFAULT;
+  struct cpumask allowed;
+  cpumask_clear(&allowed);
   int cpu;
   for_each_online_cpu(cpu)
     if(m[cpu / 8] & (1 << (cpu % 8)))
-      return 0;
-  return -EINVAL;
+      cpumask_set_cpu(cpu, &allowed);
+  if(cpumask_weight(&allowed) == 0)
+    return -EINVAL;
+  struct process *p = current->proc;
+  struct thread *t = find_thread(pid);
+  if(!t)
+    return -ESRCH;
+  spin_lock(&p->lock);
+  t->affinity = allowed;
+  spin_unlock(&p->lock);
+  return 0;
 }
 
 long

@@ -1,6 +1,7 @@
 // Ring 3 on x86-64: the SYSCALL MSRs, SMEP and SMAP, do_syscall_64 and the checks on the way
 // back to user mode (reschedule, process exit), the per-thread state a switch carries (kernel
 // stack, FPU, FS base), and a fault in user mode ending its process.
+#include "cpumask.h"
 #include "printk.h"
 #include "process.h"
 #include "rcupdate.h"
@@ -114,6 +115,14 @@ exit_to_user_mode(struct trapframe *tf)
     if(READ_ONCE(t->proc->exiting)) {
       local_irq_enable();
       user_thread_exit(0);
+    }
+    if(!cpumask_test_cpu(t->cpu, &t->affinity)) {   // sched_setaffinity moved it
+      int cpu = affinity_cpu(&t->affinity);
+      if(cpu >= 0) {
+        local_irq_enable();
+        sched_migrate(cpu);
+        continue;
+      }
     }
     if(!need_resched())
       return;

@@ -86,6 +86,11 @@ page_fault(struct trapframe *tf)
   u64 addr = read_cr2();
   struct thread *t = this_cpu_info()->curr;
   bool may_sleep = (tf->rflags & X86_EFLAGS_IF) && !in_interrupt() && this_cpu(preempt_count) == 0;
+  // A present user page touched outside stac/clac is a kernel bug, not demand paging: paging
+  // would find nothing to do and the access would fault again for ever (Linux's
+  // smap_violation).
+  if(smap_enabled && (tf->error & 1) && !(tf->rflags & (1UL << 18)) && addr < USER_END)
+    return fixup_exception(tf);
   if(addr < USER_END && t && t->mm && may_sleep && !(tf->error & PF_INSTR)) {
     local_irq_enable();
     int err = handle_mm_fault(t->mm, addr, tf->error & PF_WRITE ? FAULT_WRITE : 0);

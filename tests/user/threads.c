@@ -1,6 +1,9 @@
 // threads: one pthread per CPU (sysconf), plus one: a mutex-protected counter, a condvar
-// hand-off, a barrier, thread-local storage, then join. Exits 0 when every count is exact.
+// hand-off, a barrier, thread-local storage, affinity (each pins itself to a CPU and must be
+// running there), then join. Exits 0 when every count is exact.
+#define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -12,6 +15,8 @@ static pthread_barrier_t barrier;
 static long counter;
 static int started;
 static __thread long mine;
+static long ncpu;
+static int misplaced;
 
 static void *
 worker(void *arg)
@@ -23,6 +28,11 @@ worker(void *arg)
   pthread_cond_broadcast(&cond);
   pthread_mutex_unlock(&lock);
   pthread_barrier_wait(&barrier);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(id % ncpu, &set);
+  if(sched_setaffinity(0, sizeof(set), &set) || sched_getcpu() != id % ncpu)
+    __atomic_fetch_add(&misplaced, 1, __ATOMIC_RELAXED);
   for(int i = 0; i < ROUNDS; i++) {
     pthread_mutex_lock(&lock);
     counter++;
@@ -34,7 +44,8 @@ worker(void *arg)
 int
 main(void)
 {
-  long n = sysconf(_SC_NPROCESSORS_ONLN) + 1;
+  ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  long n = ncpu + 1;
   if(n < 2 || n > 64)
     n = 4;
   pthread_t t[64];
@@ -55,7 +66,7 @@ main(void)
     pthread_join(t[i], &r);
     bad += r != 0;
   }
-  printf("threads: %ld threads, counter %ld of %ld, tls %s\n", n, counter, n * ROUNDS,
-         bad || mine != -1 ? "wrong" : "right");
-  return counter == n * ROUNDS && !bad && mine == -1 ? 0 : 1;
+  printf("threads: %ld threads on %ld CPUs, counter %ld of %ld, tls %s, %d not on their CPU\n",
+         n, ncpu, counter, n * ROUNDS, bad || mine != -1 ? "wrong" : "right", misplaced);
+  return counter == n * ROUNDS && !bad && mine == -1 && !misplaced ? 0 : 1;
 }
