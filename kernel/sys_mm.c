@@ -39,11 +39,21 @@ sys_brk(u64 addr)
 
 // Flags Linux's mmap ignores (MAP_POPULATE, MAP_LOCKED and the rest) are dropped here;
 // a file mapping waits for the VFS to give processes file descriptors.
+// Linux's TASK_SIZE: the top page below 2^47 is never mapped (so that SYSRET never returns
+// to a non-canonical address), and a range reaching into it is refused as Linux refuses it.
+static bool
+beyond_task_size(u64 addr, u64 len)
+{
+  return addr >= USER_STACK_TOP || ALIGN_UP(len, PAGE_SIZE) > USER_STACK_TOP - addr;
+}
+
 long
 sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 {
   if(off % PAGE_SIZE)
     return -EINVAL;
+  if((flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) && len && beyond_task_size(addr, len))
+    return -ENOMEM;
   if(!(flags & MAP_ANONYMOUS))
     return (int)fd < 0 ? -EBADF : -ENODEV;
   flags &= MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
@@ -55,12 +65,16 @@ sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
 long
 sys_munmap(u64 addr, u64 len)
 {
+  if(len && len <= USER_END && beyond_task_size(addr, len))
+    return -EINVAL;
   return vm_munmap(current->mm, addr, len);
 }
 
 long
 sys_mprotect(u64 addr, u64 len, u64 prot)
 {
+  if(addr % PAGE_SIZE == 0 && len && len <= USER_END && beyond_task_size(addr, len))
+    return -ENOMEM;
   return vm_mprotect(current->mm, addr, len, (int)prot);
 }
 

@@ -16,3 +16,4 @@ user_bin_\name\()_end:
   userbin fault
   userbin fpu
   userbin spin
+  userbin hostile

@@ -141,6 +141,16 @@ user_spin(void)
 }
 SELFTEST_NOINJECT("user-spin", user_spin);
 
+// Garbage, kernel addresses and huge lengths to every system call: answered, the program
+// lives, the kernel goes on, nothing leaks.
+static bool
+user_hostile(void)
+{
+  const char *const argv[] = { "/bin/hostile", NULL };
+  return run("hostile", argv, 0);
+}
+SELFTEST_NOINJECT("user-hostile", user_hostile);
+
 // Bad images are refused with ENOEXEC and a console line; the kernel goes on.
 static bool
 user_exec_bad(void)
