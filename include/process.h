@@ -64,7 +64,8 @@ void exit_to_user_mode(struct trapframe *tf);   // pending exit, rescheduling; r
 bool user_mode(const struct trapframe *tf);
 void load_fsbase(u64 base);   // this CPU's FS base: the running thread's TLS
 u64 elf_hwcap(void);          // AT_HWCAP: CPUID.1:EDX, as Linux gives it
-void user_fault(struct trapframe *tf, int sig, u64 addr);   // a fault in ring 3 ends the process
+void user_fault(struct trapframe *tf, int sig, u64 addr) __attribute__((noreturn));   // a fault in ring 3 ends the process
+void user_oom_kill(struct trapframe *tf) __attribute__((noreturn));   // no page for its fault
 
 // kernel/user_init.c: init= from the command line; 0 when it passed or there is none.
 int run_init_program(void);

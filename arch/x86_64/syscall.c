@@ -2,7 +2,9 @@
 // back to user mode (reschedule, process exit), the per-thread state a switch carries (kernel
 // stack, FPU, FS base), and a fault in user mode ending its process.
 #include "cpumask.h"
+#include "mm.h"
 #include "printk.h"
+#include "vm.h"
 #include "process.h"
 #include "rcupdate.h"
 #include "sched.h"
@@ -149,6 +151,19 @@ do_syscall_64(struct trapframe *tf)
   tf->rax = syscall_dispatch(tf);
   exit_to_user_mode(tf);
   return sysret_ok(tf);
+}
+
+// No page for a fault: the faulting process is the one killed, with SIGKILL and Linux's line
+// (mm/oom_kill.c's "Out of memory: Killed process"); there is no other process to choose.
+void
+user_oom_kill(struct trapframe *tf)
+{
+  struct process *p = current->proc;
+  printk("Out of memory: Killed process %d (%s) rss %lu pages\n", p->pid, p->name,
+         READ_ONCE(p->mm->rss));
+  process_kill(p, 9);
+  local_irq_enable();
+  user_thread_exit(0);
 }
 
 // A fault in ring 3 that paging did not resolve: Linux's console line, then the process ends

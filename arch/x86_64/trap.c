@@ -139,7 +139,9 @@ user_trap(struct trapframe *tf)
       __atomic_fetch_add(&current->proc->min_flt, 1, __ATOMIC_RELAXED);
       return;
     }
-    user_fault(tf, err == -ENOMEM ? SIGBUS : SIGSEGV, addr);
+    if(err == -ENOMEM)
+      user_oom_kill(tf);
+    user_fault(tf, SIGSEGV, addr);
   }
   user_fault(tf, user_trap_signal(v), 0);
 }

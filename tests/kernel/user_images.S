@@ -17,3 +17,4 @@ user_bin_\name\()_end:
   userbin fpu
   userbin spin
   userbin hostile
+  userbin oom

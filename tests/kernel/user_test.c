@@ -151,6 +151,16 @@ user_hostile(void)
 }
 SELFTEST_NOINJECT("user-hostile", user_hostile);
 
+// Memory until there is none: the process is killed as Linux's OOM killer kills (137), the
+// kernel goes on, and every page comes back.
+static bool
+user_oom(void)
+{
+  const char *const argv[] = { "/bin/oom", NULL };
+  return run("oom", argv, 137);
+}
+SELFTEST_NOINJECT("user-oom", user_oom);
+
 // Bad images are refused with ENOEXEC and a console line; the kernel goes on.
 static bool
 user_exec_bad(void)
