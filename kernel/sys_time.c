@@ -259,7 +259,7 @@ sys_getrusage(u64 who, u64 ru)
     u64 ns = cputime_ns(who == 0);
     r[0] = ns / NS;
     r[1] = (ns % NS) / 1000;
-    r[6] = READ_ONCE(current->proc->min_flt);   // ru_minflt
+    r[8] = READ_ONCE(current->proc->min_flt);   // ru_minflt, after two timevals and 4 longs
   }
   return copy_to_user((void *)ru, r, sizeof(r)) ? -EFAULT : 0;
 }

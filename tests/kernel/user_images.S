@@ -18,3 +18,5 @@ user_bin_\name\()_end:
   userbin spin
   userbin hostile
   userbin oom
+  userbin exitgroup
+  userbin clock

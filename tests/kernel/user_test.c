@@ -86,6 +86,24 @@ user_mem(void)
 }
 SELFTEST_NOINJECT("user-mem", user_mem);
 
+// exit_group from main while a thread spins on every CPU, one waits on a futex for ever and
+// one sleeps for an hour: status 3, at once.
+static bool
+user_exit_group(void)
+{
+  const char *const argv[] = { "/bin/exitgroup", NULL };
+  return run("exitgroup", argv, 3);
+}
+SELFTEST_NOINJECT("user-exit-group", user_exit_group);
+
+static bool
+user_clock(void)
+{
+  const char *const argv[] = { "/bin/clock", NULL };
+  return run("clock", argv, 0);
+}
+SELFTEST_NOINJECT("user-clock", user_clock);
+
 // Each way of dying: the status a shell would show (128 + SIGSEGV, SIGILL, SIGFPE), and the
 // kernel carries on.
 static bool
