@@ -5,6 +5,10 @@
 
 struct process;
 
+// kernel/syscall_names.c (tools/syscall_names.sh): Linux's name of each number, or NULL.
+#define NR_SYSCALL_NAMES 463
+extern const char *const syscall_names[NR_SYSCALL_NAMES];
+
 // kernel/sys_mm.c
 long sys_brk(u64 addr);
 long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off);

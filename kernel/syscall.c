@@ -207,7 +207,7 @@ static const struct syscall table[NR_SYSCALLS] = {
   SYS(435, clone3),
 };
 
-static u64 reported[(NR_SYSCALLS + 63) / 64 + 1];
+static u64 reported[(NR_SYSCALL_NAMES + 63) / 64 + 1];
 
 long
 syscall_dispatch(struct trapframe *tf)
@@ -215,10 +215,11 @@ syscall_dispatch(struct trapframe *tf)
   u64 nr = tf->rax;
   if(nr < NR_SYSCALLS && table[nr].fn)
     return table[nr].fn(tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9);
-  u64 bit = MIN(nr, (u64)NR_SYSCALLS);
+  u64 bit = MIN(nr, (u64)NR_SYSCALL_NAMES);   // every number past the table shares one bit
   if(!(__atomic_fetch_or(&reported[bit / 64], 1UL << (bit % 64), __ATOMIC_RELAXED) &
        (1UL << (bit % 64))))
-    printk("syscall: %s[%d] called system call %lu, not implemented: ENOSYS\n",
-           current->proc->name, current->proc->pid, nr);
+    printk("syscall: %s[%d] called system call %lu (%s), not implemented: ENOSYS\n",
+           current->proc->name, current->proc->pid, nr,
+           nr < NR_SYSCALL_NAMES && syscall_names[nr] ? syscall_names[nr] : "unknown");
   return -ENOSYS;
 }
