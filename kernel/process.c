@@ -207,6 +207,28 @@ process_wait(struct process *p)
   return status;
 }
 
+// Frees the slots of p's threads that have exited (joined in the kernel's sense: their stacks
+// are free once they are off their CPUs), so a program that creates and joins threads in a
+// loop never runs out of the MAX_THREADS slots. Not the caller, which is alive.
+static void
+reap_dead_threads(struct process *p)
+{
+  LIST_HEAD(dead);
+  struct thread *t, *n;
+  spin_lock(&p->lock);
+  list_for_each_entry_safe(t, n, &p->threads, proc_node) {
+    if(smp_load_acquire(&t->state) == T_DEAD) {
+      list_del(&t->proc_node);
+      list_add(&t->proc_node, &dead);
+    }
+  }
+  spin_unlock(&p->lock);
+  list_for_each_entry_safe(t, n, &dead, proc_node) {
+    list_del(&t->proc_node);
+    kthread_join(t);
+  }
+}
+
 // Threads only: the flags pthread_create passes. A new process (fork) comes with the
 // processes issue, so without CLONE_VM | CLONE_THREAD this is ENOSYS for now.
 long
@@ -222,9 +244,10 @@ sys_clone(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls)
     return -EPERM;
   struct thread *parent = current;
   struct process *p = parent->proc;
+  reap_dead_threads(p);
   struct thread *t = new_user_thread(p, &parent->affinity);   // inherited, as in Linux
   if(!t)
-    return -ENOMEM;
+    return -EAGAIN;   // out of thread slots or memory: pthread_create says EAGAIN
   struct trapframe *tf = user_regs(t);
   *tf = *user_regs(parent);
   tf->rax = 0;

@@ -41,6 +41,12 @@ worker(void *arg)
   return (void *)(mine == id ? 0L : 1L);
 }
 
+static void *
+nothing(void *arg)
+{
+  return (void *)7;
+}
+
 int
 main(void)
 {
@@ -66,6 +72,18 @@ main(void)
     pthread_join(t[i], &r);
     bad += r != 0;
   }
+  // More threads, one after another, than the kernel has thread slots: each joined one's
+  // slot must come back.
+  long serial = 0;
+  for(int i = 0; i < 1200; i++) {
+    pthread_t s;
+    void *r;
+    if(pthread_create(&s, NULL, nothing, NULL) || pthread_join(s, &r) || r != (void *)7)
+      break;
+    serial++;
+  }
+  bad += serial != 1200;
+  printf("threads: %ld created and joined one after another\n", serial);
   printf("threads: %ld threads on %ld CPUs, counter %ld of %ld, tls %s, %d not on their CPU\n",
          n, ncpu, counter, n * ROUNDS, bad || mine != -1 ? "wrong" : "right", misplaced);
   return counter == n * ROUNDS && !bad && mine == -1 && !misplaced ? 0 : 1;
