@@ -133,12 +133,17 @@ $(foreach i,$(IMAGES),$(eval $(call kernel_image,$(i))))
 
 # User programs (tests/user/*.c): static glibc binaries built with the host's gcc, embedded
 # in both kernel images by tests/kernel/user_images.S (.incbin) and run by the user-* self-tests.
-USER_PROGS := $(basename $(notdir $(wildcard tests/user/*.c)))
+# hello is also built as a static-PIE (ET_DYN, relocated by glibc itself) as hello-pie.
+USER_PROGS := $(basename $(notdir $(wildcard tests/user/*.c))) hello-pie
 USER_BINS := $(addprefix $(BUILD)/user/,$(USER_PROGS))
 $(BUILD)/user/%: tests/user/%.c
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
 	$(Q)$(CC) -O2 -static -pthread -s -Wall -o $@ $< -lm
+$(BUILD)/user/%-pie: tests/user/%.c
+	@mkdir -p $(dir $@)
+	$(say) "  USER    $@"
+	$(Q)$(CC) -O2 -fPIE -static-pie -pthread -s -Wall -o $@ $< -lm
 $(foreach i,$(IMAGES),$(IMGDIR_$(i))/obj/tests/kernel/user_images.o): $(USER_BINS)
 
 # compile_commands.json for clangd and other tools: the compiler commands make would run for

@@ -20,6 +20,8 @@ for src in "$root"/tests/user/*.c; do
   fi
 done
 
+gcc -O2 -fPIE -static-pie -pthread -s -o "$scratch/hello-pie" "$root/tests/user/hello.c" || failed=$((failed + 1))
+
 as_user=()
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
   as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
@@ -43,6 +45,7 @@ expect() {
 }
 
 expect 0 hello one "two words"
+expect 0 hello-pie pie
 expect 0 threads
 expect 0 mem
 expect 0 fpu

@@ -62,11 +62,13 @@ run(const char *name, const char *const argv[], int want)
   return status == want && leaked == 0;
 }
 
+// hello as ET_EXEC and as a static-PIE (ET_DYN, loaded at PIE_BASE, relocating itself).
 static bool
 user_hello(void)
 {
   const char *const argv[] = { "/bin/hello", "one", "two words", NULL };
-  return run("hello", argv, 0);
+  const char *const pie[] = { "/bin/hello-pie", "pie", NULL };
+  return run("hello", argv, 0) & run("hello-pie", pie, 0);
 }
 SELFTEST_NOINJECT("user-hello", user_hello);
 
