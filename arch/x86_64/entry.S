@@ -36,7 +36,7 @@ syscall_entry:
   pushq %r15
   xorl %ebp, %ebp                // backtraces end here, not in user memory
   movq %rsp, %rdi
-  call do_syscall_64             // returns with interrupts off; nonzero: SYSRET is safe
+  call do_syscall_64             // (FMASK cleared AC: SMAP holds from the first instruction)             // returns with interrupts off; nonzero: SYSRET is safe
   testl %eax, %eax
   jz ret_to_user_iret
   popq %r15

@@ -35,7 +35,10 @@ cpu_init(struct cpu *c)
   c->gdt[1] = 0x00af9a000000ffff;   // kernel code: long mode, present, DPL 0
   c->gdt[2] = 0x00cf92000000ffff;   // kernel data
   c->gdt[3] = 0;
-  c->gdt[4] = 0x00cffa000000ffff;   // 32-bit user code, DPL 3 (never run: a placeholder for SYSRET)
+  // 32-bit user code: only its place counts (SYSRET to 64-bit mode takes CS = STAR[63:48] + 16).
+  // It stays null, so ring 3 cannot far-jump into compatibility mode, where SYSCALL would go
+  // through CSTAR, which nothing here handles.
+  c->gdt[4] = 0;
   c->gdt[5] = 0x00cff2000000ffff;   // user data, DPL 3
   c->gdt[6] = 0x00affa000000ffff;   // 64-bit user code, DPL 3
   c->tss.iomap_base = sizeof(c->tss);   // no I/O bitmap

@@ -27,6 +27,13 @@ vector\n:
   .endr
 
 alltraps:
+  // Ring 3 may have set AC, which interrupt gates keep: with SMAP that would let the kernel
+  // reach user pages unchecked until the IRET. Clear it first (Linux's ASM_CLAC); clac is
+  // #UD on a CPU without SMAP, hence the test.
+  testb $1, smap_enabled(%rip)
+  jz 0f
+  clac
+0:
   pushq %rax
   pushq %rbx
   pushq %rcx
