@@ -59,5 +59,7 @@ expect 139 fault nx
 expect 139 fault ro
 expect 132 fault ud2
 expect 136 fault div0
+expect 134 fault abort
+expect 143 fault term
 echo "test_user_native: $passed passed, $failed failed"
 [ "$failed" = 0 ]

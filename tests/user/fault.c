@@ -1,8 +1,11 @@
-// fault: dies the way argv[1] says (null, kernel, nx, ud2, div0, ro), which the kernel must
-// turn into a console line and the matching status, nothing more. Reaching the end is a
+// fault: dies the way argv[1] says (null, kernel, nx, ud2, div0, ro, abort, term), which the
+// kernel must turn into a console line and the matching status, nothing more. Reaching the end is a
 // failure: exit 99.
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char data_page[64] = { (char)0xc3 };   // a ret, in a non-executable page
 
@@ -23,6 +26,10 @@ main(int argc, char **argv)
     __asm__ volatile("xorl %%edx, %%edx; movl $1, %%eax; divl %0" ::"r"(zero) : "eax", "edx");
   else if(!strcmp(how, "ro"))
     *(volatile char *)main = 0;
+  else if(!strcmp(how, "abort"))   // raise(SIGABRT): tgkill
+    abort();
+  else if(!strcmp(how, "term"))
+    kill(getpid(), SIGTERM);
   printf("fault: %s did not fault\n", how);
   return 99;
 }
