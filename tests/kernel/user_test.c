@@ -2,6 +2,7 @@
 // its exit status and by every page it used coming back when it ends; planted-user-leak keeps
 // one page of a finished process, which the leak check must catch.
 #include "errno.h"
+#include "fault_inject.h"
 #include "mm.h"
 #include "process.h"
 #include "sched.h"
@@ -180,6 +181,38 @@ user_oom(void)
   return run("oom", argv, 137);
 }
 SELFTEST_NOINJECT("user-oom", user_oom);
+
+// Under the boot's fault injection (failslab=, failpage=; without them it only runs the
+// programs): whatever an allocation failure does to a program (ENOMEM to it, an OOM kill, a
+// failed spawn), the kernel goes on and every page comes back.
+static bool
+user_inject(void)
+{
+  static const char *const progs[] = { "hello", "threads", "mem", "clock" };
+  long before = used_pages();
+  int ran = 0, spawn_failed = 0;
+  for(size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+    const char *const argv[] = { progs[i], NULL };
+    size_t len;
+    const void *image = user_bin_lookup(progs[i], &len);
+    int err;
+    struct process *p = image ? process_spawn(progs[i], image, len, argv, env, &err) : NULL;
+    if(!p) {
+      spawn_failed++;
+      continue;
+    }
+    selftest_extra("%s=%d", progs[i], process_wait(p));
+    ran++;
+  }
+  long leaked = used_pages() - before;
+  selftest_extra("spawn-failed=%d leaked-pages=%ld", spawn_failed, leaked);
+  if(leaked)
+    return false;
+  if(!ran && fault_inject_active())
+    return selftest_skip("enomem");
+  return ran > 0 && (spawn_failed == 0 || fault_inject_active());
+}
+SELFTEST("user-inject", user_inject);
 
 // Bad images are refused with ENOEXEC and a console line; the kernel goes on.
 static bool
