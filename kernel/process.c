@@ -12,6 +12,7 @@
 #include "slab.h"
 #include "smp.h"
 #include "string.h"
+#include "vsprintf.h"
 #include "syscalls.h"
 #include "vm.h"
 #include <asm/cpu.h>
@@ -158,7 +159,9 @@ process_spawn(const char *path, const void *image, size_t len, const char *const
   spin_lock_init(&p->lock);
   INIT_LIST_HEAD(&p->threads);
   init_waitqueue_head(&p->exit_wq);
-  strlcpy(p->path, path, sizeof(p->path));
+  // /proc/self/exe is absolute (glibc asserts it: dl-origin.c), relative to / here: the
+  // working directory of every process.
+  snprintf(p->path, sizeof(p->path), "%s%s", path[0] == '/' ? "" : "/", path);
   const char *base = path;
   for(const char *c = path; *c; c++)
     if(*c == '/')
