@@ -39,6 +39,10 @@ u64 realtime_ns(void);   // CLOCK_REALTIME
 long sys_read(u64 fd, u64 buf, u64 n);
 long sys_write(u64 fd, u64 buf, u64 n);
 long sys_writev(u64 fd, u64 iov, u64 cnt);
+long sys_readv(u64 fd, u64 iov, u64 cnt);
+long sys_pread64(u64 fd, u64 buf, u64 n, u64 off);
+long sys_pwrite64(u64 fd, u64 buf, u64 n, u64 off);
+long sys_getcwd(u64 buf, u64 size);
 long sys_close(u64 fd);
 long sys_lseek(u64 fd, u64 off, u64 whence);
 long sys_ioctl(u64 fd, u64 cmd, u64 arg);

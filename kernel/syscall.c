@@ -189,10 +189,11 @@ struct syscall {
 static const struct syscall table[NR_SYSCALLS] = {
   SYS(0, read), SYS(1, write), SYS(3, close), SYS(5, fstat), SYS(8, lseek), SYS(9, mmap),
   SYS(10, mprotect), SYS(11, munmap), SYS(12, brk), SYS(13, rt_sigaction),
-  SYS(14, rt_sigprocmask), SYS(16, ioctl), SYS(20, writev), SYS(24, sched_yield),
+  SYS(14, rt_sigprocmask), SYS(16, ioctl), SYS(17, pread64), SYS(18, pwrite64),
+  SYS(19, readv), SYS(20, writev), SYS(24, sched_yield),
   [25] = { (syscall_fn)(void (*)(void))sys_enosys, "mremap" },
   SYS(28, madvise), SYS(35, nanosleep), SYS(39, getpid), SYS(56, clone), SYS(60, exit),
-  SYS(62, kill), SYS(63, uname), SYS(89, readlink), SYS(96, gettimeofday),
+  SYS(62, kill), SYS(63, uname), SYS(79, getcwd), SYS(89, readlink), SYS(96, gettimeofday),
   SYS(97, getrlimit), SYS(98, getrusage), SYS(99, sysinfo), SYS(102, getuid),
   [104] = { (syscall_fn)(void (*)(void))sys_getuid, "getgid" },
   [107] = { (syscall_fn)(void (*)(void))sys_getuid, "geteuid" },
