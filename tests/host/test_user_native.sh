@@ -61,5 +61,6 @@ expect 132 fault ud2
 expect 136 fault div0
 expect 134 fault abort
 expect 143 fault term
+expect 139 fault sysret
 echo "test_user_native: $passed passed, $failed failed"
 [ "$failed" = 0 ]

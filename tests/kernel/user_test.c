@@ -117,7 +117,7 @@ user_segfault(void)
     int status;
   } cases[] = {
     { "null", 139 }, { "kernel", 139 }, { "nx", 139 }, { "ro", 139 }, { "ud2", 132 },
-    { "div0", 136 }, { "abort", 134 }, { "term", 143 },
+    { "div0", 136 }, { "abort", 134 }, { "term", 143 }, { "sysret", 139 },
   };
   bool ok = true;
   for(size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
