@@ -245,6 +245,10 @@ sys_clone(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls)
     return -ENOSYS;
   if((flags & CLONE_SETTLS) && tls >= USER_END)
     return -EPERM;
+  // The child's first IRET would fault in ring 0 on a non-canonical stack pointer (Linux lets
+  // the thread die of it in ring 3; refusing it here keeps that fault out of the kernel).
+  if(newsp >= USER_END)
+    return -EINVAL;
   struct thread *parent = current;
   struct process *p = parent->proc;
   reap_dead_threads(p);

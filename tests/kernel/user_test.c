@@ -238,9 +238,19 @@ user_exec_bad(void)
   struct process *p1 = process_spawn("/bin/junk", junk, sizeof(junk), argv, env, &e1);
   struct process *p2 = process_spawn("/bin/dynamic", dynamic, sizeof(dynamic), argv, env, &e2);
   struct process *p3 = process_spawn("/bin/short", hello, 100, argv, env, &e3);
+  // hello with a non-canonical entry point: its first IRET would fault in ring 0.
+  u8 *entry = kmalloc(len, GFP_KERNEL);
+  if(!entry)
+    return false;
+  memcpy(entry, hello, len);
+  *(u64 *)(entry + 24) = 0x0000900000000000UL;   // e_entry
+  int e4 = 0;
+  struct process *p4 = process_spawn("/bin/entry", entry, len, argv, env, &e4);
+  kfree(entry);
   long leaked = used_pages() - before;
-  selftest_extra("junk=%d dynamic=%d short=%d leaked-pages=%ld", e1, e2, e3, leaked);
-  return !p1 && !p2 && !p3 && e1 == -ENOEXEC && e2 == -ENOEXEC && e3 == -ENOEXEC && !leaked;
+  selftest_extra("junk=%d dynamic=%d short=%d entry=%d leaked-pages=%ld", e1, e2, e3, e4, leaked);
+  return !p1 && !p2 && !p3 && !p4 && e1 == -ENOEXEC && e2 == -ENOEXEC && e3 == -ENOEXEC &&
+         e4 == -ENOEXEC && !leaked;
 }
 SELFTEST_NOINJECT("user-exec-bad", user_exec_bad);
 
