@@ -22,6 +22,7 @@ struct process {
   spinlock_t lock;            // threads, nr_live, exiting, exit_status
   struct list_head threads;   // every thread, live or dead until process_wait reaps it
   int nr_live;                // threads not yet past user_thread_exit
+  int nr_started;             // threads ever made (nr_started - nr_live have exited)
   bool exiting;               // exit_group or a fatal signal: every thread leaves at its next kernel exit
   int exit_status;            // what a shell shows: the exit code, or 128 + signal
   struct wait_queue_head exit_wq;   // process_wait: nr_live reaches 0

@@ -78,6 +78,7 @@ new_user_thread(struct process *p, const struct cpumask *allowed)
   spin_lock(&p->lock);
   list_add_tail(&t->proc_node, &p->threads);
   p->nr_live++;
+  p->nr_started++;
   spin_unlock(&p->lock);
   return t;
 }

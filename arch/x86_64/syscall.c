@@ -106,6 +106,8 @@ switch_user_state(struct thread *prev, struct thread *next)
   }
 }
 
+bool planted_no_user_preempt;   // planted-user-no-preempt: ring 3 keeps its CPU
+
 // The work before every return to ring 3, with interrupts off at the end so nothing can set
 // need_resched between the check and the IRET/SYSRET (Linux's exit_to_user_mode_loop).
 void
@@ -126,7 +128,7 @@ exit_to_user_mode(struct trapframe *tf)
         continue;
       }
     }
-    if(!need_resched())
+    if(!need_resched() || READ_ONCE(planted_no_user_preempt))
       return;
     schedule();   // ring 3 is a quiescent state: preempting it holds nothing
   }

@@ -1,6 +1,7 @@
 // user-*: the embedded test programs (tests/user/) run as processes in ring 3, each checked by
 // its exit status and by every page it used coming back when it ends; planted-user-leak keeps
 // one page of a finished process, which the leak check must catch.
+#include "cpumask.h"
 #include "errno.h"
 #include "fault_inject.h"
 #include "mm.h"
@@ -10,9 +11,11 @@
 #include "slab.h"
 #include "string.h"
 #include "user_bins.h"
+#include "vsprintf.h"
 #include "watchdog.h"
 
 extern bool process_planted_leak;
+extern bool planted_no_user_preempt;
 
 static const char *const env[] = { "HOME=/", "TERM=linux", "PATH=/bin:/usr/bin", NULL };
 
@@ -136,13 +139,17 @@ user_fpu(void)
 }
 SELFTEST_NOINJECT("user-fpu", user_fpu);
 
-// One spinner per CPU plus one, for 3 s with the soft-lockup threshold at 1 s: time in ring 3
-// is progress, not a lockup. This thread's own sleep ends while they spin, so the tick did
-// preempt them (with one CPU, every spinner shares this thread's).
+// Two spinners per CPU plus one, for 3 s with the soft-lockup threshold at 1 s: time in
+// ring 3 is progress, not a lockup. This thread's own 0.5 s sleep ends before any spinner has
+// finished, so the tick did preempt them: placed on the least loaded CPUs, one shares this
+// thread's, and without preemption this thread would run only once that one had finished.
 static bool
-user_spin(void)
+spin_test(void)
 {
-  const char *const argv[] = { "/bin/spin", "3", NULL };
+  int spinners = 2 * cpumask_weight(&cpu_online_mask) + 1;
+  char count[8];
+  snprintf(count, sizeof(count), "%d", spinners);
+  const char *const argv[] = { "/bin/spin", "3", count, NULL };
   long before = used_pages();
   int saved = softlockup_secs;
   WRITE_ONCE(softlockup_secs, 1);
@@ -152,13 +159,21 @@ user_spin(void)
     return false;
   }
   msleep(500);
-  bool ran_meanwhile = READ_ONCE(p->nr_live) > 0;
+  spin_lock(&p->lock);   // no spinner has finished yet, and they have begun
+  bool ran_meanwhile = p->nr_live == p->nr_started && p->nr_started > 1;
+  spin_unlock(&p->lock);
   int status = process_wait(p);
   WRITE_ONCE(softlockup_secs, saved);
   long leaked = used_pages() - before;
   selftest_extra("status=%d slept-while-spinning=%d leaked-pages=%ld", status, ran_meanwhile,
                  leaked);
   return status == 0 && ran_meanwhile && leaked == 0;
+}
+
+static bool
+user_spin(void)
+{
+  return spin_test();
 }
 SELFTEST_NOINJECT("user-spin", user_spin);
 
@@ -253,6 +268,18 @@ user_exec_bad(void)
          e4 == -ENOEXEC && !leaked;
 }
 SELFTEST_NOINJECT("user-exec-bad", user_exec_bad);
+
+// The planted bug: ring 3 is never preempted, so a spinner keeps this thread's CPU and its
+// sleep outlives the spinners: user-spin's check must fail.
+static bool
+planted_user_no_preempt(void)
+{
+  WRITE_ONCE(planted_no_user_preempt, true);
+  bool ok = spin_test();
+  WRITE_ONCE(planted_no_user_preempt, false);
+  return ok;
+}
+SELFTEST("planted-user-no-preempt", planted_user_no_preempt);
 
 // The planted bug: a finished process keeps its first thread's FPU page. The test's own page
 // count (leaked-pages=1, result=fail) and the run's LEAK-CHECK must both see it.

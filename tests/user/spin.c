@@ -1,5 +1,6 @@
-// spin: one thread per CPU plus one, each spinning in ring 3 for argv[1] seconds (default 2)
-// without a system call: the tick must preempt them, and the kernel must not call it a lockup.
+// spin: argv[2] threads (default one per CPU plus one), each spinning in ring 3 for argv[1]
+// seconds (default 2) without a system call: the tick must preempt them, and the kernel must
+// not call it a lockup.
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -30,8 +31,8 @@ main(int argc, char **argv)
 {
   if(argc > 1)
     secs = atof(argv[1]);
-  long n = sysconf(_SC_NPROCESSORS_ONLN) + 1;
-  if(n < 2 || n > 64)
+  long n = argc > 2 ? atol(argv[2]) : sysconf(_SC_NPROCESSORS_ONLN) + 1;
+  if(n < 1 || n > 64)
     n = 4;
   pthread_t t[64];
   for(long i = 1; i < n; i++)
