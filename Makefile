@@ -12,6 +12,7 @@ TIMEOUT ?= 900
 # INITRD=file.cpio[.gz]: an initramfs archive of one's own, unpacked after the built-in one
 # (build/initramfs.cpio.gz) by the qemu targets.
 INITRD  ?=
+CPU     ?= qemu64
 
 # Kernel code: freestanding, higher half (-mcmodel=kernel needs -fno-pie), no red zone
 # (interrupts push onto the stack), no SSE/x87 (no FPU state saved on entry), frame
@@ -36,7 +37,7 @@ $(if $(filter-out 0 1,$(LOCKSTAT)),$(error LOCKSTAT must be 0 or 1))
 KCFLAGS += $(if $(filter 1,$(LOCKSTAT)),-DCONFIG_LOCK_STAT)
 
 KSRC := $(wildcard boot/*.S kernel/*.c kernel/locking/*.c kernel/lib/*.c kernel/bench/*.c \
-          arch/x86_64/*.c arch/x86_64/*.S mm/*.c fs/*.c tests/kernel/*.c)
+          arch/x86_64/*.c arch/x86_64/*.S mm/*.c fs/*.c tests/kernel/*.c tests/kernel/*.S)
 
 # Two images from the same sources, side by side: release (build/kernel.elf, build/kernel.iso;
 # objects in build/obj/) has no debug checks, so benchmarks time the code itself; debug
@@ -135,6 +136,21 @@ $(IMGDIR_$(1))/kernel.iso: $(IMGDIR_$(1))/kernel.elf boot/grub.cfg.in tools/mkis
 endef
 $(foreach i,$(IMAGES),$(eval $(call kernel_image,$(i))))
 
+# User programs (tests/user/*.c): static glibc binaries built with the host's gcc, embedded
+# in both kernel images by tests/kernel/user_images.S (.incbin) and run by the user-* self-tests.
+# hello is also built as a static-PIE (ET_DYN, relocated by glibc itself) as hello-pie.
+USER_PROGS := $(basename $(notdir $(wildcard tests/user/*.c))) hello-pie
+USER_BINS := $(addprefix $(BUILD)/user/,$(USER_PROGS))
+$(BUILD)/user/%: tests/user/%.c
+	@mkdir -p $(dir $@)
+	$(say) "  USER    $@"
+	$(Q)$(CC) -O2 -static -pthread -s -Wall -o $@ $< -lm
+$(BUILD)/user/%-pie: tests/user/%.c
+	@mkdir -p $(dir $@)
+	$(say) "  USER    $@"
+	$(Q)$(CC) -O2 -fPIE -static-pie -pthread -s -Wall -o $@ $< -lm
+$(foreach i,$(IMAGES),$(IMGDIR_$(i))/obj/tests/kernel/user_images.o): $(USER_BINS)
+
 # compile_commands.json for clangd and other tools: the compiler commands make would run for
 # every kernel source, host test and fuzzer, read from a dry run (make -n -B), so they are
 # exactly the build's: the release image's (the debug image's differ by IMGFLAGS_debug alone).
@@ -163,7 +179,7 @@ $(BUILD)/initramfs.cpio.gz: $(USER_PROGS) tools/mkinitramfs.sh
 # make qemu-smpN: boot through GRUB on N vCPUs; exits 0 only on END result=pass.
 qemu-smp%: all FORCE
 	@tools/qemu.sh --smp $* --mem $(MEM) --cmdline "$(CMDLINE)" --accel "$(ACCEL)" \
-	  --timeout $(TIMEOUT) --image $(call image_for,$(CMDLINE)) $(if $(INITRD),--initrd "$(INITRD)")
+	  --timeout $(TIMEOUT) --cpu $(CPU) --image $(call image_for,$(CMDLINE)) $(if $(INITRD),--initrd "$(INITRD)")
 
 # make torture SMP=n SECS=s: every torture and stress self-test for s seconds each in one boot
 # of the debug image, QEMU's time-out following SECS; ends "selftest: N passed, N failed".
@@ -179,7 +195,7 @@ GDBPORT ?= $(shell expr $$(id -u) % 5000 + 25000)
 qemu-gdb: all
 	@echo $(call image_for,$(CMDLINE)) > $(BUILD)/gdb-image
 	@tools/qemu.sh --smp $(SMP) --mem $(MEM) --cmdline "panic=halt $(CMDLINE)" \
-	  --accel "$(ACCEL)" --timeout $(TIMEOUT) --gdb $(GDBPORT) --image $(call image_for,$(CMDLINE)) \
+	  --accel "$(ACCEL)" --timeout $(TIMEOUT) --cpu $(CPU) --gdb $(GDBPORT) --image $(call image_for,$(CMDLINE)) \
 	  $(if $(INITRD),--initrd "$(INITRD)")
 
 # Attach to `make qemu-gdb` and stop at the 64-bit C entry (a hardware breakpoint: the

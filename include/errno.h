@@ -10,10 +10,12 @@
 
 #define EPERM 1
 #define ENOENT 2
+#define ESRCH 3
 #define EINTR 4
 #define EIO 5
 #define ENXIO 6
 #define E2BIG 7
+#define ENOEXEC 8
 #define EBADF 9
 #define EAGAIN 11
 #define ENOMEM 12
@@ -29,6 +31,7 @@
 #define EMFILE 24
 #define ENOTTY 25
 #define ENOSPC 28
+#define ESPIPE 29
 #define ERANGE 34
 #define ENAMETOOLONG 36
 #define ENOSYS 38

@@ -11,6 +11,7 @@
 #include "mm.h"
 #include "power.h"
 #include "printk.h"
+#include "process.h"
 #include "profile.h"
 #include "rcupdate.h"
 #include "reclaim.h"
@@ -64,6 +65,7 @@ rest_init(void)
   profile_init();                      // profile=: the NMI sampler, and what it costs
   int failed = selftest_run();         // selftest=: the SELFTEST lines and summary
   failed += bench_run();               // bench=: the BENCH lines, then BENCH-DONE
+  failed += run_init_program();        // init=: a user program, its status counts
   fault_inject_end();                  // FAULT-INJECT, and allocations succeed again
   failed += !leak_check();             // LEAK-CHECK: all of it given back
   failed += lockdep_end();             // the debug image: any LOCKDEP report fails the run

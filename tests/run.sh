@@ -112,6 +112,25 @@ for smp in 1 2 8; do
   result "lockdep/no report@smp$smp" $? "($(grep -m 1 'LOCKDEP kind=' "$logs/$name.log"))"
 done
 
+echo "== user mode on QEMU's -cpu max (XSAVE with AVX, SMEP, SMAP), and init= with -- arguments"
+name=user-cpumax-smp2
+# Every user-* test but user-oom (16 s of page faults that no CPU feature changes).
+user_tests=$(grep -oE 'SELFTEST name=user-[a-z0-9-]+' "$logs/selftest-all-smp2.log" | sed 's/.*=//' |
+  grep -v '^user-oom$' | paste -sd, -)
+boot "$name" 2 "bench=none selftest=${user_tests:-user-hello} init=/bin/hello -- one nr_cpus=1 --" --cpu max
+rc=$?
+result "boot/$name" $rc "(exit $rc, log $logs/$name.log)" "$logs/$name.log"
+has "$name" 'fpu: xsave, xcr0 0x7' && has "$name" 'user: .*smep on, smap on'
+result "user/cpumax uses XSAVE, AVX, SMEP and SMAP" $? "($(grep -m 1 -E 'fpu:|user:' "$logs/$name.log"))"
+while read -r line; do
+  t=$(sed -E 's/.*SELFTEST name=([a-z0-9-]+).*/\1/' <<< "$line")
+  grep -q "result=pass" <<< "$line"
+  result "selftest/$t@cpumax" $? "($line)"
+done < <(grep -E 'SELFTEST name=' "$logs/$name.log")
+has "$name" 'argv\[1\] = one$' && has "$name" 'argv\[2\] = nr_cpus=1$' && has "$name" 'argv\[3\] = --$' &&
+  has "$name" 'init: /bin/hello exited with status 0' && ! has "$name" "ignoring 'nr_cpus=1'"
+result "user/init= gets the words after -- verbatim" $? "(log $logs/$name.log)"
+
 echo "== boots: BOOT cpus=N at each CPU count, nr_cpus=, bad command-line words"
 for smp in 4 16 64; do
   name=boot-smp$smp

@@ -2,11 +2,12 @@
 # Boots the release or the debug kernel through GRUB in QEMU, keeps the serial log under
 # build/logs/, and exits 0 only when the kernel printed END result=pass and exited.
 set -u
-smp=8 mem=1G cmdline="" accel="" timeout=900 gdb="" gdbwait=yes log="" image="" initrd=""
+smp=8 mem=1G cpu=qemu64 cmdline="" accel="" timeout=900 gdb="" gdbwait=yes log="" image="" initrd=""
 while [ $# -gt 0 ]; do
   case $1 in
     --smp) smp=$2; shift ;;
     --mem) mem=$2; shift ;;
+    --cpu) cpu=$2; shift ;;                       # QEMU's CPU model: qemu64 (default), max, ...
     --cmdline) cmdline=$2; shift ;;
     --accel) accel=$2; shift ;;
     --timeout) timeout=$2; shift ;;
@@ -74,7 +75,7 @@ fi
 mkdir -p "$build/logs"
 [ -n "$log" ] || log=$build/logs/run-$(date +%Y%m%d-%H%M%S)-$$-smp$smp.log
 raw=$log.raw
-args=(-machine pc -cpu qemu64 -smp "$smp" -m "$mem" -accel "$accel"
+args=(-machine pc -cpu "$cpu" -smp "$smp" -m "$mem" -accel "$accel"
       -cdrom "$iso" -boot d -display none -no-reboot
       -device isa-debug-exit,iobase=0xf4,iosize=0x04)
 if [ -t 0 ] && [ -t 1 ]; then
