@@ -136,19 +136,27 @@ $(IMGDIR_$(1))/kernel.iso: $(IMGDIR_$(1))/kernel.elf boot/grub.cfg.in tools/mkis
 endef
 $(foreach i,$(IMAGES),$(eval $(call kernel_image,$(i))))
 
-# User programs (tests/user/*.c): static glibc binaries built with the host's gcc, embedded
-# in both kernel images by tests/kernel/user_images.S (.incbin) and run by the user-* self-tests.
-# hello is also built as a static-PIE (ET_DYN, relocated by glibc itself) as hello-pie.
-USER_PROGS := $(basename $(notdir $(wildcard tests/user/*.c))) hello-pie
+# User programs: static glibc binaries built with the host's gcc. Those of user/ go into the
+# built-in initramfs as /bin/<name> (tools/mkinitramfs.sh); the test programs of tests/user/,
+# with hello and hello built as a static-PIE (ET_DYN, relocated by glibc itself, hello-pie),
+# are embedded in both kernel images by tests/kernel/user_images.S (.incbin) for the user-*
+# self-tests.
+USERCFLAGS := -O2 -static -pthread -s -Wall -Werror
+INITRAMFS_PROGS := $(patsubst user/%.c,$(BUILD)/user/%,$(wildcard user/*.c))
+USER_PROGS := $(basename $(notdir $(wildcard tests/user/*.c))) hello hello-pie
 USER_BINS := $(addprefix $(BUILD)/user/,$(USER_PROGS))
-$(BUILD)/user/%: tests/user/%.c
+$(BUILD)/user/%: user/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
-	$(Q)$(CC) -O2 -static -pthread -s -Wall -o $@ $< -lm
-$(BUILD)/user/%-pie: tests/user/%.c
+	$(Q)$(CC) $(USERCFLAGS) -o $@ $< -lm
+$(BUILD)/user/%: tests/user/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
-	$(Q)$(CC) -O2 -fPIE -static-pie -pthread -s -Wall -o $@ $< -lm
+	$(Q)$(CC) $(USERCFLAGS) -o $@ $< -lm
+$(BUILD)/user/%-pie: user/%.c | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(say) "  USER    $@"
+	$(Q)$(CC) $(subst -static,-fPIE -static-pie,$(USERCFLAGS)) -o $@ $< -lm
 $(foreach i,$(IMAGES),$(IMGDIR_$(i))/obj/tests/kernel/user_images.o): $(USER_BINS)
 
 # compile_commands.json for clangd and other tools: the compiler commands make would run for
@@ -163,18 +171,9 @@ compile_commands.json: Makefile $(BUILD)/config $(BUILD)/sources tools/compile_c
 	$(Q)$(MAKE) --no-print-directory -n -B NODEPS=1 $(KOBJ) host-tests $(FUZZ_BINS) > $(BUILD)/dry-run
 	$(Q)tools/compile_commands.py $(BUILD)/dry-run $@
 
-# User programs (user/*.c): static Linux x86-64 binaries, built with the host's gcc and glibc
-# (gcc -static), installed in the built-in initramfs as /bin/<name> (tools/mkinitramfs.sh).
-USER_PROGS := $(patsubst user/%.c,$(BUILD)/user/%,$(wildcard user/*.c))
-USERCFLAGS := -static -O2 -g -Wall -Wextra -Werror
-$(BUILD)/user/%: user/%.c | $(BUILD)/.deps-ok
-	@mkdir -p $(dir $@)
-	$(say) "  USERCC  $<"
-	$(Q)$(CC) $(USERCFLAGS) $< -o $@
-
-$(BUILD)/initramfs.cpio.gz: $(USER_PROGS) tools/mkinitramfs.sh
+$(BUILD)/initramfs.cpio.gz: $(INITRAMFS_PROGS) tools/mkinitramfs.sh
 	$(say) "  CPIO    $@"
-	$(Q)tools/mkinitramfs.sh $@ $(USER_PROGS)
+	$(Q)tools/mkinitramfs.sh $@ $(INITRAMFS_PROGS)
 
 # make qemu-smpN: boot through GRUB on N vCPUs; exits 0 only on END result=pass.
 qemu-smp%: all FORCE

@@ -30,6 +30,7 @@
 #define ENFILE 23
 #define EMFILE 24
 #define ENOTTY 25
+#define EFBIG 27
 #define ENOSPC 28
 #define ESPIPE 29
 #define ERANGE 34

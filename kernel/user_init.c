@@ -1,11 +1,58 @@
 // init=: the program the command line names, run after the self-tests and benchmarks with
 // the words after -- as its arguments and Linux's initial environment; its exit status
-// decides END. Programs come from the image (include/user_bins.h) until the initramfs lands.
+// decides END. A program is a file (the initramfs puts them in /bin), else one of the test
+// programs built into the image (include/user_bins.h), found by its last path component.
 #include "cmdline.h"
 #include "errno.h"
+#include "fs.h"
+#include "mm.h"
 #include "printk.h"
 #include "process.h"
 #include "user_bins.h"
+
+// Reads the regular file at path into pages of its own (the loader copies the segments out,
+// so they are freed once the process exists). 0, or -errno: -ENOENT, -ENOEXEC (not a
+// regular file), -EFBIG (beyond the largest block the page allocator gives), -ENOMEM, -EIO.
+static int
+read_program(const char *path, void **image, size_t *len, unsigned *order)
+{
+  struct kstat st;
+  struct file *f;
+  int err = vfs_stat(path, 0, &st);
+  if(err)
+    return err;
+  if(!S_ISREG(st.mode))
+    return -ENOEXEC;
+  unsigned o = 0;
+  while(((u64)PAGE_SIZE << o) < st.size)
+    o++;
+  if(o > MAX_ORDER)
+    return -EFBIG;
+  void *buf = (void *)__get_free_pages(GFP_KERNEL, o);
+  if(!buf)
+    return -ENOMEM;
+  err = vfs_open(path, 0, 0, &f);
+  if(err) {
+    free_pages((unsigned long)buf, o);
+    return err;
+  }
+  size_t got = 0;
+  while(got < st.size) {
+    ssize_t n = vfs_read(f, (u8 *)buf + got, st.size - got);
+    if(n <= 0)
+      break;
+    got += n;
+  }
+  vfs_close(f);
+  if(got != st.size) {
+    free_pages((unsigned long)buf, o);
+    return -EIO;
+  }
+  *image = buf;
+  *len = got;
+  *order = o;
+  return 0;
+}
 
 // Returns 0 when there is no init= or it exited with status 0, else 1.
 int
@@ -20,13 +67,21 @@ run_init_program(void)
     argv[1 + i] = kcmdline.init_args[i];
   argv[1 + kcmdline.ninit_args] = NULL;
   size_t len;
-  const void *image = user_bin_lookup(kcmdline.init, &len);
-  if(!image) {
-    pr_err("init: %s: no such program\n", kcmdline.init);
+  void *file = NULL;
+  unsigned order = 0;
+  const void *image;
+  int err = read_program(kcmdline.init, &file, &len, &order);
+  if(err == 0) {
+    image = file;
+  } else if(!(image = user_bin_lookup(kcmdline.init, &len))) {
+    pr_err("init: %s: no such program (error %d)\n", kcmdline.init, err);
     return 1;
   }
-  int err;
+  printk("init: %s: %s, %lu bytes\n", kcmdline.init,
+         file ? "a file" : "a test program built into the image", (unsigned long)len);
   struct process *p = process_spawn(kcmdline.init, image, len, argv, envp, &err);
+  if(file)
+    free_pages((unsigned long)file, order);
   if(!p) {
     pr_err("init: %s: cannot run it (error %d)\n", kcmdline.init, err);
     return 1;

@@ -130,6 +130,8 @@ done < <(grep -E 'SELFTEST name=' "$logs/$name.log")
 has "$name" 'argv\[1\] = one$' && has "$name" 'argv\[2\] = nr_cpus=1$' && has "$name" 'argv\[3\] = --$' &&
   has "$name" 'init: /bin/hello exited with status 0' && ! has "$name" "ignoring 'nr_cpus=1'"
 result "user/init= gets the words after -- verbatim" $? "(log $logs/$name.log)"
+has "$name" 'init: /bin/hello: a file, [0-9]+ bytes'
+result "user/init= runs the initramfs's /bin/hello" $? "($(grep -m 1 'init: /bin/hello:' "$logs/$name.log"))"
 
 echo "== boots: BOOT cpus=N at each CPU count, nr_cpus=, bad command-line words"
 for smp in 4 16 64; do

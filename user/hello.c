@@ -1,11 +1,17 @@
-// The smallest user program: greets on stdout and exits 0. Built with gcc -static into the
-// built-in initramfs as /bin/hello, it is what `init=/bin/hello` runs.
+// hello: the smallest glibc program (printf, argv, environ, getpid): /bin/hello in the
+// initramfs and the user-hello self-test; exits 0 when what the kernel gave it at entry is right.
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 int
 main(int argc, char **argv)
 {
-  printf("hello from %s, pid %d\n", argc > 0 ? argv[0] : "?", (int)getpid());
-  return 0;
+  const char *home = getenv("HOME");
+  printf("hello from user mode: argc %d argv[0] %s pid %d HOME %s\n", argc, argv[0],
+         (int)getpid(), home ? home : "(unset)");
+  for(int i = 1; i < argc; i++)
+    printf("argv[%d] = %s\n", i, argv[i]);
+  return getpid() > 0 && argc >= 1 && home && strcmp(home, "/") == 0 ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The user-mode test programs (tests/user/) run natively on the host, where Linux is the oracle
+# The user-mode test programs (tests/user/ and user/hello.c) run natively on the host, where Linux is the oracle
 # for every result and errno they expect: built static as make builds them for the kernel, run
 # with the environment init= gives (HOME=/ TERM=linux PATH=/bin:/usr/bin), as an unprivileged
 # user when run as root, under a 4 GiB address-space limit, in a scratch directory. Each must
@@ -12,7 +12,7 @@ chmod 755 "$scratch"
 passed=0
 failed=0
 
-for src in "$root"/tests/user/*.c; do
+for src in "$root"/tests/user/*.c "$root"/user/hello.c; do
   name=$(basename "$src" .c)
   if ! gcc -O2 -static -pthread -s -Wall -o "$scratch/$name" "$src" -lm 2> "$scratch/$name.err"; then
     echo "FAIL  build $name: $(head -n 1 "$scratch/$name.err")"
@@ -20,7 +20,7 @@ for src in "$root"/tests/user/*.c; do
   fi
 done
 
-gcc -O2 -fPIE -static-pie -pthread -s -o "$scratch/hello-pie" "$root/tests/user/hello.c" || failed=$((failed + 1))
+gcc -O2 -fPIE -static-pie -pthread -s -o "$scratch/hello-pie" "$root/user/hello.c" || failed=$((failed + 1))
 
 as_user=()
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then

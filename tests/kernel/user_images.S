@@ -1,6 +1,6 @@
 // The test programs of tests/user/, built static by make (build/user/NAME), embedded in the
-// image as they are; user_bins.c names them. Until the initramfs gives processes files, these
-// are the programs exec can load.
+// image as they are; user_bins.c names them. The user-* self-tests run them; init= runs one of
+// them only when no file of the initramfs has the path it names (kernel/user_init.c).
   .macro userbin name, file
   .section .rodata
   .balign 64
