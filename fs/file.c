@@ -11,14 +11,16 @@ vfs_open(const char *path, unsigned oflags, unsigned flags, struct file **fp)
 {
   if(!fp || (oflags & ~(O_CREAT | O_EXCL | O_TRUNC)))
     return -EINVAL;
+  // The file first, as Linux's path_openat takes it (alloc_empty_file) before the lookup: an
+  // open that fails for want of it must not have created the file (O_CREAT) or truncated it.
+  struct file *f = kmalloc(sizeof(*f), GFP_KERNEL);
+  if(!f)
+    return -ENOMEM;
   struct dentry *d;
   int err = open_path(path, oflags, flags, &d);
-  if(err)
+  if(err) {
+    kfree(f);
     return err;
-  struct file *f = kmalloc(sizeof(*f), GFP_KERNEL);
-  if(!f) {
-    dput(d);
-    return -ENOMEM;
   }
   f->f_dentry = d;
   f->f_inode = d->d_inode;
