@@ -15,7 +15,7 @@
 #include <asm/uaccess.h>
 
 #define SD_MS 500            // a test's default duration; torture.secs= sets it
-#define ROUNDS_PER_SEC 4     // the work floor (torture.h), per test
+#define ROUNDS_PER_SEC 2     // the work floor (torture.h): every CPU takes part in each round
 #define WAIT_MS 3000         // a thread that does not answer a round by then is stuck
 #define PATTERN 0x5a5a5a5a12345678ULL
 #define WORKER_PAGES 4       // madvise-dontneed's pages per worker
@@ -42,21 +42,26 @@ more_rounds(u64 start, u64 ns, u64 rounds, u64 floor)
   return now < ns || (rounds < floor && now < TORTURE_CAP * ns);
 }
 
-// A thread between rounds waits for the next one (round > seen) or the end (round < 0);
-// spinning, so that its CPU keeps the mm loaded and stays in the mm's mask. Only a thread
-// that shares the test's CPU lets it run at once; the others after SPIN_MS, so as not to
-// hold off a thread of their CPU (RCU's grace-period thread) for long. False if it waited
-// WAIT_MS.
+// A thread waits for the next round (round > seen) or the end (round < 0). Between rounds
+// it sleeps: at 64 vCPUs on a 2-core host, 63 spinning vCPUs starve the rest of host time.
+// spin: it must keep the mm loaded meanwhile (a switch away from an mm takes its CPU out of
+// the mask), and spins; only a thread that shares the test's CPU lets it run, and the others
+// after SPIN_MS, so as not to hold off a thread of their CPU (RCU's grace-period thread) for
+// long. False if it waited WAIT_MS (asleep, ten times that: at 64 vCPUs the first threads
+// wait while the test creates the others).
 #define SPIN_MS 10
 static bool
-next_round(int *round, int seen, bool mine, int *got)
+next_round(int *round, int seen, bool spin, bool mine, int *got)
 {
-  u64 now = ktime_ns(), yield_at = now + SPIN_MS * 1000000ULL, end = now + WAIT_MS * 1000000ULL;
+  u64 now = ktime_ns(), yield_at = now + SPIN_MS * 1000000ULL;
+  u64 end = now + (spin ? 1 : 10) * WAIT_MS * 1000000ULL;
   while((*got = smp_load_acquire(round)) == seen) {   // pairs with the test's store_release
     now = ktime_ns();
     if(now > end)
       return false;
-    if(mine)
+    if(!spin)
+      msleep(1);
+    else if(mine)
       yield();   // the test may be waiting to run here: at once, not at the next tick
     else if(now > yield_at)
       cond_resched();
@@ -72,7 +77,6 @@ next_round(int *round, int seen, bool mine, int *got)
 // must fault.
 static struct {
   struct mm *mm;
-  int main_cpu;
   int round;        // the round being read; -1: the end. Release by the test
   u64 *page;        // the round's page, set before round
   int unmapped;     // the last round whose munmap returned; release by the test
@@ -83,10 +87,9 @@ static struct {
 static int
 shootdown_reader(void *arg)
 {
-  bool mine = smp_processor_id() == sd.main_cpu;
   int seen = 0, r;
   use_mm(sd.mm);
-  while(next_round(&sd.round, seen, mine, &r) && r > 0) {
+  while(next_round(&sd.round, seen, false, false, &r) && r > 0) {
     u64 *p = READ_ONCE(sd.page), end = ktime_ns() + WAIT_MS * 1000000ULL, reads = 0;
     seen = r;
     for(;;) {
@@ -161,10 +164,10 @@ test_tlb_shootdown(void)
   sd.mm = mm_create();
   if(!sd.mm)
     return selftest_skip("enomem");
-  sd.main_cpu = smp_processor_id();
+  int main_cpu = smp_processor_id();
   bool created = true;
   for_each_online_cpu(cpu)
-    if(ncpus == 1 || cpu != sd.main_cpu)
+    if(ncpus == 1 || cpu != main_cpu)
       created &= (t[n++] = kthread_create(shootdown_reader, NULL, cpu, "sdread/%d", cpu)) != NULL;
   u64 ns = torture_ns(SD_MS), floor = torture_floor(ROUNDS_PER_SEC, ns), start = ktime_ns();
   u64 rounds = 0, ipis = 0, enomem = 0;
@@ -213,7 +216,7 @@ dontneed_worker(void *arg)
   bool mine = smp_processor_id() == dn.main_cpu;
   int seen = 0, r, zapped;
   use_mm(dn.mm);
-  while(next_round(&dn.round, seen, mine, &r) && r > 0) {
+  while(next_round(&dn.round, seen, false, mine, &r) && r > 0) {
     seen = r;
     for(int i = 0; i < WORKER_PAGES * 512; i++)
       if(put_user(((u64)r << 32) + i, p + i) != 0)
@@ -222,7 +225,7 @@ dontneed_worker(void *arg)
     // Spin for the zap, not sleep: a worker that let another thread run would leave the
     // mm's mask (a switch away from an mm takes its CPU out), and the zap could skip its CPU
     // with a correct reason, failing the ipis floor.
-    if(!next_round(&dn.go, r - 1, mine, &zapped) || zapped != r)
+    if(!next_round(&dn.go, r - 1, true, mine, &zapped) || zapped != r)
       break;
     for(int i = 0; i < WORKER_PAGES * 512; i++) {
       u64 v = 1;
