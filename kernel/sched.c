@@ -11,6 +11,7 @@
 #include "printk.h"
 #include <asm/processor.h>
 #include "rcupdate.h"
+#include "seqlock.h"
 #include "sched.h"
 #include "smp.h"
 #include "spinlock.h"
@@ -436,6 +437,59 @@ next_timer(struct rq *rq)
   return when;
 }
 
+// A CPU's idle clock (include/tick.h). Only the CPU itself writes it, with interrupts off (the
+// idle loop, irq_enter); another reads it under seq, which is odd while a write is on: the
+// writers' seq updates pair with idle_time_ns's read_seqcount_begin and _retry.
+struct idle_clock {
+  seqcount_t seq;
+  bool on;          // halted, or about to: since is the start
+  u64 since;        // ktime_ns
+  u64 total_ns;     // halted time before since
+};
+static DEFINE_PER_CPU(struct idle_clock, idle_clock);
+
+// An NMI wakes the CPU from hlt without an interrupt, and the loop halts again: the clock
+// started before that NMI goes on.
+static void
+idle_clock_start(u64 now)
+{
+  struct idle_clock *c = this_cpu_ptr(&idle_clock);
+  if(c->on)
+    return;
+  write_seqcount_begin(&c->seq);
+  c->since = now;
+  c->on = true;
+  write_seqcount_end(&c->seq);
+}
+
+void
+idle_clock_stop(void)
+{
+  struct idle_clock *c = this_cpu_ptr(&idle_clock);
+  if(!c->on)
+    return;
+  u64 now = ktime_ns();
+  write_seqcount_begin(&c->seq);
+  c->total_ns += now > c->since ? now - c->since : 0;
+  c->on = false;
+  write_seqcount_end(&c->seq);
+}
+
+u64
+idle_time_ns(int cpu, u64 now)
+{
+  const struct idle_clock *c = per_cpu_ptr(&idle_clock, cpu);
+  u64 t;
+  u32 seq;
+  do {
+    seq = read_seqcount_begin(&c->seq);
+    t = READ_ONCE(c->total_ns);
+    if(READ_ONCE(c->on) && now > READ_ONCE(c->since))
+      t += now - READ_ONCE(c->since);
+  } while(read_seqcount_retry(&c->seq, seq));
+  return t;
+}
+
 // The idle thread: run whatever is queued, else halt with the tick stopped (or armed
 // only for the next sleeper), never spin.
 void
@@ -450,6 +504,7 @@ sched_idle_loop(void)
     smp_mb();   // pairs with resched_cpu's
     if(!list_empty(&rq->queue) || rcu_has_done()) {
       c->idle = 0;
+      idle_clock_stop();
       local_irq_enable();
       schedule();
       continue;
@@ -463,6 +518,7 @@ sched_idle_loop(void)
       arch_timer_set_oneshot(when > now ? when - now : 1);
     else
       arch_timer_stop();
+    idle_clock_start(now);
     arch_safe_halt();                      // irq_enter ends idle for the handler
   }
 }
