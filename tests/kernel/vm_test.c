@@ -115,7 +115,9 @@ test_madvise_errors(void)
   mmput(mm);
   return ok;
 }
-SELFTEST("madvise-errors", test_madvise_errors);
+// Exact errnos, -ENOMEM among them: an injected allocation failure would read as one of the
+// answers checked, so the boot's injection is paused for it (it failed at failslab=20).
+SELFTEST_NOINJECT("madvise-errors", test_madvise_errors);
 
 // Touches outside any VMA, through a read-only VMA, across a VMA's end, at a kernel address
 // and from a thread with no mm: each gets -EFAULT (or the uncopied byte count), no panic.
@@ -149,7 +151,8 @@ test_vm_efault(void)
   mmput(mm);
   return ok;
 }
-SELFTEST("vm-efault", test_vm_efault);
+// Exact results, a demand-zero fault among them: the boot's injection is paused for it.
+SELFTEST_NOINJECT("vm-efault", test_vm_efault);
 
 // An mm used on every CPU, with pages resident, lazily freed (on the reclaim core's list)
 // and zapped, is torn down: the free-page count must come back (memory others free
