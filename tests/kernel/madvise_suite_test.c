@@ -147,7 +147,8 @@ suite_run(bool planted)
   selftest_extra("transactions=%lu stray_page_caught=%s", total_ops, stray ? "yes" : "no");
   // Two variants, each RUNS runs at 1 and at THREADS workers.
   u64 floor = ARRAY_SIZE(variants) * RUNS * (1 + THREADS) * TX_PER_RUN;
-  return ok && stray && (planted || torture_enough("madvise-suite", "transactions", total_ops, floor));
+  return ok && stray &&
+         (planted || torture_enough("madvise-suite", "transactions", total_ops, floor));
 }
 
 // The suite's checks are held to exact counts (rss against the mapped pages, every byte
