@@ -16,6 +16,12 @@
 
 DEFINE_PER_CPU(u64, wd_stamp);
 DEFINE_PER_CPU(bool, wd_fired);
+// The watchdog's NMI found this CPU still without a tick once; a second one, a check later,
+// finds it a hard lockup. A vCPU the host has not run for seconds (64 vCPUs on 2 loaded host
+// cores) looks the same as one stuck with interrupts off, and when the host runs it again its
+// pending timer interrupt and the NMI come together: the NMI can land before the tick's stamp.
+// Cleared by this CPU's next tick.
+DEFINE_PER_CPU(bool, wd_asked);
 // Ticks this CPU has taken since its last schedule or cond_resched. Counted in ticks, not
 // read off the clock: a vCPU the host does not run takes no ticks (64 vCPUs on 2 host cores
 // run each one a 32nd of the time), so only time the CPU really spent looping counts.
@@ -83,6 +89,7 @@ watchdog_tick(struct trapframe *tf)
 {
   u64 now = ktime_ns();
   this_cpu(wd_stamp) = now;
+  this_cpu(wd_asked) = false;
   check_softlockup(tf);
   u64 last = READ_ONCE(last_check);
   if(now - last < NS ||
@@ -120,6 +127,13 @@ watchdog_nmi(struct trapframe *tf)
   // the NMI): progress after all, and the NMI was the watchdog's. It may fire again.
   if(ktime_ns() - READ_ONCE(this_cpu(wd_stamp)) < WATCHDOG_SECS * NS) {
     this_cpu(wd_fired) = false;
+    return true;
+  }
+  // The first NMI to find no tick asks again: the next check (a second on) sends another
+  // unless this CPU has ticked meanwhile, as a vCPU back from the host's run queue does.
+  if(!this_cpu(wd_asked)) {
+    this_cpu(wd_asked) = true;   // no printk here: the NMI may have cut into one
+    WRITE_ONCE(this_cpu(wd_fired), false);
     return true;
   }
   panic_trap(tf, "hard lockup: CPU %d made no progress with interrupts off for over %d s",
