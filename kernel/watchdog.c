@@ -22,6 +22,9 @@ DEFINE_PER_CPU(bool, wd_fired);
 // pending timer interrupt and the NMI come together: the NMI can land before the tick's stamp.
 // Cleared by this CPU's next tick.
 DEFINE_PER_CPU(bool, wd_asked);
+// Set while this CPU's tick is on its way to the stamp: an NMI that lands there (inside the
+// clock read, as it did at 64 vCPUs) finds a CPU that is ticking, not stuck.
+DEFINE_PER_CPU(bool, wd_in_tick);
 // Ticks this CPU has taken since its last schedule or cond_resched. Counted in ticks, not
 // read off the clock: a vCPU the host does not run takes no ticks (64 vCPUs on 2 host cores
 // run each one a 32nd of the time), so only time the CPU really spent looping counts.
@@ -87,9 +90,13 @@ watchdog_touch(void)
 void
 watchdog_tick(struct trapframe *tf)
 {
+  WRITE_ONCE(this_cpu(wd_in_tick), true);
+  barrier();   // the NMI handler on this CPU reads it: set before the clock is read
   u64 now = ktime_ns();
   this_cpu(wd_stamp) = now;
   this_cpu(wd_asked) = false;
+  barrier();
+  WRITE_ONCE(this_cpu(wd_in_tick), false);
   check_softlockup(tf);
   u64 last = READ_ONCE(last_check);
   if(now - last < NS ||
@@ -123,9 +130,11 @@ watchdog_nmi(struct trapframe *tf)
 {
   if(!this_cpu(wd_fired))
     return false;
-  // Ticking again by the time the NMI came (a vCPU the host had stopped between the check and
-  // the NMI): progress after all, and the NMI was the watchdog's. It may fire again.
-  if(ktime_ns() - READ_ONCE(this_cpu(wd_stamp)) < WATCHDOG_SECS * NS) {
+  // Ticking again by the time the NMI came, or in its tick right now (a vCPU the host had
+  // stopped between the check and the NMI): progress after all, and the NMI was the watchdog's.
+  // It may fire again.
+  if(READ_ONCE(this_cpu(wd_in_tick)) ||
+     ktime_ns() - READ_ONCE(this_cpu(wd_stamp)) < WATCHDOG_SECS * NS) {
     this_cpu(wd_fired) = false;
     return true;
   }
