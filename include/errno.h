@@ -12,6 +12,7 @@
 #define ENOENT 2
 #define EINTR 4
 #define EIO 5
+#define ENXIO 6
 #define E2BIG 7
 #define EBADF 9
 #define EAGAIN 11
@@ -26,11 +27,13 @@
 #define EINVAL 22
 #define ENFILE 23
 #define EMFILE 24
+#define ENOTTY 25
 #define ENOSPC 28
 #define ERANGE 34
 #define ENAMETOOLONG 36
 #define ENOSYS 38
 #define ENOTEMPTY 39
+#define ELOOP 40
 #define ETIMEDOUT 110
 
 #endif

@@ -132,4 +132,6 @@ void mm_quiesce(void);
 void show_free_areas(void);          // the free counts on the console
 bool page_alloc_ready(void);         // true once mm_init has taken over from the boot allocator
 
+// Pages the boot allocator kept reserved, given to the page allocator: how many.
+unsigned long free_reserved_range(u64 start, u64 end);
 void mm_init(void);   // the page allocator over all free memory, then slab and fault injection

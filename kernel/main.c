@@ -57,6 +57,7 @@ rest_init(void)
   rcu_init();                          // the grace-period thread
   hung_task_init();                    // khungtaskd: a thread asleep for ever panics
   vfs_init();                          // the root ramfs at /: inodes, dentries, mounts
+  populate_rootfs();                   // the initramfs archives unpacked into /, then freed
   reclaim_init();                      // watermarks and kswapd: memory pressure is handled
   leak_check_snapshot();               // what the allocators hold once boot is done
   fault_inject_init();                 // failslab=, failpage=: armed once boot is done

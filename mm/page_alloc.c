@@ -321,6 +321,28 @@ take_over_range(u64 start, u64 end)
   bootmem_reserve(start, end - start, "page allocator");
 }
 
+// Boot memory whose use is over (the initramfs archives, once unpacked): the whole pages of
+// [start, end) join the free lists. The boot allocator keeps them reserved: it has retired.
+unsigned long
+free_reserved_range(u64 start, u64 end)
+{
+  unsigned long pfn = ALIGN_UP(start, PAGE_SIZE) >> PAGE_SHIFT, last = end >> PAGE_SHIFT;
+  unsigned long n = 0;
+  for(; pfn < last && pfn < max_pfn; pfn++, n++) {
+    struct page *p = pfn_to_page(pfn);
+    if(!page_flag(p, PG_reserved))
+      panic("free_reserved_range: page %#lx was never reserved", pfn << PAGE_SHIFT);
+    p->flags = 0;
+    p->refcount = 0;
+    u64 irq = local_irq_save();
+    spin_lock(&zone.lock);
+    free_block(p, 0);
+    spin_unlock(&zone.lock);
+    local_irq_restore(irq);
+  }
+  return n;
+}
+
 static void
 page_alloc_init(void)
 {
