@@ -30,19 +30,22 @@ vfs_open_mode(const char *path, unsigned oflags, u32 mode, unsigned flags, struc
 {
   if(!fp || (oflags & ~(O_CREAT | O_EXCL | O_TRUNC)))
     return -EINVAL;
+  // The file first, as Linux's path_openat takes it (alloc_empty_file) before the lookup: an
+  // open that fails for want of it must not have created the file (O_CREAT) or truncated it.
+  struct file *f = kmalloc(sizeof(*f), GFP_KERNEL);
+  if(!f)
+    return -ENOMEM;
   struct dentry *d;
   const struct file_operations *fop;
   int err = open_path(path, oflags, mode, flags, &d);
-  if(err)
-    return err;
-  if((err = special_fops(d->d_inode, &fop))) {
-    dput(d);
+  if(err) {
+    kfree(f);
     return err;
   }
-  struct file *f = kmalloc(sizeof(*f), GFP_KERNEL);
-  if(!f) {
+  if((err = special_fops(d->d_inode, &fop))) {
     dput(d);
-    return -ENOMEM;
+    kfree(f);
+    return err;
   }
   f->f_dentry = d;
   f->f_inode = d->d_inode;

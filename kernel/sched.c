@@ -2,6 +2,7 @@
 // Non-preemptive: the tick only sets need_resched; threads stay on the CPU they were created on.
 #include <asm/cpu.h>
 #include "cpumask.h"
+#include "fault_inject.h"
 #include <asm/irq.h>
 #include <asm/irqflags.h>
 #include <asm/paging.h>
@@ -277,6 +278,13 @@ kthread_create(int (*fn)(void *), void *arg, int cpu, const char *fmt, ...)
 struct thread *
 kthread_prepare(int (*fn)(void *), void *arg, int cpu, const char *name)
 {
+  // Linux's kthread_create allocates from the slab (kthread_create_info, and dup_task_struct's
+  // task_struct, kernel/fork.c), so failslab can make it fail and every caller must cope with
+  // NULL. Here the slots are a static table and stacks are kept for good: the injection is
+  // drawn here instead, for kernel and user threads alike, as failslab would draw it for the
+  // task_struct (kthread-nomem).
+  if(should_fail_slab())
+    return NULL;
   struct thread *t = alloc_thread(name, true);
   if(!t)
     return NULL;

@@ -17,6 +17,15 @@
 
 DEFINE_PER_CPU(u64, wd_stamp);
 DEFINE_PER_CPU(bool, wd_fired);
+// The watchdog's NMI found this CPU still without a tick once; a second one, a check later,
+// finds it a hard lockup. A vCPU the host has not run for seconds (64 vCPUs on 2 loaded host
+// cores) looks the same as one stuck with interrupts off, and when the host runs it again its
+// pending timer interrupt and the NMI come together: the NMI can land before the tick's stamp.
+// Cleared by this CPU's next tick.
+DEFINE_PER_CPU(bool, wd_asked);
+// Set while this CPU's tick is on its way to the stamp: an NMI that lands there (inside the
+// clock read, as it did at 64 vCPUs) finds a CPU that is ticking, not stuck.
+DEFINE_PER_CPU(bool, wd_in_tick);
 // Ticks this CPU has taken since its last schedule or cond_resched. Counted in ticks, not
 // read off the clock: a vCPU the host does not run takes no ticks (64 vCPUs on 2 host cores
 // run each one a 32nd of the time), so only time the CPU really spent looping counts.
@@ -87,8 +96,13 @@ watchdog_touch(void)
 void
 watchdog_tick(struct trapframe *tf)
 {
+  WRITE_ONCE(this_cpu(wd_in_tick), true);
+  barrier();   // the NMI handler on this CPU reads it: set before the clock is read
   u64 now = ktime_ns();
   this_cpu(wd_stamp) = now;
+  this_cpu(wd_asked) = false;
+  barrier();
+  WRITE_ONCE(this_cpu(wd_in_tick), false);
   check_softlockup(tf);
   u64 last = READ_ONCE(last_check);
   if(now - last < NS ||
@@ -122,10 +136,19 @@ watchdog_nmi(struct trapframe *tf)
 {
   if(!this_cpu(wd_fired))
     return false;
-  // Ticking again by the time the NMI came (a vCPU the host had stopped between the check and
-  // the NMI): progress after all, and the NMI was the watchdog's. It may fire again.
-  if(ktime_ns() - READ_ONCE(this_cpu(wd_stamp)) < WATCHDOG_SECS * NS) {
+  // Ticking again by the time the NMI came, or in its tick right now (a vCPU the host had
+  // stopped between the check and the NMI): progress after all, and the NMI was the watchdog's.
+  // It may fire again.
+  if(READ_ONCE(this_cpu(wd_in_tick)) ||
+     ktime_ns() - READ_ONCE(this_cpu(wd_stamp)) < WATCHDOG_SECS * NS) {
     this_cpu(wd_fired) = false;
+    return true;
+  }
+  // The first NMI to find no tick asks again: the next check (a second on) sends another
+  // unless this CPU has ticked meanwhile, as a vCPU back from the host's run queue does.
+  if(!this_cpu(wd_asked)) {
+    this_cpu(wd_asked) = true;   // no printk here: the NMI may have cut into one
+    WRITE_ONCE(this_cpu(wd_fired), false);
     return true;
   }
   panic_trap(tf, "hard lockup: CPU %d made no progress with interrupts off for over %d s",

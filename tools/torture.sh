@@ -13,12 +13,12 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-# The tests that run for torture.secs, then the shootdown and madvise checks, which do a fixed
-# amount of work on every CPU whatever the duration.
+# The tests that run for torture.secs, then the madvise checks, which do a fixed amount of
+# work on every CPU whatever the duration.
 tests=rcutorture,locktorture-ticket,locktorture-queued,locktorture-tas,locktorture-spinlock
 tests=$tests,locktorture-rwlock,locktorture-mutex,locktorture-rwsem,ramfs-stress,pagecache-race
 tests=$tests,rcu-walk-unlink,tlb-shootdown,madvise-dontneed,madvise-free,madvise-suite
-timed=11
+timed=13
 # The kernel's own rule (kernel/lib/cmdline.c): digits, optionally '.' and 1 to 6 more.
 if ! [[ $secs =~ ^[0-9]+(\.[0-9]{1,6})?$ ]] ||
    ! awk -v s="$secs" 'BEGIN { exit !(s >= 0.1 && s <= 86400) }'; then

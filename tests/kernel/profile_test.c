@@ -118,6 +118,10 @@ hotspot_run(const char *name)
   if(th)
     kthread_join(th);
   profile_stop();
+  if(!th) {   // kthread_create fails under failslab=
+    profile_table_free(t);
+    return selftest_skip("enomem");
+  }
   profile_collect(t);
   profile_print_top(t, name, 5);
   n = prof_funcs(t, f, ARRAY_SIZE(f), false);

@@ -54,6 +54,23 @@ torture_gate_run(struct torture_gate *g, bool (*enough)(void))
   return MIN(ktime_ns(), g->cap_ns) - g->start_ns;
 }
 
+void
+torture_gate_abort(struct torture_gate *g)
+{
+  WRITE_ONCE(g->stop, true);
+  g->start_ns = ktime_ns();
+  smp_store_release(&g->cap_ns, g->start_ns);   // pairs with gate_wait: torture_running is false
+  wake_up_all(&g->wq);
+}
+
+bool
+torture_skip_kthread(const char *test, int started, int wanted)
+{
+  pr_info("%s: only %d of %d threads could be created; the started ones were let go\n", test,
+          started, wanted);
+  return selftest_skip("enomem");
+}
+
 u64
 torture_floor(u64 per_sec, u64 ns)
 {

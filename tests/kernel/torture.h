@@ -37,6 +37,13 @@ void torture_gate_wait(struct torture_gate *g);
 void torture_gate_open(struct torture_gate *g, int nthreads);
 // Sleeps out the run, then stops the threads; returns how long it ran.
 u64 torture_gate_run(struct torture_gate *g, bool (*enough)(void));
+// Instead of open and run, when not every thread could be created (kthread_create fails under
+// failslab=, as Linux's can): the threads already waiting at the gate are let through to a run
+// that is over, so they exit at once and the test joins them. The test then ends with
+// torture_skip_kthread.
+void torture_gate_abort(struct torture_gate *g);
+// After an abort: a named skip (enomem) under fault injection, else a failure that says so.
+bool torture_skip_kthread(const char *test, int started, int wanted);
 
 // The threads also stop by themselves at the cap: the test's own thread shares CPU 0 with
 // them and, non-preemptive, may not get to set stop in time.

@@ -1,8 +1,11 @@
 // ramfs-stress: every CPU creates, writes, reads, renames, unlinks and looks up files in
 // shared and private directories of four ramfs mounts, one per page-cache variant, at once;
 // contents are checked by checksum, then a checker walks the whole tree against the model.
+// Under fault injection the workers' operations may fail with ENOMEM: each must then have
+// changed nothing, or what the model can read back (a write cut short).
 #include "cpumask.h"
 #include "errno.h"
+#include "fault_inject.h"
 #include "printk.h"
 #include "sched.h"
 #include "selftest.h"
@@ -32,6 +35,9 @@ struct slot {
   int seen;      // by the final checker
 };
 
+struct worker;
+static void fail(struct worker *w, const char *what, const char *path, long got);
+
 struct worker {
   struct thread *thread;
   int cpu;
@@ -39,6 +45,7 @@ struct worker {
   struct slot slots[NSLOTS];
   u8 *buf, *rbuf;                // MAX_SIZE each
   u64 ops, bytes, errors;
+  u64 enomem;                    // operations fault injection failed (failslab=, failpage=)
 };
 
 static struct worker workers[NR_CPUS];
@@ -54,6 +61,32 @@ slot_path(struct worker *w, struct slot *s, char *buf)
     snprintf(buf, 96, "/stress-%s/shared/c%ds%dg%u", v, w->cpu, idx, s->gen);
   else
     snprintf(buf, 96, "/stress-%s/p%d/c%ds%dg%u", v, w->cpu, w->cpu, idx, s->gen);
+}
+
+// An operation that failed with ENOMEM while injection is on: counted, not a failure.
+static bool
+injected(struct worker *w, long err)
+{
+  if(err != -ENOMEM || !fault_inject_active())
+    return false;
+  w->enomem++;
+  return true;
+}
+
+// The size the file at path has now, after a failed operation left the model unsure
+// (a truncate or write cut short); a stat injection fails is tried again.
+static u64
+size_now(struct worker *w, const char *path, u64 model)
+{
+  struct kstat st;
+  int err;
+  while((err = vfs_stat(path, 0, &st)) == -ENOMEM && injected(w, err))
+    cond_resched();
+  if(err) {
+    fail(w, "stat after ENOMEM", path, err);
+    return model;
+  }
+  return st.size;
 }
 
 static void
@@ -79,18 +112,34 @@ open_any(struct worker *w, const char *path, unsigned oflags, struct file **f)
 }
 
 // Writes bytes [from, to) of the pattern in chunks of random sizes, to cross page edges.
-static bool
+// Returns 0, or the error of a write cut short (-ENOMEM: injection kept a page from it).
+static long
 write_pattern(struct worker *w, struct file *f, u64 seed, u64 from, u64 to)
 {
   pattern_fill(w->buf, seed, from, to - from);
   for(u64 pos = from; pos < to;) {
     size_t n = 1 + torture_random(&w->r) % 5000;   // not inside MIN: it would draw twice
     n = MIN(n, to - pos);
-    if(vfs_pwrite(f, w->buf + (pos - from), n, pos) != (ssize_t)n)
-      return false;
+    ssize_t got = vfs_pwrite(f, w->buf + (pos - from), n, pos);
+    if(got != (ssize_t)n)
+      return got < 0 ? got : -ENOMEM;   // short: the next page could not be had
     pos += n;
   }
-  return true;
+  return 0;
+}
+
+// After write_pattern: the size the file has, if a write was cut short.
+static void
+written(struct worker *w, struct file *f, struct slot *s, const char *path, long err)
+{
+  struct kstat st;
+  if(!err)
+    return;
+  if(!injected(w, err) || vfs_fstat(f, &st)) {
+    fail(w, "write", path, err);
+    return;
+  }
+  s->size = st.size;   // the pattern up to where the write stopped
 }
 
 // Reads owner's file s with vfs_read in random pieces, with w's buffers; compares checksums
@@ -103,7 +152,8 @@ verify(struct worker *w, struct worker *owner, struct slot *s)
   slot_path(owner, s, path);
   int err = open_any(w, path, 0, &f);
   if(err) {
-    fail(w, "open to verify", path, err);
+    if(!injected(w, err))
+      fail(w, "open to verify", path, err);
     return;
   }
   u64 got = 0;
@@ -116,6 +166,8 @@ verify(struct worker *w, struct worker *owner, struct slot *s)
   struct kstat st;
   vfs_fstat(f, &st);
   vfs_close(f);
+  if(n < 0 && injected(w, n))
+    return;
   pattern_fill(w->buf, s->seed, 0, s->size);
   if(n < 0 || got != s->size || st.size != s->size)
     fail(w, "size of", path, n < 0 ? n : (long)got);
@@ -136,14 +188,14 @@ op_create(struct worker *w, struct slot *s)
   slot_path(w, s, path);
   int err = open_any(w, path, O_CREAT | O_EXCL, &f);
   if(err) {
-    fail(w, "create", path, err);
+    if(!injected(w, err))   // an open that fails creates nothing (vfs_open)
+      fail(w, "create", path, err);
     return;
   }
   s->exists = true;
   s->seed = ((u64)torture_random(&w->r) << 32) | torture_random(&w->r);
   s->size = torture_random(&w->r) % MAX_SIZE;
-  if(!write_pattern(w, f, s->seed, 0, s->size))
-    fail(w, "write", path, s->size);
+  written(w, f, s, path, write_pattern(w, f, s->seed, 0, s->size));
   vfs_close(f);
 }
 
@@ -155,7 +207,8 @@ op_rewrite(struct worker *w, struct slot *s, bool append)
   slot_path(w, s, path);
   int err = open_any(w, path, append ? 0 : O_TRUNC, &f);
   if(err) {
-    fail(w, "open to write", path, err);
+    if(!injected(w, err))   // an open that fails has not truncated (vfs_open)
+      fail(w, "open to write", path, err);
     return;
   }
   u64 from = append ? s->size : 0;
@@ -164,8 +217,7 @@ op_rewrite(struct worker *w, struct slot *s, bool append)
     s->size = 0;
   }
   s->size = from + torture_random(&w->r) % (MAX_SIZE - from + 1);
-  if(!write_pattern(w, f, s->seed, from, s->size))
-    fail(w, "write", path, s->size);
+  written(w, f, s, path, write_pattern(w, f, s->seed, from, s->size));
   vfs_close(f);
 }
 
@@ -176,6 +228,10 @@ op_truncate(struct worker *w, struct slot *s)
   slot_path(w, s, path);
   u64 size = torture_random(&w->r) % (s->size + 1);   // down only: the pattern stays true
   int err = vfs_truncate(path, size);
+  if(err && injected(w, err)) {
+    s->size = size_now(w, path, s->size);   // the open failed, or the truncate after it
+    return;
+  }
   if(err)
     fail(w, "truncate", path, err);
   s->size = size;
@@ -188,20 +244,28 @@ op_rename(struct worker *w, struct slot *s)
 {
   char from[96], to[96];
   slot_path(w, s, from);
-  struct slot *t = &w->slots[torture_random(&w->r) % NSLOTS];
-  if(t != s && t->exists && t->mnt == s->mnt && torture_one_in(&w->r, 4)) {
+  struct slot *t = &w->slots[torture_random(&w->r) % NSLOTS], old = *s;
+  bool over = t != s && t->exists && t->mnt == s->mnt && torture_one_in(&w->r, 4);
+  if(over) {
     slot_path(w, t, to);   // t's name now holds s's file
-    t->seed = s->seed;
-    t->size = s->size;
-    s->exists = false;
   } else {
     s->shared = torture_random(&w->r) & 1;
     s->gen++;
     slot_path(w, s, to);
   }
   int err = vfs_rename(from, to);
+  if(err && injected(w, err)) {   // a rename that fails changes nothing
+    s->shared = old.shared;
+    s->gen = old.gen;
+    return;
+  }
   if(err)
     fail(w, "rename to", to, err);
+  if(over) {
+    t->seed = s->seed;
+    t->size = s->size;
+    s->exists = false;
+  }
 }
 
 static void
@@ -210,6 +274,8 @@ op_unlink(struct worker *w, struct slot *s)
   char path[96];
   slot_path(w, s, path);
   int err = vfs_unlink(path);
+  if(err && injected(w, err))
+    return;   // still there
   if(err)
     fail(w, "unlink", path, err);
   s->exists = false;
@@ -226,14 +292,14 @@ op_stat(struct worker *w, struct slot *s)
   int err = vfs_stat(path, walk, &st);
   if(err == -EAGAIN)
     err = vfs_stat(path, 0, &st);
-  if(err || st.size != s->size || !S_ISREG(st.mode))
+  if(!injected(w, err) && (err || st.size != s->size || !S_ISREG(st.mode)))
     fail(w, "stat", path, err ? err : (long)st.size);
   snprintf(path, sizeof(path), "/stress-%s/shared/c%ds%ug%u",
            pagecache_variant_names[vfs_test_variants[s->mnt].variant],
            (int)(torture_random(&w->r) % nr_cpu_ids), torture_random(&w->r) % NSLOTS,
            torture_random(&w->r) % 8);
   err = vfs_stat(path, walk, &st);
-  if(err && err != -ENOENT && err != -EAGAIN)
+  if(err && err != -ENOENT && err != -EAGAIN && !injected(w, err))
     fail(w, "stat of another's", path, err);
 }
 
@@ -257,7 +323,7 @@ op_readdir(struct worker *w, struct slot *s)
     err = vfs_readdir(f, count_entry, &n);
     vfs_close(f);
   }
-  if(err)
+  if(err && !injected(w, err))
     fail(w, "readdir", path, err);
 }
 
@@ -429,26 +495,32 @@ setup(void)
   return true;
 }
 
+// The fixture (buffers, mounts, directories), the final check and the cleanup are made with
+// the boot's injection paused; the workers run under it.
 static bool
 ramfs_stress_test(void)
 {
   int cpu, threads = 0;
+  struct fault_rates rates;
+  fault_inject_pause(&rates);
   struct dir_names d = { 0, kmalloc(MAX_NAMES * 32, GFP_KERNEL), false };
   checker = (struct worker){ .buf = kmalloc(MAX_SIZE, GFP_KERNEL),
                              .rbuf = kmalloc(MAX_SIZE, GFP_KERNEL) };
   torture_seed(&checker.r, 1);
   bool ok = d.names && checker.buf && checker.rbuf && setup();
+  for_each_online_cpu(cpu)
+    workers[cpu] = (struct worker){ .cpu = cpu, .buf = kmalloc(MAX_SIZE, GFP_KERNEL),
+                                    .rbuf = kmalloc(MAX_SIZE, GFP_KERNEL) };
+  fault_inject_restore(&rates);
   u64 ns = torture_ns(STRESS_MS);
   end_ns = ktime_ns() + ns;
   for_each_online_cpu(cpu) {
     struct worker *w = &workers[cpu];
-    *w = (struct worker){ .cpu = cpu, .buf = kmalloc(MAX_SIZE, GFP_KERNEL),
-                          .rbuf = kmalloc(MAX_SIZE, GFP_KERNEL) };
     if(ok && w->buf && w->rbuf)
       w->thread = kthread_create(worker_fn, w, cpu, "ramfs_stress/%d", cpu);
     threads += w->thread != NULL;
   }
-  u64 ops = 0, bytes = 0, errors = 0, files = 0;
+  u64 ops = 0, bytes = 0, errors = 0, files = 0, enomem = 0;
   for_each_online_cpu(cpu) {
     struct worker *w = &workers[cpu];
     if(w->thread)
@@ -456,8 +528,11 @@ ramfs_stress_test(void)
     ops += w->ops;
     bytes += w->bytes;
     errors += w->errors;
+    enomem += w->enomem;
   }
-  ok &= threads == num_online_cpus();
+  // A worker kthread_create failed (failslab=) did nothing: the others' files are checked.
+  bool created = threads == num_online_cpus();
+  fault_inject_pause(&rates);
   if(ok) {
     for(int m = 0; m < NR_MOUNTS; m++) {
       check_dir(m, -1, &d);
@@ -480,11 +555,15 @@ ramfs_stress_test(void)
   kfree(checker.buf);
   kfree(checker.rbuf);
   kfree(d.names);
+  fault_inject_restore(&rates);
   selftest_extra("cpus=%d ms=%lu variants=hash-global,hash-bucket,radix-lock/16,radix-rcu/128 "
-                 "ops=%lu bytes_verified=%lu files_checked=%lu errors=%lu", num_online_cpus(),
-                 ns / 1000000, ops, bytes + checker.bytes, files, errors + checker.errors);
-  ok &= torture_enough("ramfs-stress", "ops", ops,
-                       torture_floor(OPS_PER_CPU_SEC * num_online_cpus(), ns));
-  return ok && errors == 0 && checker.errors == 0;
+                 "ops=%lu enomem=%lu bytes_verified=%lu files_checked=%lu errors=%lu",
+                 num_online_cpus(), ns / 1000000, ops, enomem, bytes + checker.bytes, files,
+                 errors + checker.errors);
+  ok &= errors == 0 && checker.errors == 0;
+  if(!created)
+    return ok && selftest_skip("enomem");
+  return ok && torture_enough("ramfs-stress", "ops", ops - MIN(enomem, ops),
+                              torture_floor(OPS_PER_CPU_SEC * num_online_cpus(), ns));
 }
-SELFTEST_NOINJECT("ramfs-stress", ramfs_stress_test);
+SELFTEST("ramfs-stress", ramfs_stress_test);
