@@ -9,14 +9,18 @@
 #include "time.h"
 #include "torture.h"
 
-#define DURATION_MS 1000   // the default; torture.secs= sets it
-#define PLANTED_MS 1000
-// Work floors (torture.h). Writes come once a millisecond at most (WRITER_SLEEP_MS: they are
-// meant to be rare), and each waits for the reader inside on every CPU to leave, which at 64
-// vCPUs on 2 host cores means waiting for the host to run each of those vCPUs.
-#define WRITES_PER_SEC 10
+// The default duration, a quarter second per CPU and at least a second (torture.secs= sets
+// it), and the work floors (torture.h): WRITES writes in that time, in proportion for another
+// duration, and reads a second for each reader. A write waits for the reader inside on every
+// CPU to leave; at 64 vCPUs on 2 host cores that is a round of the host's scheduler over the
+// busy vCPUs, and writes come about twice a second: so the duration grows with the CPUs, as
+// locktorture's does. Writes are meant to be rare: the writer sleeps WRITER_SLEEP_MS between.
+#define DURATION_MS 1000
+#define DURATION_MS_PER_CPU 250
+#define WRITES 10
 #define READS_PER_READER_SEC 100
 #define WRITER_SLEEP_MS 1
+#define PLANTED_MS 1000
 
 struct bt_thread {
   struct thread *thread;
@@ -101,6 +105,12 @@ enough(void)
   return READ_ONCE(writer_t.count) >= writes_floor && reads_so_far() >= reads_floor;
 }
 
+static u64
+default_ns(void)
+{
+  return MAX(DURATION_MS, DURATION_MS_PER_CPU * num_online_cpus()) * 1000000UL;
+}
+
 // The writer on CPU 0, a reader on every other CPU (on CPU 0 too when it is the only one).
 static bool
 brlock_writer_run(const char *name, u64 ns)
@@ -123,7 +133,7 @@ brlock_writer_run(const char *name, u64 ns)
   writer_t.count = writer_t.fails = 0;
   writer_t.thread = kthread_create(writer, &writer_t, 0, "bt/write");
   n += writer_t.thread != NULL;
-  writes_floor = torture_floor(WRITES_PER_SEC, ns);
+  writes_floor = MAX(1, WRITES * ns / default_ns());
   reads_floor = torture_floor(READS_PER_READER_SEC * nreaders, ns);
   torture_gate_open(&gate, n);
   u64 run_ns = torture_gate_run(&gate, enough);
@@ -159,7 +169,7 @@ brlock_writer_run(const char *name, u64 ns)
 static bool
 brlock_writer_test(void)
 {
-  return brlock_writer_run("brlock-writer", torture_ns(DURATION_MS));
+  return brlock_writer_run("brlock-writer", torture_ns(default_ns() / 1000000));
 }
 SELFTEST("brlock-writer", brlock_writer_test);
 
