@@ -26,10 +26,10 @@ if ! [[ $secs =~ ^[0-9]+(\.[0-9]{1,6})?$ ]] ||
   exit 2
 fi
 # Each timed test may run up to 3 times its duration (TORTURE_CAP, tests/kernel/torture.h), the
-# seven locktortures 5 times (LOCK_CAP, tests/kernel/locktorture.c), to meet their work floors;
+# seven locktortures 10 times (LOCK_CAP, tests/kernel/locktorture.c), to meet their work floors;
 # 600 s more cover the boot, the fixed tests and the threads' drain (a fair lock's waiters each
 # take it once more after the stop: seconds at 64 vCPUs).
-timeout=$(awk -v s="$secs" -v n=$timed 'BEGIN { printf "%d", ((n - 7) * 3 + 7 * 5) * s + 600 }')
+timeout=$(awk -v s="$secs" -v n=$timed 'BEGIN { printf "%d", ((n - 7) * 3 + 7 * 10) * s + 600 }')
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=$top/build/logs/torture-smp$smp-$(date +%Y%m%d-%H%M%S).log
 echo "torture: $smp vCPUs, torture.secs=$secs, time-out ${timeout}s, log $log"
