@@ -33,8 +33,11 @@ br_read_lock(struct brlock *b)
   preempt_disable();
   // Let a waiting writer in first (include/brlock.h). Relaxed: only fairness hangs on this
   // read, exclusion is the per-CPU lock's; a stale 0 lets in the one reader the bound allows.
+  // Under a hypervisor a reader that waits long halts (virt_wait): the writer waits for the
+  // readers inside on every CPU, and the host runs their vCPUs sooner with fewer spinning.
+  u32 spins = 0;
   while(READ_ONCE(b->writers) > 0 && !READ_ONCE(br_read_ignore_writers))
-    cpu_relax();
+    virt_wait(&spins);
   br_take(b, this_cpu_ptr(b->percpu), &t0);
   if(lock_stat_enabled())
     lock_acquired(&b->dep_map, t0);
