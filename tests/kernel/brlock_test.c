@@ -9,14 +9,14 @@
 #include "time.h"
 #include "torture.h"
 
-// The default duration, a quarter second per CPU and at least a second (torture.secs= sets
-// it), and the work floors (torture.h): WRITES writes in that time, in proportion for another
-// duration, and reads a second for each reader. A write waits for the reader inside on every
-// CPU to leave; at 64 vCPUs on 2 host cores that is a round of the host's scheduler over the
-// busy vCPUs, and writes come about twice a second: so the duration grows with the CPUs, as
-// locktorture's does. Writes are meant to be rare: the writer sleeps WRITER_SLEEP_MS between.
+// The default duration, an eighth of a second per CPU and at least a second (torture.secs=
+// sets it), and the work floors (torture.h): WRITES writes in that time, in proportion for
+// another duration, and reads a second for each reader. A write waits for the reader inside on
+// every CPU to leave; at 64 vCPUs on 2 host cores the host must run each of those vCPUs, and
+// writes come 1 to 3 a second: so the duration grows with the CPUs, as locktorture's does.
+// Writes are meant to be rare: the writer sleeps WRITER_SLEEP_MS between.
 #define DURATION_MS 1000
-#define DURATION_MS_PER_CPU 250
+#define DURATION_MS_PER_CPU 125
 #define WRITES 10
 #define READS_PER_READER_SEC 100
 #define WRITER_SLEEP_MS 1

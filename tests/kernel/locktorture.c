@@ -13,20 +13,20 @@
 #include "torture.h"
 #include "vsprintf.h"
 
-// The default duration, a quarter second per CPU and at least a second (torture.secs= sets
-// it), and the work floor (torture.h): ACQ_PER_CPU acquisitions per CPU in that time, of the
-// write side and, for a lock that has one, of the read side; a run of torture.secs= has its
-// floor in proportion. At 64 vCPUs on 2 host cores a fair lock's next owner is usually a vCPU
-// the host is not running, and every hand-over waits for the host to run it: the ticket lock
-// then makes about 40 acquisitions a second in all (README, "Torture campaigns"), so the
-// duration grows with the CPUs rather than the floor shrinking.
+// The default duration, an eighth of a second per CPU and at least a second (torture.secs=
+// sets it), and the work floor (torture.h): ACQ_PER_CPU acquisitions per CPU in that time, of
+// the write side and, for a lock that has one, of the read side; a run of torture.secs= has its
+// floor in proportion. At 64 vCPUs on 2 host cores a fair lock's next owner is often a vCPU the
+// host is not running, and a hand-over waits for the host to run it: the ticket and queued
+// locks make 90 to 160 acquisitions a second in all, with their waiters halting (virt_wait),
+// 4 to 50 without (README, "Torture campaigns"); so the duration grows with the CPUs rather
+// than the floor shrinking.
 #define DURATION_MS 1000
-#define DURATION_MS_PER_CPU 250
+#define DURATION_MS_PER_CPU 125
 #define ACQ_PER_CPU 10
 // How long a run may go on past its duration for the floor: ten durations, not torture.h's
 // three. A fair lock's hand-overs come at the rate the host runs the next owner's vCPU, which
-// on a loaded host is a fraction of what it is on an idle one: at 64 vCPUs the ticket lock has
-// made 190 a second and 7 (README, "Torture campaigns").
+// on a loaded host is a fraction of what it is on a quiet one.
 #define LOCK_CAP 10
 #define PLANTED_MS 100
 #define MAX_WRITERS 64
