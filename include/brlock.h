@@ -15,10 +15,10 @@
 //
 // Writers are not starved. Under a hypervisor spin_lock tests-and-sets (virt_spin_lock), and
 // a reader that leaves and comes back to its own CPU's lock wins it again and again against
-// a writer spinning on another vCPU: at 64 vCPUs a mount waited minutes. So a writer raises
-// `writers` before it takes the first lock, and a reader waits for it to fall before taking
-// its own (Linux's percpu_rw_semaphore does the same with its `block`): while a writer waits,
-// each CPU's lock is overtaken by at most the one reader that had already looked.
+// a writer spinning on another vCPU: at 64 vCPUs a mount and umount took a minute. So a
+// writer raises `writers` before it takes the first lock, and a reader waits for it to fall
+// before taking its own (Linux's percpu_rw_semaphore does the same with its `block`): while a
+// writer waits, each CPU's lock is overtaken by at most the one reader that had already looked.
 struct brlock {
   arch_spinlock_t *percpu;   // a DEFINE_PER_CPU lock: CPU c's is per_cpu_ptr(percpu, c)
   int writers;               // atomic: writers waiting or inside; new readers wait while > 0
