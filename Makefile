@@ -9,6 +9,10 @@ MEM     ?= 1G
 CMDLINE ?=
 ACCEL   ?=
 TIMEOUT ?= 900
+# INITRD=file.cpio[.gz]: an initramfs archive of one's own, unpacked after the built-in one
+# (build/initramfs.cpio.gz) by the qemu targets.
+INITRD  ?=
+CPU     ?= qemu64
 
 # Kernel code: freestanding, higher half (-mcmodel=kernel needs -fno-pie), no red zone
 # (interrupts push onto the stack), no SSE/x87 (no FPU state saved on entry), frame
@@ -33,7 +37,7 @@ $(if $(filter-out 0 1,$(LOCKSTAT)),$(error LOCKSTAT must be 0 or 1))
 KCFLAGS += $(if $(filter 1,$(LOCKSTAT)),-DCONFIG_LOCK_STAT)
 
 KSRC := $(wildcard boot/*.S kernel/*.c kernel/locking/*.c kernel/lib/*.c kernel/bench/*.c \
-          arch/x86_64/*.c arch/x86_64/*.S mm/*.c fs/*.c tests/kernel/*.c)
+          arch/x86_64/*.c arch/x86_64/*.S mm/*.c fs/*.c tests/kernel/*.c tests/kernel/*.S)
 
 # Two images from the same sources, side by side: release (build/kernel.elf, build/kernel.iso;
 # objects in build/obj/) has no debug checks, so benchmarks time the code itself; debug
@@ -70,7 +74,8 @@ endif
 
 .PHONY: all deps clean test host-tests bench-host qemu-gdb gdb report torture FORCE
 # compile_commands.json, once made, is kept up to date by every build.
-all: $(BUILD)/.deps-ok $(foreach i,$(IMAGES),$(IMGDIR_$(i))/kernel.elf $(IMGDIR_$(i))/kernel.iso) \
+all: $(BUILD)/.deps-ok $(BUILD)/initramfs.cpio.gz \
+  $(foreach i,$(IMAGES),$(IMGDIR_$(i))/kernel.elf $(IMGDIR_$(i))/kernel.iso) \
   $(if $(wildcard compile_commands.json),compile_commands.json)
 
 # tools/deps.sh checks (and as root installs) the tools with apt. A build runs it only when
@@ -124,11 +129,27 @@ $(IMGDIR_$(1))/kernel.elf: $(KOBJ_$(1)) linker.ld tools/ksyms.sh
 	$(Q)cmp -s $(IMGDIR_$(1))/syms1 $(IMGDIR_$(1))/syms2 || \
 	  { echo "ksyms: symbols moved between links of $$@"; exit 1; }
 
-$(IMGDIR_$(1))/kernel.iso: $(IMGDIR_$(1))/kernel.elf boot/grub.cfg.in tools/mkiso.sh
+$(IMGDIR_$(1))/kernel.iso: $(IMGDIR_$(1))/kernel.elf boot/grub.cfg.in tools/mkiso.sh \
+  $(BUILD)/initramfs.cpio.gz
 	$(say) "  ISO     $$@"
-	$(Q)tools/mkiso.sh $(IMGDIR_$(1))/kernel.elf "" $$@
+	$(Q)tools/mkiso.sh $(IMGDIR_$(1))/kernel.elf "" $$@ $(BUILD)/initramfs.cpio.gz
 endef
 $(foreach i,$(IMAGES),$(eval $(call kernel_image,$(i))))
+
+# User programs (tests/user/*.c): static glibc binaries built with the host's gcc, embedded
+# in both kernel images by tests/kernel/user_images.S (.incbin) and run by the user-* self-tests.
+# hello is also built as a static-PIE (ET_DYN, relocated by glibc itself) as hello-pie.
+USER_PROGS := $(basename $(notdir $(wildcard tests/user/*.c))) hello-pie
+USER_BINS := $(addprefix $(BUILD)/user/,$(USER_PROGS))
+$(BUILD)/user/%: tests/user/%.c
+	@mkdir -p $(dir $@)
+	$(say) "  USER    $@"
+	$(Q)$(CC) -O2 -static -pthread -s -Wall -o $@ $< -lm
+$(BUILD)/user/%-pie: tests/user/%.c
+	@mkdir -p $(dir $@)
+	$(say) "  USER    $@"
+	$(Q)$(CC) -O2 -fPIE -static-pie -pthread -s -Wall -o $@ $< -lm
+$(foreach i,$(IMAGES),$(IMGDIR_$(i))/obj/tests/kernel/user_images.o): $(USER_BINS)
 
 # compile_commands.json for clangd and other tools: the compiler commands make would run for
 # every kernel source, host test and fuzzer, read from a dry run (make -n -B), so they are
@@ -142,10 +163,23 @@ compile_commands.json: Makefile $(BUILD)/config $(BUILD)/sources tools/compile_c
 	$(Q)$(MAKE) --no-print-directory -n -B NODEPS=1 $(KOBJ) host-tests $(FUZZ_BINS) > $(BUILD)/dry-run
 	$(Q)tools/compile_commands.py $(BUILD)/dry-run $@
 
+# User programs (user/*.c): static Linux x86-64 binaries, built with the host's gcc and glibc
+# (gcc -static), installed in the built-in initramfs as /bin/<name> (tools/mkinitramfs.sh).
+USER_PROGS := $(patsubst user/%.c,$(BUILD)/user/%,$(wildcard user/*.c))
+USERCFLAGS := -static -O2 -g -Wall -Wextra -Werror
+$(BUILD)/user/%: user/%.c | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(say) "  USERCC  $<"
+	$(Q)$(CC) $(USERCFLAGS) $< -o $@
+
+$(BUILD)/initramfs.cpio.gz: $(USER_PROGS) tools/mkinitramfs.sh
+	$(say) "  CPIO    $@"
+	$(Q)tools/mkinitramfs.sh $@ $(USER_PROGS)
+
 # make qemu-smpN: boot through GRUB on N vCPUs; exits 0 only on END result=pass.
 qemu-smp%: all FORCE
 	@tools/qemu.sh --smp $* --mem $(MEM) --cmdline "$(CMDLINE)" --accel "$(ACCEL)" \
-	  --timeout $(TIMEOUT) --image $(call image_for,$(CMDLINE))
+	  --timeout $(TIMEOUT) --cpu $(CPU) --image $(call image_for,$(CMDLINE)) $(if $(INITRD),--initrd "$(INITRD)")
 
 # make torture SMP=n SECS=s: every torture and stress self-test for s seconds each in one boot
 # of the debug image, QEMU's time-out following SECS; ends "selftest: N passed, N failed".
@@ -161,7 +195,8 @@ GDBPORT ?= $(shell expr $$(id -u) % 5000 + 25000)
 qemu-gdb: all
 	@echo $(call image_for,$(CMDLINE)) > $(BUILD)/gdb-image
 	@tools/qemu.sh --smp $(SMP) --mem $(MEM) --cmdline "panic=halt $(CMDLINE)" \
-	  --accel "$(ACCEL)" --timeout $(TIMEOUT) --gdb $(GDBPORT) --image $(call image_for,$(CMDLINE))
+	  --accel "$(ACCEL)" --timeout $(TIMEOUT) --cpu $(CPU) --gdb $(GDBPORT) --image $(call image_for,$(CMDLINE)) \
+	  $(if $(INITRD),--initrd "$(INITRD)")
 
 # Attach to `make qemu-gdb` and stop at the 64-bit C entry (a hardware breakpoint: the
 # kernel is not in memory yet when QEMU is at reset). The symbols are the elf of the image
@@ -186,7 +221,7 @@ HOSTCFLAGS := -std=gnu11 $(HOSTINC) $(HOSTSAN) -g -O1 -Wall -Wextra -Werror \
   -Wmissing-prototypes -Wno-unused-parameter -MMD -MP
 HOSTLDFLAGS := -Wl,-T,$(HOSTLIB)/percpu.ld
 HOST_TESTS := test_cmdline test_vsprintf test_ksyms test_stats test_acpi test_radix test_bench \
-  test_spinlock test_pagecache test_path test_vma test_prof test_lockdep
+  test_spinlock test_pagecache test_path test_vma test_prof test_lockdep test_inflate test_cpio
 HOST_BINS := $(addprefix $(BUILD)/host/,$(HOST_TESTS))
 
 # Each test's sources, its own file first.
@@ -209,6 +244,8 @@ HOSTSRC_test_pagecache := tests/host/test_pagecache.c mm/filemap.c mm/pagecache_
   kernel/locking/paravirt.c kernel/locking/mutex.c \
   $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c mempool.c page_alloc.c vmscan.c sched.c panic.c)
 HOSTSRC_test_path := tests/host/test_path.c fs/path.c
+HOSTSRC_test_inflate := tests/host/test_inflate.c kernel/lib/inflate.c kernel/lib/gunzip.c
+HOSTSRC_test_cpio := tests/host/test_cpio.c kernel/lib/cpio.c
 HOSTSRC_test_lockdep := tests/host/test_lockdep.c kernel/locking/lockdep_graph.c
 HOSTSRC_test_vma := tests/host/test_vma.c mm/mmap.c kernel/lib/cpumask.c kernel/locking/ticket.c \
   kernel/locking/paravirt.c kernel/locking/rwsem.c \
@@ -257,18 +294,21 @@ host-tests: $(HOST_BINS)
 host-test-list:
 	@printf '%s\n' $(HOST_BINS)
 
-# Fuzzers: the parsers of the command line, the ACPI tables and the Multiboot2 information,
+# Fuzzers: the parsers of the command line, the ACPI tables, the Multiboot2 information and
+# the initramfs (gzip, DEFLATE, cpio),
 # built from the kernel's files with clang's libFuzzer, ASan and UBSan (tests/fuzz/). make
 # test runs each for a fixed, seeded number of inputs; make fuzz SECS=s runs each for s seconds
 # (tests/fuzz/run.sh says where inputs go).
 FUZZ_CC := clang-14
 FUZZSAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZCFLAGS := $(filter-out $(HOSTSAN),$(HOSTCFLAGS)) $(FUZZSAN)
-FUZZERS := cmdline acpi multiboot
+FUZZERS := cmdline acpi multiboot inflate cpio
 FUZZ_BINS := $(addprefix $(BUILD)/fuzz/fuzz_,$(FUZZERS))
 FUZZSRC_cmdline := tests/fuzz/fuzz_cmdline.c kernel/lib/cmdline.c
 FUZZSRC_acpi := tests/fuzz/fuzz_acpi.c arch/x86_64/acpi.c
 FUZZSRC_multiboot := tests/fuzz/fuzz_multiboot.c arch/x86_64/multiboot.c
+FUZZSRC_inflate := tests/fuzz/fuzz_inflate.c kernel/lib/inflate.c kernel/lib/gunzip.c
+FUZZSRC_cpio := tests/fuzz/fuzz_cpio.c kernel/lib/cpio.c
 
 define fuzzer
 FUZZOBJ_$(1) := $(patsubst %.c,$(BUILD)/fuzz/obj/$(1)/%.o,$(FUZZSRC_$(1)))

@@ -250,3 +250,17 @@ dcache_init(void)
     spin_lock_init(&dentry_hash[i].lock);
   dentry_cache = kmem_cache_create("dentry", sizeof(struct dentry), 0, 0, NULL);
 }
+
+// d_move changes d_parent under d->d_lock and drops the old parent's reference only after
+// unlocking, so the parent read under the lock still holds one while we add ours.
+struct dentry *
+dget_parent(struct dentry *d)
+{
+  spin_lock(&d->d_lock);
+  struct dentry *p = d->d_parent;
+  spin_lock_nested(&p->d_lock, 1);
+  p->d_count++;
+  spin_unlock(&p->d_lock);
+  spin_unlock(&d->d_lock);
+  return p;
+}

@@ -6,15 +6,39 @@
 #include "slab.h"
 #include "string.h"
 
+// The operations of what is not a regular file or directory: the inode's own, or the
+// driver of a character device's number. Block devices, fifos and sockets have none here.
+static int
+special_fops(struct inode *inode, const struct file_operations **fop)
+{
+  *fop = inode->i_fop;
+  if(*fop || S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode))
+    return 0;
+  if(S_ISCHR(inode->i_mode) && (*fop = chrdev_lookup(inode->i_rdev)))
+    return 0;
+  return -ENXIO;   // as Linux for a device node with no driver
+}
+
 int
 vfs_open(const char *path, unsigned oflags, unsigned flags, struct file **fp)
+{
+  return vfs_open_mode(path, oflags, 0644, flags, fp);
+}
+
+int
+vfs_open_mode(const char *path, unsigned oflags, u32 mode, unsigned flags, struct file **fp)
 {
   if(!fp || (oflags & ~(O_CREAT | O_EXCL | O_TRUNC)))
     return -EINVAL;
   struct dentry *d;
-  int err = open_path(path, oflags, flags, &d);
+  const struct file_operations *fop;
+  int err = open_path(path, oflags, mode, flags, &d);
   if(err)
     return err;
+  if((err = special_fops(d->d_inode, &fop))) {
+    dput(d);
+    return err;
+  }
   struct file *f = kmalloc(sizeof(*f), GFP_KERNEL);
   if(!f) {
     dput(d);
@@ -23,7 +47,8 @@ vfs_open(const char *path, unsigned oflags, unsigned flags, struct file **fp)
   f->f_dentry = d;
   f->f_inode = d->d_inode;
   f->f_pos = 0;
-  if(S_ISREG(f->f_inode->i_mode)) {
+  f->f_op = fop;
+  if(S_ISREG(f->f_inode->i_mode) && !fop) {
     __atomic_add_fetch(&f->f_inode->i_data.users, 1, __ATOMIC_RELAXED);
     if(oflags & O_TRUNC)
       vfs_ftruncate(f, 0);
@@ -37,7 +62,7 @@ vfs_close(struct file *f)
 {
   if(!f)
     return;
-  if(S_ISREG(f->f_inode->i_mode))
+  if(S_ISREG(f->f_inode->i_mode) && !f->f_op)
     __atomic_sub_fetch(&f->f_inode->i_data.users, 1, __ATOMIC_RELAXED);
   dput(f->f_dentry);   // an unlinked file's last close frees its inode and pages
   kfree(f);
@@ -53,6 +78,8 @@ vfs_pread(struct file *f, void *buf, size_t len, u64 pos)
     return -EISDIR;
   if(!buf && len)
     return -EINVAL;
+  if(f->f_op)
+    return f->f_op->read ? f->f_op->read(f, buf, len, &pos) : -EINVAL;
   u64 size = READ_ONCE(inode->i_size);
   if(pos >= size)
     return 0;
@@ -81,6 +108,11 @@ vfs_pwrite(struct file *f, const void *buf, size_t len, u64 pos)
   struct inode *inode = f->f_inode;
   if(S_ISDIR(inode->i_mode))
     return -EISDIR;
+  if(f->f_op) {
+    if(!buf && len)
+      return -EINVAL;
+    return f->f_op->write ? f->f_op->write(f, buf, len, &pos) : -EINVAL;
+  }
   if((!buf && len) || pos > MAX_FILE_SIZE || len > MAX_FILE_SIZE - pos)
     return -EINVAL;
   size_t done = 0;
@@ -104,9 +136,12 @@ vfs_pwrite(struct file *f, const void *buf, size_t len, u64 pos)
   return done || !len ? (ssize_t)done : -ENOMEM;
 }
 
+// A device's position is its driver's to move (/dev/zero never moves it).
 ssize_t
 vfs_read(struct file *f, void *buf, size_t len)
 {
+  if(f->f_op && f->f_op->read && (buf || !len))
+    return f->f_op->read(f, buf, len, &f->f_pos);
   ssize_t n = vfs_pread(f, buf, len, f->f_pos);
   if(n > 0)
     f->f_pos += n;
@@ -116,6 +151,8 @@ vfs_read(struct file *f, void *buf, size_t len)
 ssize_t
 vfs_write(struct file *f, const void *buf, size_t len)
 {
+  if(f->f_op && f->f_op->write && (buf || !len))
+    return f->f_op->write(f, buf, len, &f->f_pos);
   ssize_t n = vfs_pwrite(f, buf, len, f->f_pos);
   if(n > 0)
     f->f_pos += n;
@@ -131,7 +168,7 @@ vfs_ftruncate(struct file *f, u64 size)
   struct address_space *m = &inode->i_data;
   if(S_ISDIR(inode->i_mode))
     return -EISDIR;
-  if(size > MAX_FILE_SIZE)
+  if(size > MAX_FILE_SIZE || !S_ISREG(inode->i_mode) || f->f_op)
     return -EINVAL;
   mutex_lock(&inode->i_mutex);
   u64 old = inode->i_size;
@@ -196,4 +233,12 @@ vfs_readdir(struct file *f, filldir_t fill, void *arg)
   }
   mutex_unlock(&dir->i_mutex);
   return more;
+}
+
+int
+vfs_ioctl(struct file *f, unsigned cmd, void *arg)
+{
+  if(!f->f_op || !f->f_op->ioctl)
+    return -ENOTTY;
+  return f->f_op->ioctl(f, cmd, arg);
 }

@@ -78,6 +78,7 @@ evict(struct inode *inode)
   struct super_block *sb = inode->i_sb;
   if(S_ISREG(inode->i_mode))
     address_space_destroy(&inode->i_data);
+  kfree(inode->i_link);   // RCU-walk never reads it: it hands links to ref-walk
   __atomic_sub_fetch(&sb->s_inodes, 1, __ATOMIC_RELAXED);
   // FREE_NOW is safe only because namei.c never RCU-walks such a superblock: every walker
   // there holds a dentry reference, and the dentry holds the inode.
@@ -119,6 +120,9 @@ inode_stat(struct inode *inode, struct kstat *st)
   st->ino = inode->i_ino;
   st->mode = READ_ONCE(inode->i_mode);
   st->nlink = READ_ONCE(inode->i_nlink);
+  st->uid = READ_ONCE(inode->i_uid);
+  st->gid = READ_ONCE(inode->i_gid);
+  st->rdev = inode->i_rdev;
   st->size = READ_ONCE(inode->i_size);
   st->nrpages = S_ISREG(st->mode) ? READ_ONCE(inode->i_data.nrpages) : 0;
 }

@@ -4,6 +4,8 @@
 #include "errno.h"
 #include "fs.h"
 #include "sched.h"
+#include "slab.h"
+#include "string.h"
 
 struct nameidata {
   const char *path;       // what is left to walk
@@ -13,6 +15,9 @@ struct nameidata {
   u32 rename_seq;         // RCU-walk: rename_lock when the walk began
   struct qstr last;       // a parent walk: the final name, not looked up
   bool must_dir;          // the path ends in a slash
+  bool follow;            // a symbolic link as the last name is followed
+  int links;              // ref-walk: symbolic links followed so far
+  char *buf;              // ref-walk: a followed link's target and the rest of the path
 };
 
 // RCU-walk saw err (-ENOENT, -ENOTDIR): final only if nothing it read has changed since.
@@ -42,8 +47,10 @@ follow_mount_rcu(struct nameidata *nd)
 }
 
 // Caller holds rcu_read_lock. 0 with nd->dentry, inode and seq (valid while seq holds);
-// a final error; or -EAGAIN: something moved under the walk, or a filesystem on the way
-// frees inodes at once. parent: stop before the last name and leave it in nd->last.
+// a final error; or -EAGAIN: something moved under the walk, a filesystem on the way
+// frees inodes at once, or the path has a "." or ".." name or a symbolic link to follow
+// (ref-walk's work, as Linux's unlazy_walk before 2.6.39 taught RCU-walk to follow links).
+// parent: stop before the last name and leave it in nd->last.
 static int
 walk_rcu(struct nameidata *nd, const char *path, bool parent)
 {
@@ -59,12 +66,16 @@ walk_rcu(struct nameidata *nd, const char *path, bool parent)
   for(;;) {
     struct qstr name;
     int r = path_next(&nd->path, &name);
-    if(r < 0)
-      return r;
-    if(r == 0)
-      break;
+    if(unlikely(r != PATH_NAME)) {
+      if(r < 0)
+        return r;
+      if(r == 0)
+        break;
+      return -EAGAIN;   // "." or ".."
+    }
+    // A symbolic link on the way fails this test too: the common case pays for no other.
     if(!S_ISDIR(READ_ONCE(nd->inode->i_mode)))
-      return rcu_result(nd, -ENOTDIR);
+      return S_ISLNK(nd->inode->i_mode) ? -EAGAIN : rcu_result(nd, -ENOTDIR);
     if(parent && path_last(nd->path)) {
       nd->last = name;
       return 0;
@@ -85,29 +96,114 @@ walk_rcu(struct nameidata *nd, const char *path, bool parent)
   }
   if(parent)
     return -EINVAL;   // only slashes: "/" has no final name
-  if(nd->must_dir && !S_ISDIR(READ_ONCE(nd->inode->i_mode)))
+  // The type bits never change: a link not to be followed is a result like any other.
+  u32 mode = READ_ONCE(nd->inode->i_mode);
+  if(unlikely(S_ISLNK(mode)) && (nd->follow || nd->must_dir))
+    return -EAGAIN;
+  if(nd->must_dir && !S_ISDIR(mode))
     return rcu_result(nd, -ENOTDIR);
   return 0;
 }
 
+// ".." from d (referenced; the reference moves): the parent, or across a mount to the parent
+// of the directory it covers; "/" is its own parent. Out of line, as follow_link: the
+// common walk keeps its registers.
+static __attribute__((noinline)) struct dentry *
+follow_dotdot(struct dentry *d)
+{
+  for(;;) {
+    if(d == root_mnt->mnt_root)
+      return d;
+    if(d != d->d_sb->s_root)
+      break;
+    struct dentry *up = mount_point_of(d);
+    if(!up)
+      return d;
+    dput(d);
+    d = up;
+  }
+  struct dentry *parent = dget_parent(d);
+  dput(d);
+  return follow_mount(parent);
+}
+
+// The walk stands on a symbolic link (nd->dentry, referenced): nd->path becomes its target
+// followed by rest (what was left of the path), in a buffer of its own, and the walk goes
+// back to the link's directory, or to "/" for an absolute target.
+static __attribute__((noinline)) int
+follow_link(struct nameidata *nd, const char *rest)
+{
+  struct dentry *link = nd->dentry;
+  struct inode *inode = link->d_inode;
+  if(++nd->links > MAXSYMLINKS)
+    return -ELOOP;
+  char *buf = kmalloc(PATH_MAX, GFP_KERNEL);
+  if(!buf)
+    return -ENOMEM;
+  int n = inode->i_op && inode->i_op->get_link ? inode->i_op->get_link(inode, buf, PATH_MAX)
+                                                : -EINVAL;
+  size_t len = strlen(rest);
+  if(n == 0)
+    n = -ENOENT;   // an empty target names nothing (Linux)
+  else if(n > 0 && (size_t)n + 1 + len >= PATH_MAX)
+    n = -ENAMETOOLONG;
+  if(n < 0) {
+    kfree(buf);
+    return n;
+  }
+  buf[n] = '/';
+  memcpy(buf + n + 1, rest, len + 1);
+  kfree(nd->buf);   // rest pointed into it: copied above
+  nd->buf = buf;
+  nd->path = buf;
+  nd->dentry = buf[0] == '/' ? follow_mount(dget(root_mnt->mnt_root)) : dget_parent(link);
+  dput(link);
+  return 0;
+}
+
 // Ref-walk: a reference on every dentry it stands on, so nothing it reaches can be freed;
-// d_lookup takes the next one under its d_lock. 0 with nd->dentry referenced.
+// d_lookup takes the next one under its d_lock. 0 with nd->dentry referenced; a parent walk
+// leaves nd->last pointing into the path or into nd->buf, which walk_done frees.
 static int
 walk_ref(struct nameidata *nd, const char *path, bool parent)
 {
   int err = 0;
   nd->path = path;
+  nd->links = 0;
+  nd->buf = NULL;
   nd->dentry = follow_mount(dget(root_mnt->mnt_root));
   for(;;) {
     struct qstr name;
     int r = path_next(&nd->path, &name);
-    if(r <= 0) {
-      err = r;
+    struct inode *inode = nd->dentry->d_inode;
+    if(unlikely(r != PATH_NAME)) {
+      if(r < 0) {
+        err = r;
+        break;
+      }
+      if(r == 0) {   // the end: a link there is followed unless asked not to
+        if(!S_ISLNK(inode->i_mode) || !(nd->follow || nd->must_dir) ||
+           (err = follow_link(nd, nd->path)))
+          break;
+        continue;
+      }
+    }
+    // A symbolic link on the way fails this test too: the common case pays for no other.
+    if(!S_ISDIR(inode->i_mode)) {
+      if(!S_ISLNK(inode->i_mode))
+        err = -ENOTDIR;
+      else if(!(err = follow_link(nd, name.name)))   // name and the rest, after the target
+        continue;
       break;
     }
-    if(!S_ISDIR(nd->dentry->d_inode->i_mode)) {
-      err = -ENOTDIR;
-      break;
+    if(r != PATH_NAME) {   // "." or ".."
+      if(parent && path_last(nd->path)) {
+        err = -EEXIST;   // they always exist and cannot be made or removed
+        break;
+      }
+      if(r == PATH_DOTDOT)
+        nd->dentry = follow_dotdot(nd->dentry);
+      continue;
     }
     if(parent && path_last(nd->path)) {
       nd->last = name;
@@ -126,11 +222,23 @@ walk_ref(struct nameidata *nd, const char *path, bool parent)
     err = -EINVAL;
   if(!err && nd->must_dir && !S_ISDIR(nd->dentry->d_inode->i_mode))
     err = -ENOTDIR;
+  if(unlikely(nd->buf)) {
+    kfree(nd->buf);
+    nd->buf = NULL;
+  }
   if(err) {
     dput(nd->dentry);
     nd->dentry = NULL;
   }
   return err;
+}
+
+// A walk's buffer, once nd->last is no longer needed.
+static void
+walk_done(struct nameidata *nd)
+{
+  kfree(nd->buf);
+  nd->buf = NULL;
 }
 
 // Either walk by flags; 0 with nd->dentry referenced.
@@ -141,6 +249,8 @@ walk(const char *path, unsigned flags, bool parent, struct nameidata *nd)
   if(err)
     return err;
   nd->must_dir = path_trailing_slash(path);
+  nd->follow = !(flags & LOOKUP_NOFOLLOW);
+  nd->buf = NULL;
   if(!(flags & LOOKUP_REF_ONLY)) {
     rcu_read_lock();
     err = walk_rcu(nd, path, parent);
@@ -171,6 +281,7 @@ vfs_lookup_rcu(const char *path, struct inode **inode)
   if(err)
     return err;
   nd.must_dir = path_trailing_slash(path);
+  nd.follow = true;
   err = walk_rcu(&nd, path, false);
   if(!err && read_seqcount_retry(&nd.dentry->d_seq, nd.seq))
     err = -EAGAIN;
@@ -188,6 +299,7 @@ vfs_stat(const char *path, unsigned flags, struct kstat *st)
   if(err || !st)
     return err ? err : -EINVAL;
   nd.must_dir = path_trailing_slash(path);
+  nd.follow = !(flags & LOOKUP_NOFOLLOW);
   if(!(flags & LOOKUP_REF_ONLY)) {
     rcu_read_lock();
     err = walk_rcu(&nd, path, false);
@@ -208,10 +320,35 @@ vfs_stat(const char *path, unsigned flags, struct kstat *st)
   return 0;
 }
 
-// Creates path's last name (a file or directory), or with existing set, finds the file that
-// is already there (open with O_CREAT and no O_EXCL). 0 with *d referenced.
+// What create makes: a node of mode's type, a device's number or a link's target; or an
+// inode made beforehand (inode: the generated files of /sys and /proc).
+struct new_node {
+  u32 mode;
+  dev_t rdev;
+  const char *link;
+  struct inode *inode;
+};
+
 static int
-create(const char *path, u32 mode, bool existing, unsigned flags, struct dentry **d)
+make_node(struct inode *dir, struct dentry *child, const struct new_node *n)
+{
+  if(n->inode) {
+    d_instantiate_add(child, n->inode);
+    return 0;
+  }
+  const struct inode_operations *op = dir->i_op;
+  if(S_ISLNK(n->mode))
+    return op->symlink ? op->symlink(dir, child, n->link) : -EPERM;
+  if(S_ISREG(n->mode) || S_ISDIR(n->mode))
+    return op->create(dir, child, n->mode);
+  return op->mknod ? op->mknod(dir, child, n->mode, n->rdev) : -EPERM;
+}
+
+// Creates path's last name, or with existing set, finds the file that is already there
+// (open with O_CREAT and no O_EXCL). 0 with *d referenced.
+static int
+create(const char *path, const struct new_node *n, bool existing, unsigned flags,
+       struct dentry **d)
 {
   struct nameidata nd;
   int err = walk(path, flags, true, &nd);
@@ -227,14 +364,15 @@ create(const char *path, u32 mode, bool existing, unsigned flags, struct dentry 
       err = -EEXIST;
     else if(S_ISDIR(child->d_inode->i_mode) || nd.must_dir)
       err = -EISDIR;
-  } else if(S_ISREG(mode) && nd.must_dir)
+  } else if(!S_ISDIR(n->mode) && nd.must_dir)
     err = -EISDIR;   // as Linux: "name/" can only be a directory
   else if(!(child = d_alloc(nd.dentry, &nd.last)))
     err = -ENOMEM;
   else
-    err = dir->i_op->create(dir, child, mode);
+    err = make_node(dir, child, n);
   mutex_unlock(&dir->i_mutex);
   dput(nd.dentry);
+  walk_done(&nd);
   if(!err && d)
     *d = child;
   else
@@ -245,21 +383,66 @@ create(const char *path, u32 mode, bool existing, unsigned flags, struct dentry 
 int
 vfs_create(const char *path, u32 mode)
 {
-  return create(path, S_IFREG, false, 0, NULL);
+  return create(path, &(struct new_node){ .mode = S_IFREG | 0644 }, false, 0, NULL);
 }
 
 int
 vfs_mkdir(const char *path)
 {
-  return create(path, S_IFDIR, false, 0, NULL);
+  return create(path, &(struct new_node){ .mode = S_IFDIR | 0755 }, false, 0, NULL);
 }
 
 int
-open_path(const char *path, unsigned oflags, unsigned flags, struct dentry **d)
+vfs_mknod(const char *path, u32 mode, dev_t rdev)
+{
+  switch(mode & S_IFMT) {
+  case S_IFREG: case S_IFDIR: case S_IFCHR: case S_IFBLK: case S_IFIFO: case S_IFSOCK:
+    break;
+  default:
+    return -EINVAL;   // symbolic links have vfs_symlink
+  }
+  return create(path, &(struct new_node){ .mode = mode, .rdev = rdev }, false, 0, NULL);
+}
+
+int
+vfs_symlink(const char *target, const char *path)
+{
+  if(!target)
+    return -EINVAL;
+  size_t n = strnlen(target, PATH_MAX);
+  if(n == 0)
+    return -ENOENT;   // Linux refuses an empty target
+  if(n == PATH_MAX)
+    return -ENAMETOOLONG;
+  return create(path, &(struct new_node){ .mode = S_IFLNK | 0777, .link = target }, false, 0,
+                NULL);
+}
+
+int
+vfs_add_inode(const char *path, struct inode *inode)
+{
+  int err = create(path, &(struct new_node){ .mode = inode->i_mode, .inode = inode }, false, 0,
+                   NULL);
+  if(err) {
+    inode->i_nlink = 0;
+    iput(inode);
+  }
+  return err;
+}
+
+// O_CREAT finds an existing name without following it; a symbolic link there is followed
+// by a walk of its own (one that dangles is -ENOENT: nothing is created at its target).
+int
+open_path(const char *path, unsigned oflags, u32 mode, unsigned flags, struct dentry **d)
 {
   if(!(oflags & O_CREAT))
     return path_lookup(path, flags, d);
-  return create(path, S_IFREG, !(oflags & O_EXCL), flags, d);
+  struct new_node n = { .mode = S_IFREG | (mode & S_IALLUGO) };
+  int err = create(path, &n, !(oflags & O_EXCL), flags, d);
+  if(err || !S_ISLNK((*d)->d_inode->i_mode))
+    return err;
+  dput(*d);
+  return path_lookup(path, flags & ~LOOKUP_NOFOLLOW, d);
 }
 
 int
@@ -268,7 +451,7 @@ vfs_unlink(const char *path)
   struct nameidata nd;
   int err = walk(path, 0, true, &nd);
   if(err)
-    return err;
+    return err == -EEXIST ? -EISDIR : err;   // "." or "..", as Linux
   struct inode *dir = nd.dentry->d_inode;
   mutex_lock(&dir->i_mutex);
   struct dentry *d = d_lookup(nd.dentry, &nd.last);
@@ -283,6 +466,7 @@ vfs_unlink(const char *path)
   mutex_unlock(&dir->i_mutex);
   dput(d);
   dput(nd.dentry);
+  walk_done(&nd);
   return err;
 }
 
@@ -292,7 +476,7 @@ vfs_rmdir(const char *path)
   struct nameidata nd;
   int err = walk(path, 0, true, &nd);
   if(err)
-    return err;
+    return err == -EEXIST ? -EINVAL : err;
   struct super_block *sb = nd.dentry->d_sb;
   struct inode *dir = nd.dentry->d_inode;
   mutex_lock(&sb->s_rename_mutex);
@@ -314,6 +498,7 @@ vfs_rmdir(const char *path)
   mutex_unlock(&sb->s_rename_mutex);
   dput(d);
   dput(nd.dentry);
+  walk_done(&nd);
   return err;
 }
 
@@ -349,10 +534,11 @@ vfs_rename(const char *from, const char *to)
   struct nameidata a, b;
   int err = walk(from, 0, true, &a);
   if(err)
-    return err;
+    return err == -EEXIST ? -EBUSY : err;   // "." or ".."
   if((err = walk(to, 0, true, &b))) {
     dput(a.dentry);
-    return err;
+    walk_done(&a);
+    return err == -EEXIST ? -EBUSY : err;
   }
   struct inode *adir = a.dentry->d_inode, *bdir = b.dentry->d_inode;
   struct super_block *sb = a.dentry->d_sb;
@@ -388,5 +574,7 @@ out:
   dput(old);
   dput(a.dentry);
   dput(b.dentry);
+  walk_done(&a);
+  walk_done(&b);
   return err;
 }

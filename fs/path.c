@@ -42,13 +42,13 @@ path_next(const char **pathp, struct qstr *name)
   while(p[len] && p[len] != '/')
     if(++len > NAME_MAX)
       return -ENAMETOOLONG;
-  if(p[0] == '.' && (len == 1 || (len == 2 && p[1] == '.')))
-    return -EINVAL;
   name->name = p;
   name->len = len;
-  name->hash = name_hash(p, len);
   *pathp = p + len;
-  return 1;
+  if(p[0] == '.' && (len == 1 || (len == 2 && p[1] == '.')))
+    return len == 1 ? PATH_DOT : PATH_DOTDOT;   // no hash: never looked up in the dcache
+  name->hash = name_hash(p, len);
+  return PATH_NAME;
 }
 
 bool

@@ -5,7 +5,7 @@
 #include "slab.h"
 #include "string.h"
 
-static const struct inode_operations ramfs_dir_ops;
+static const struct inode_operations ramfs_dir_ops, ramfs_symlink_ops;
 
 struct inode *
 ramfs_get_inode(struct super_block *sb, u32 mode)
@@ -30,6 +30,44 @@ ramfs_create(struct inode *dir, struct dentry *d, u32 mode)
     WRITE_ONCE(dir->i_nlink, dir->i_nlink + 1);   // the child's ".."
   d_instantiate_add(d, inode);
   return 0;
+}
+
+static int
+ramfs_mknod(struct inode *dir, struct dentry *d, u32 mode, dev_t rdev)
+{
+  struct inode *inode = ramfs_get_inode(dir->i_sb, mode);
+  if(!inode)
+    return -ENOMEM;
+  inode->i_rdev = rdev;
+  d_instantiate_add(d, inode);
+  return 0;
+}
+
+// The target is set before d_instantiate_add publishes the name, and never changes.
+static int
+ramfs_symlink(struct inode *dir, struct dentry *d, const char *target)
+{
+  size_t n = strlen(target);
+  char *link = kmalloc(n + 1, GFP_KERNEL);
+  struct inode *inode = link ? ramfs_get_inode(dir->i_sb, S_IFLNK | 0777) : NULL;
+  if(!inode) {
+    kfree(link);
+    return -ENOMEM;
+  }
+  memcpy(link, target, n + 1);
+  inode->i_link = link;
+  inode->i_size = n;   // as Linux: a link's size is its target's length
+  inode->i_op = &ramfs_symlink_ops;
+  d_instantiate_add(d, inode);
+  return 0;
+}
+
+static int
+ramfs_get_link(struct inode *inode, char *buf, size_t len)
+{
+  size_t n = MIN(strlen(inode->i_link), len);
+  memcpy(buf, inode->i_link, n);
+  return n;
 }
 
 static int
@@ -78,6 +116,12 @@ static const struct inode_operations ramfs_dir_ops = {
   .unlink = ramfs_unlink,
   .rmdir = ramfs_rmdir,
   .rename = ramfs_rename,
+  .mknod = ramfs_mknod,
+  .symlink = ramfs_symlink,
+};
+
+static const struct inode_operations ramfs_symlink_ops = {
+  .get_link = ramfs_get_link,
 };
 
 struct super_block *
@@ -95,7 +139,7 @@ ramfs_mount(const struct ramfs_opts *opts)
   sb->s_rcu_walk = (opts->free == FREE_RCU && opts->walk == WALK_AUTO) ||
                    opts->walk == WALK_UNSAFE_RCU;
   mutex_init(&sb->s_rename_mutex);
-  struct inode *root = ramfs_get_inode(sb, S_IFDIR);
+  struct inode *root = ramfs_get_inode(sb, S_IFDIR | 0755);
   if(root)
     sb->s_root = d_alloc_root(sb, root);
   if(!sb->s_root) {

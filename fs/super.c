@@ -31,6 +31,21 @@ follow_mount(struct dentry *d)
   return d;
 }
 
+// ".." from the root of a mounted filesystem: the directory it covers, referenced, or NULL
+// if d is the root of no mount.
+struct dentry *
+mount_point_of(struct dentry *d)
+{
+  struct dentry *up = NULL;
+  struct vfsmount *m;
+  br_read_lock(&vfsmount_lock);
+  list_for_each_entry(m, &mounts, mnt_list)
+    if(m->mnt_root == d)
+      up = dget(m->mnt_mountpoint);
+  br_read_unlock(&vfsmount_lock);
+  return up;
+}
+
 static bool
 opts_valid(const struct ramfs_opts *o)
 {
@@ -143,4 +158,7 @@ vfs_init(void)
   root_mnt->mnt_sb = sb;
   pr_info("vfs: ramfs at / (%s, fanout %u, inodes %s)\n", pagecache_variant_names[sb->s_variant],
           sb->s_fanout, sb->s_free == FREE_RCU ? "free-rcu" : "free-now");
+  chrdev_init();   // /dev
+  sysfs_init();    // /sys/devices/system/cpu
+  proc_init();     // /proc/self/exe
 }

@@ -1,10 +1,12 @@
-// What the kernel keeps from the Multiboot2 boot information: memory map, command line, ACPI RSDP.
+// What the kernel keeps from the Multiboot2 boot information: memory map, command line, ACPI
+// RSDP, and where the modules (initramfs archives) lie.
 // Copied out at entry, before any allocator can hand out the pages GRUB left it in.
 #pragma once
 #include "types.h"
 
 #define BOOT_MMAP_MAX 128
 #define BOOT_CMDLINE_MAX 4096
+#define BOOT_MODULES_MAX 8
 
 enum { MEM_AVAILABLE = 1, MEM_RESERVED = 2, MEM_ACPI = 3, MEM_NVS = 4, MEM_BAD = 5 };
 
@@ -12,6 +14,12 @@ struct boot_mmap_entry {
   u64 base;
   u64 len;
   u32 type;   // Multiboot2 memory types, as the MEM_* values above
+};
+
+// A module GRUB loaded (module2 in grub.cfg): the initramfs archives, in grub.cfg's order.
+struct boot_module {
+  u64 start, end;   // physical, [start, end)
+  char name[64];    // its command line: the archive's name
 };
 
 struct bootinfo {
@@ -22,6 +30,8 @@ struct bootinfo {
   u32 rsdp_len;       // 0: GRUB found no ACPI
   char loader[64];
   u64 mbi_phys, mbi_size;   // where GRUB left the boot information
+  int nmodules;
+  struct boot_module modules[BOOT_MODULES_MAX];
 };
 
 extern struct bootinfo bootinfo;

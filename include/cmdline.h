@@ -21,6 +21,8 @@ enum panic_action { PANIC_EXIT, PANIC_HALT };
 
 // Longer words are reported cut to this length and ignored.
 #define CMDLINE_WORD_MAX 256
+#define INIT_PATH_MAX 128     // init=, with its NUL
+#define INIT_ARGS_MAX 32      // words after a lone --: argv[1..] of the init= program
 
 struct cmdline {
   // bench=: every suite (bench=all, or flags alone: bench=quick), else the suites named;
@@ -46,6 +48,9 @@ struct cmdline {
   bool debug_slab;    // slab poisoning and redzones from boot; default on in the debug image
   u32 profile_hz;     // profile=: samples a second of every benchmark point, 0..10000; 0: off
   bool lockstat;      // lockstat=yes: lock statistics for every benchmark point
+  char init[INIT_PATH_MAX];   // init=: the program run after self-tests and benchmarks ("" none)
+  int ninit_args;             // the words after a lone --, verbatim, never parsed as keys
+  char init_args[INIT_ARGS_MAX][CMDLINE_WORD_MAX + 1];
 };
 
 void cmdline_defaults(struct cmdline *c);

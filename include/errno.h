@@ -10,9 +10,12 @@
 
 #define EPERM 1
 #define ENOENT 2
+#define ESRCH 3
 #define EINTR 4
 #define EIO 5
+#define ENXIO 6
 #define E2BIG 7
+#define ENOEXEC 8
 #define EBADF 9
 #define EAGAIN 11
 #define ENOMEM 12
@@ -26,11 +29,14 @@
 #define EINVAL 22
 #define ENFILE 23
 #define EMFILE 24
+#define ENOTTY 25
 #define ENOSPC 28
+#define ESPIPE 29
 #define ERANGE 34
 #define ENAMETOOLONG 36
 #define ENOSYS 38
 #define ENOTEMPTY 39
+#define ELOOP 40
 #define ETIMEDOUT 110
 
 #endif

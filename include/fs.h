@@ -12,11 +12,33 @@
 #include "spinlock.h"
 #include "types.h"
 
-#define S_IFMT  0170000
-#define S_IFDIR 0040000
-#define S_IFREG 0100000
-#define S_ISDIR(m) (((m) & S_IFMT) == S_IFDIR)
-#define S_ISREG(m) (((m) & S_IFMT) == S_IFREG)
+// File types and permission bits, with Linux's values (include/uapi/linux/stat.h): stat
+// reports them unchanged and the initramfs's cpio headers carry them as they are.
+#define S_IFMT   0170000
+#define S_IFSOCK 0140000
+#define S_IFLNK  0120000
+#define S_IFREG  0100000
+#define S_IFBLK  0060000
+#define S_IFDIR  0040000
+#define S_IFCHR  0020000
+#define S_IFIFO  0010000
+#define S_IALLUGO 07777   // set-id, sticky and rwx bits: what chmod changes
+#define S_ISDIR(m)  (((m) & S_IFMT) == S_IFDIR)
+#define S_ISREG(m)  (((m) & S_IFMT) == S_IFREG)
+#define S_ISLNK(m)  (((m) & S_IFMT) == S_IFLNK)
+#define S_ISCHR(m)  (((m) & S_IFMT) == S_IFCHR)
+#define S_ISBLK(m)  (((m) & S_IFMT) == S_IFBLK)
+#define S_ISFIFO(m) (((m) & S_IFMT) == S_IFIFO)
+#define S_ISSOCK(m) (((m) & S_IFMT) == S_IFSOCK)
+
+// Device numbers as Linux's kernel-internal dev_t: 12 bits of major, 20 of minor.
+typedef u32 dev_t;
+#define MINORBITS 20
+#define MKDEV(ma, mi) (((dev_t)(ma) << MINORBITS) | (mi))
+#define MAJOR(dev) ((u32)(dev) >> MINORBITS)
+#define MINOR(dev) ((u32)(dev) & ((1u << MINORBITS) - 1))
+
+#define MAXSYMLINKS 40   // symbolic links one walk follows before -ELOOP (Linux's limit)
 
 #define MAX_FILE_SIZE (1ULL << 40)   // keeps every page index far from overflow
 
@@ -56,7 +78,9 @@ enum {
 
 struct inode {
   u32 i_magic;
-  u32 i_mode;
+  u32 i_mode;                  // type bits fixed at creation; the rest changed by chmod
+  u32 i_uid, i_gid;            // changed by chown; read without a lock
+  dev_t i_rdev;                // character and block devices: which one
   unsigned long i_ino;
   int i_count;                 // atomic: dentries, open files' dentries, iget callers
   int i_nlink;                 // names (and a directory's "."); changed under the parent's mutex
@@ -64,6 +88,8 @@ struct inode {
   u64 i_size;                  // changed under i_mutex; read without it
   struct super_block *i_sb;
   const struct inode_operations *i_op;
+  const struct file_operations *i_fop;   // files whose data is not the page cache, or NULL
+  char *i_link;                // ramfs symbolic links: the target, set before the name exists
   struct mutex i_mutex;        // directories: their names; files: writes and truncation
   struct hlist_node i_hash;    // in the inode hash by (sb, ino)
   struct address_space i_data; // regular files: their pages
@@ -102,18 +128,38 @@ struct inode_operations {
   int (*rmdir)(struct inode *dir, struct dentry *d);               // d's i_mutex held too
   int (*rename)(struct dentry *old, struct dentry *new_parent, struct dentry *target,
                 const struct qstr *new_name);   // target: what new_name replaces, or NULL
+  int (*mknod)(struct inode *dir, struct dentry *d, u32 mode, dev_t rdev);   // devices, fifos
+  int (*symlink)(struct inode *dir, struct dentry *d, const char *target);
+  // Symbolic links: copies the target into buf (no NUL), returns its length or -errno. No
+  // lock held; the inode is referenced.
+  int (*get_link)(struct inode *inode, char *buf, size_t len);
+};
+
+struct file;
+
+// Files whose data does not come from the page cache: character devices (fs/char_dev.c) and
+// the generated files under /sys and /proc. pos is the file's position, or pread's.
+struct file_operations {
+  ssize_t (*read)(struct file *f, void *buf, size_t len, u64 *pos);
+  ssize_t (*write)(struct file *f, const void *buf, size_t len, u64 *pos);
+  // cmd with a kernel buffer of the command's size (the caller copies from and to user
+  // space): -ENOTTY for a command the file does not know.
+  int (*ioctl)(struct file *f, unsigned cmd, void *arg);
 };
 
 struct file {
   struct dentry *f_dentry;   // holds a reference, so the inode lives while the file is open
   struct inode *f_inode;
   u64 f_pos;                 // the opener's: threads sharing a file use pread and pwrite
+  const struct file_operations *f_op;   // the inode's i_fop, or a device's, or NULL
 };
 
 struct kstat {
   unsigned long ino;
   u32 mode;
   u32 nlink;
+  u32 uid, gid;
+  dev_t rdev;
   u64 size;
   unsigned long nrpages;
 };
@@ -141,18 +187,35 @@ struct ramfs_opts {
 typedef bool (*filldir_t)(void *arg, const char *name, u32 len, unsigned long ino, u32 mode);
 
 // The calls. Errors are negative errno values; a bad path is never a crash. Paths are
-// absolute, with no "." or ".." names; flags are LOOKUP_* (0: RCU-walk, then ref-walk).
+// absolute; "." and ".." names and symbolic links are followed by ref-walk (RCU-walk hands
+// them over), at most MAXSYMLINKS links per walk (-ELOOP). A path's last name is followed
+// too unless flags has LOOKUP_NOFOLLOW (lstat); calls that change a name never follow it.
+// flags are LOOKUP_* (0: RCU-walk, then ref-walk).
 void vfs_init(void);   // the root ramfs at "/"
 int vfs_mount(const char *path, const struct ramfs_opts *opts);   // on an existing directory
 int vfs_umount(const char *path);                 // -EBUSY unless the filesystem is empty
-int vfs_create(const char *path, u32 mode);       // a regular file; mode is unused
-int vfs_mkdir(const char *path);
+int vfs_create(const char *path, u32 mode);       // a regular file, mode 0644
+int vfs_mkdir(const char *path);                  // mode 0755
+// Any type of node (S_IFREG, S_IFDIR, S_IFCHR, S_IFBLK, S_IFIFO, S_IFSOCK in mode), with
+// mode's permission bits as they are; rdev for devices.
+int vfs_mknod(const char *path, u32 mode, dev_t rdev);
+int vfs_symlink(const char *target, const char *path);   // mode 0777, as in Linux
+// The target of the symbolic link at path (not followed), cut to len bytes, no NUL: its
+// length, -EINVAL if path is not a symbolic link.
+int vfs_readlink(const char *path, char *buf, size_t len);
+int vfs_chmod(const char *path, u32 mode);        // mode's S_IALLUGO bits; symlinks followed
+int vfs_chown(const char *path, u32 uid, u32 gid);   // (u32)-1 keeps one; not followed
+int vfs_ioctl(struct file *f, unsigned cmd, void *arg);   // -ENOTTY unless f_op knows cmd
 int vfs_unlink(const char *path);
 int vfs_rmdir(const char *path);
 int vfs_rename(const char *from, const char *to);   // replaces a file or an empty directory
 int vfs_stat(const char *path, unsigned flags, struct kstat *st);
 int vfs_truncate(const char *path, u64 size);
-int vfs_open(const char *path, unsigned oflags, unsigned flags, struct file **fp);
+int vfs_open(const char *path, unsigned oflags, unsigned flags, struct file **fp);   // 0644
+// open with the permission bits a new file gets (mode & S_IALLUGO). A character device's
+// file gets its driver's operations: -ENXIO when no driver has its number.
+int vfs_open_mode(const char *path, unsigned oflags, u32 mode, unsigned flags,
+                  struct file **fp);
 void vfs_close(struct file *f);
 ssize_t vfs_read(struct file *f, void *buf, size_t len);
 ssize_t vfs_write(struct file *f, const void *buf, size_t len);
@@ -164,6 +227,45 @@ int vfs_readdir(struct file *f, filldir_t fill, void *arg);   // 1: more may fol
 // RCU-walk alone, no references taken: the inode at path, valid until the caller's
 // rcu_read_unlock. For tests and benchmarks of the walk itself.
 int vfs_lookup_rcu(const char *path, struct inode **inode);
+
+// Character devices (fs/char_dev.c): the file operations behind a device number, looked up
+// at open. fs/mem.c registers /dev/null and /dev/zero, fs/tty.c /dev/console.
+int register_chrdev(dev_t dev, const char *name, const struct file_operations *fops);
+const struct file_operations *chrdev_lookup(dev_t dev);
+void chrdev_init(void);   // the devices, and their nodes under /dev
+void mem_dev_init(void);
+void tty_init(void);
+size_t tty_termios_size(void);   // bytes TCGETS fills in (Linux's struct termios: 36)
+
+// What glibc reads about the machine, present from boot (fs/sysfs.c, fs/proc.c):
+// /sys/devices/system/cpu/{online,possible} and /proc/self/exe.
+void sysfs_init(void);
+void proc_init(void);
+// The exec code tells /proc/self/exe where the running program came from: fn copies the
+// current process's executable path (no NUL) into buf and returns its length, or -errno
+// (-ENOENT, as Linux, for a thread with no program). Until it is set, -ENOENT. Returns the
+// hook it replaces (self-tests put it back).
+typedef int (*proc_exe_fn)(char *buf, size_t len);
+proc_exe_fn proc_set_exe_hook(proc_exe_fn fn);
+
+// Boot-time trees: mkdir -p (each directory made with mode, existing ones kept), and a name
+// for an inode made by the caller (its reference moves to the name; freed on failure).
+int vfs_mkdir_p(const char *path, u32 mode);
+int vfs_add_inode(const char *path, struct inode *inode);
+
+// The initramfs (fs/initramfs.c): every archive GRUB loaded, unpacked into "/" in order (a
+// later name replaces an earlier one), then their memory freed. One INITRAMFS line each.
+void populate_rootfs(void);
+struct initramfs_stats {
+  unsigned long archives, failed, entries, errors, freed_pages;
+};
+extern struct initramfs_stats initramfs_stats;   // for the self-tests
+// Unpacks the archive in buf into "/" and prints its INITRAMFS line: 0, or the error that
+// stopped it (what came before stays). An entry that cannot be made is named and skipped.
+struct initramfs_result {
+  unsigned long entries, files, dirs, links, nodes, bytes, errors;
+};
+int initramfs_unpack(const void *buf, size_t len, const char *name, struct initramfs_result *r);
 
 // Inodes (fs/inode.c).
 struct inode *new_inode(struct super_block *sb, u32 mode);   // one reference
@@ -192,6 +294,7 @@ extern struct vfsmount *root_mnt;
 // change them under every CPU's (2.6.36's vfsmount_lock); RCU-walk takes no lock at all.
 extern struct brlock vfsmount_lock;
 struct dentry *follow_mount(struct dentry *d);   // ref-walk: d's reference moves to the root
+struct dentry *mount_point_of(struct dentry *d);   // referenced, or NULL
 
 // ramfs (fs/ramfs.c).
 struct super_block *ramfs_mount(const struct ramfs_opts *opts);
@@ -200,4 +303,5 @@ struct inode *ramfs_get_inode(struct super_block *sb, u32 mode);
 
 // The walk (fs/namei.c), used by the file calls: a referenced dentry.
 int path_lookup(const char *path, unsigned flags, struct dentry **d);
-int open_path(const char *path, unsigned oflags, unsigned flags, struct dentry **d);
+struct dentry *dget_parent(struct dentry *d);   // referenced
+int open_path(const char *path, unsigned oflags, u32 mode, unsigned flags, struct dentry **d);

@@ -10,6 +10,9 @@ typedef unsigned int gfp_t;
 // The caller has no way back from a failure (it panics): fault injection passes it by, as
 // Linux's should_fail_alloc_page passes __GFP_NOFAIL. Thread stacks and kernel page tables.
 #define __GFP_NOFAIL  0x8u
+// The caller never writes the memory (madvise's pin): its pages keep PG_unscrubbed, and
+// their first owner that writes pays for the scrub (scrub_first_use, mm/page_alloc.c).
+#define __GFP_NOSCRUB 0x10u
 
 // GFP_ATOMIC is the absence of __GFP_RECLAIM: interrupt handlers, IPI handlers and
 // code holding a spinlock must use it.

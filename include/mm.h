@@ -20,6 +20,8 @@ enum pageflags {
   PG_swapbacked,     // anonymous or tmpfs/ramfs memory, not backed by a file
   PG_lazyfree,       // MADV_FREE: may be dropped instead of written back
   PG_large_kmalloc,  // the first page of a kmalloc bigger than a slab size; private is its order
+  PG_unscrubbed,     // never written since boot (free, or taken with __GFP_NOSCRUB): may hold
+                     // code the boot loader ran (scrub_first_use, mm/page_alloc.c)
   NR_PAGEFLAGS
 };
 
@@ -132,4 +134,6 @@ void mm_quiesce(void);
 void show_free_areas(void);          // the free counts on the console
 bool page_alloc_ready(void);         // true once mm_init has taken over from the boot allocator
 
+// Pages the boot allocator kept reserved, given to the page allocator: how many.
+unsigned long free_reserved_range(u64 start, u64 end);
 void mm_init(void);   // the page allocator over all free memory, then slab and fault injection

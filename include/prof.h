@@ -33,6 +33,9 @@ struct prof_table {
   u64 samples;         // every count added, the dropped ones too
   u64 dropped;         // samples that found the table full (their stacks were new to it)
   u64 cost_ns;         // the NMI handlers' time on these samples (kept by kernel/profile.c)
+  // By the clock, over the intervals the samples were taken in (kept by kernel/profile.c; 0:
+  // not known): every CPU's time, and of it the time halted in the idle loop.
+  u64 cpu_ns, idle_ns;
   struct prof_stack *slot;
 };
 
@@ -65,3 +68,14 @@ typedef const char *(*prof_name_fn)(u64 addr, void *arg);
 // bytes and a NUL); a stack cut at PROF_DEPTH, or too long for size, keeps its innermost
 // frames behind a first frame "...". Returns the length.
 int prof_fold(char *buf, size_t size, const struct prof_stack *s, prof_name_fn name, void *arg);
+
+// Where t's samples went, by category: cats[k] (k < ncats) is a NULL-terminated list of
+// function names. A kernel stack counts in count[k] for the first category that names one of
+// its frames (a name matches a frame with or without a GCC suffix such as ".isra.0"), so the
+// order settles nesting: a wait inside an operation is listed before the operation. A kernel
+// stack no list names counts in count[ncats + PROF_SPLIT_OTHER], as do user samples; an idle
+// one in count[ncats + PROF_SPLIT_IDLE]. Dropped samples (a full table) count nowhere.
+// Returns the samples counted: the sum of count[0 .. ncats + 1].
+enum { PROF_SPLIT_IDLE, PROF_SPLIT_OTHER };
+u64 prof_split(const struct prof_table *t, prof_name_fn name, void *arg,
+               const char *const *const *cats, u32 ncats, u64 *count);

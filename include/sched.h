@@ -2,6 +2,7 @@
 // The tick only marks need_resched; a thread gives up its CPU when it blocks, yields, exits or
 // calls cond_resched(). RCU relies on this rule (kernel/rcu.c): see cond_resched below.
 #pragma once
+#include "cpumask.h"
 #include "list.h"
 #include "lockdep.h"
 #include "lockdep_types.h"
@@ -20,6 +21,7 @@ enum thread_state {
 
 struct wait_queue_head;
 struct mm;
+struct process;
 
 struct thread {
   u64 rsp;                    // saved stack pointer; switch.S relies on this being first
@@ -29,6 +31,7 @@ struct thread {
   int cpu;                    // the CPU whose run queue it belongs to
   int bound;                  // bound to cpu (true), or placed there at creation (false)
   bool on_cpu;                // running now (between switch in and switch out)
+  int migrate_to;             // sched_migrate's target CPU while it switches away, else -1
   bool idle;                  // the per-CPU idle thread
   u64 stack_top;
   struct list_head run_list;  // run queue or timer list linkage
@@ -53,6 +56,15 @@ struct thread {
   int lockdep_depth;
   u32 held_epoch;             // lock_stat_epoch when they were pushed; an older one is stale
 #endif
+  // User mode (kernel/process.c); all NULL or 0 in a kernel thread. Only the thread itself
+  // writes them, except proc_node (under proc->lock) and what clone sets before the start.
+  struct process *proc;       // the process whose thread this is
+  struct list_head proc_node; // in proc->threads
+  void *fpu;                  // its FPU registers while switched out (a page; schedule())
+  u64 fsbase;                 // FS base (arch_prctl, clone's tls), loaded when switched in
+  u32 *clear_child_tid;       // zeroed and woken at exit (CLONE_CHILD_CLEARTID)
+  u64 user_ticks;             // ticks that found it in ring 3
+  struct cpumask affinity;    // sched_setaffinity: where it may run (user threads only)
   // Allocations that fault injection failed while it ran (mm/fault_inject.c): whether a
   // failure it met was injected. Written by its own CPU only.
   u64 faults_injected;
@@ -67,10 +79,15 @@ void sched_init_ap(void);                // an AP: its boot context becomes its 
 void thread_entry(struct thread *t);     // a new thread's first C code, from thread_start (switch.S)
 struct thread *kthread_create(int (*fn)(void *), void *arg, int cpu, const char *fmt, ...)
   __attribute__((format(printf, 4, 5)));   // cpu < 0: least-loaded online CPU
+// kthread_create in two steps, for a creator that fills in the thread (its user-mode frame
+// at the top of its stack, its process) before it can run.
+struct thread *kthread_prepare(int (*fn)(void *), void *arg, int cpu, const char *name);
+void kthread_start(struct thread *t);
 int kthread_join(struct thread *t);      // waits for t to exit; returns its exit code
 void kthread_exit(int code) __attribute__((noreturn));
 void schedule(void);                     // give up the CPU (state set by the caller)
 void yield(void);
+void sched_migrate(int cpu);             // the current thread moves to cpu's run queue
 void msleep(u64 ms);
 void schedule_timeout(u64 ns);           // sleep until woken or ns pass (state: T_SLEEPING)
 bool wake_up_thread(struct thread *t);   // T_SLEEPING -> runnable; false if it was not asleep

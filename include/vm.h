@@ -18,20 +18,28 @@ struct thread;
 
 #define PROT_READ    0x1
 #define PROT_WRITE   0x2
+#define PROT_EXEC    0x4
+#define MAP_SHARED   0x01
 #define MAP_PRIVATE  0x02
 #define MAP_FIXED    0x10
 #define MAP_ANONYMOUS 0x20
+#define MAP_FIXED_NOREPLACE 0x100000
 
 #define MADV_DONTNEED 4   // Linux's values (include/uapi/asm-generic/mman-common.h)
 #define MADV_FREE     8
 
 #define VM_READ  0x1
 #define VM_WRITE 0x2
+#define VM_EXEC  0x4
+
+#define FAULT_WRITE 0x1   // handle_mm_fault's flags: the access was a write,
+#define FAULT_INSTR 0x2   // an instruction fetch,
+#define FAULT_USER  0x4   // from ring 3
 
 // One mapping [start, end), page aligned, a node of the mm's AVL tree ordered by start.
 struct vma {
   unsigned long start, end;
-  unsigned long flags;        // VM_READ, VM_WRITE
+  unsigned long flags;        // VM_READ, VM_WRITE, VM_EXEC
   struct vma *left, *right;
   int height;                 // of the subtree rooted here; a leaf is 1
 };
@@ -41,6 +49,7 @@ struct vma {
 // the mm, so the reclaim core never follows a pointer into an mm that is being torn down.
 struct mm {
   u64 *pgd;                   // the top-level page table (the PML4 on x86-64); switch_mm loads it
+  bool user;                      // a process's: its pages are user pages (PTE_U), set at creation
   struct vma *vma_root;
   int nr_vmas;
   struct rw_semaphore mmap_sem;   // the VMA tree: write to change it, read to fault or madvise
@@ -58,9 +67,16 @@ void mmput(struct mm *mm);                  // the last reference unmaps and fre
 struct vma *find_vma(struct mm *mm, unsigned long addr);   // first vma with end > addr
 struct vma *vma_next(struct mm *mm, struct vma *vma);      // in address order, NULL at the end
 
-// Only private anonymous memory (Linux's in-kernel vm_mmap/vm_munmap). vm_mmap returns the
-// address or a negative errno.
+// Only anonymous memory (Linux's in-kernel vm_mmap/vm_munmap); MAP_SHARED is private memory
+// here, as no process shares an mm with another. vm_mmap returns the address or a negative
+// errno; without MAP_FIXED, addr is a hint taken when that range is free.
 long vm_mmap(struct mm *mm, unsigned long addr, size_t len, int prot, int flags);
+int vm_mprotect(struct mm *mm, unsigned long addr, size_t len, int prot);   // mm/mprotect.c
+unsigned long vm_flags_from_prot(int prot);
+// Under mmap_sem for write: split the VMA containing addr there (taking *spare), and join
+// neighbours with equal flags around [start, end].
+void vma_split_at(struct mm *mm, unsigned long addr, struct vma **spare);
+void vma_merge_range(struct mm *mm, unsigned long start, unsigned long end);
 int vm_munmap(struct mm *mm, unsigned long addr, size_t len);
 int madvise(struct mm *mm, unsigned long addr, size_t len, int advice);
 extern bool madvise_exclusive;   // true: madvise takes mmap_sem for write (pre-2007 Linux)
@@ -73,7 +89,8 @@ void unuse_mm(struct mm *mm);
 // mm/memory.c: page tables of the lower half, faults and unmapping.
 int pgd_alloc(struct mm *mm);
 void free_pgtables(struct mm *mm);
-int handle_mm_fault(struct mm *mm, unsigned long addr, bool write);   // 0 or -EFAULT, -ENOMEM
+int handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags);   // 0, -EFAULT, -ENOMEM
+u64 vma_pte_prot(struct mm *mm, unsigned long vm_flags);   // a PTE's bits for such a VMA
 u64 *pte_lookup(struct mm *mm, unsigned long addr);   // NULL if no page table; under the lock
 void zap_page_range(struct mm *mm, unsigned long start, unsigned long end);
 

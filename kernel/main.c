@@ -11,6 +11,7 @@
 #include "mm.h"
 #include "power.h"
 #include "printk.h"
+#include "process.h"
 #include "profile.h"
 #include "rcupdate.h"
 #include "reclaim.h"
@@ -57,12 +58,14 @@ rest_init(void)
   rcu_init();                          // the grace-period thread
   hung_task_init();                    // khungtaskd: a thread asleep for ever panics
   vfs_init();                          // the root ramfs at /: inodes, dentries, mounts
+  populate_rootfs();                   // the initramfs archives unpacked into /, then freed
   reclaim_init();                      // watermarks and kswapd: memory pressure is handled
   leak_check_snapshot();               // what the allocators hold once boot is done
   fault_inject_init();                 // failslab=, failpage=: armed once boot is done
   profile_init();                      // profile=: the NMI sampler, and what it costs
   int failed = selftest_run();         // selftest=: the SELFTEST lines and summary
   failed += bench_run();               // bench=: the BENCH lines, then BENCH-DONE
+  failed += run_init_program();        // init=: a user program, its status counts
   fault_inject_end();                  // FAULT-INJECT, and allocations succeed again
   failed += !leak_check();             // LEAK-CHECK: all of it given back
   failed += lockdep_end();             // the debug image: any LOCKDEP report fails the run

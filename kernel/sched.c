@@ -8,8 +8,10 @@
 #include "panic.h"
 #include "preempt.h"
 #include "printk.h"
+#include "process.h"
 #include <asm/processor.h>
 #include "rcupdate.h"
+#include "seqlock.h"
 #include "sched.h"
 #include "smp.h"
 #include "spinlock.h"
@@ -94,9 +96,40 @@ static void
 finish_switch(struct rq *rq)
 {
   struct thread *prev = rq->prev;
-  if(prev)
+  int to = -1;
+  if(prev) {
+    to = prev->migrate_to;   // read before on_cpu drops: the thread is ours until then
+    prev->migrate_to = -1;
     smp_store_release(&prev->on_cpu, false);
+  }
   spin_unlock(&rq->lock);
+  if(to >= 0) {   // sched_migrate: queue it on its new CPU now that its stack is free
+    struct rq *target = cpu_rq(to);
+    spin_lock(&target->lock);
+    prev->cpu = to;
+    target->nr_running++;
+    enqueue(target, prev);
+    spin_unlock(&target->lock);
+    resched_cpu(to);
+  }
+}
+
+// Moves the running thread to cpu: it leaves this CPU's queue, switches away, and the CPU
+// that switched it out queues it on cpu's (finish_switch), so no two CPUs ever run it.
+void
+sched_migrate(int cpu)
+{
+  struct thread *t = current;
+  if(cpu == t->cpu || !cpumask_test_cpu(cpu, &cpu_online_mask))
+    return;
+  u64 flags = local_irq_save();
+  struct rq *rq = this_rq();
+  spin_lock(&rq->lock);
+  rq->nr_running--;
+  t->migrate_to = cpu;
+  spin_unlock(&rq->lock);
+  schedule();
+  local_irq_restore(flags);
 }
 
 void
@@ -112,7 +145,7 @@ schedule(void)
   struct rq *rq = this_rq();
   struct thread *prev = current;
   spin_lock(&rq->lock);
-  if(prev->state == T_RUNNING && !prev->idle)
+  if(prev->state == T_RUNNING && !prev->idle && prev->migrate_to < 0)
     enqueue(rq, prev);
   struct thread *next = rq->idle;
   if(!list_empty(&rq->queue)) {
@@ -135,6 +168,7 @@ schedule(void)
   lockdep_hand_over(&rq->lock.dep_map, next);   // and for lockdep, always
   this_cpu_info()->curr = next;
   switch_mm(prev, next);
+  switch_user_state(prev, next);   // kernel stack for ring 3's entries, FPU, FS base
   switch_to(prev, next);
   finish_switch(this_rq());   // back on prev, switched in by some later schedule()
   local_irq_restore(flags);
@@ -181,6 +215,12 @@ alloc_thread(const char *name, bool need_stack)
   t->active_mm = NULL;
   t->switches = 0;
   t->faults_injected = 0;
+  t->proc = NULL;
+  t->fpu = NULL;
+  t->fsbase = 0;
+  t->clear_child_tid = NULL;
+  t->user_ticks = 0;
+  t->migrate_to = -1;
   t->idle = false;
   t->on_cpu = false;
   // A slot keeps its stack for reuse: threads come and go with every benchmark point.
@@ -190,11 +230,12 @@ alloc_thread(const char *name, bool need_stack)
 }
 
 // The stack a new thread is switched to: switch_to pops six registers (r12 carries the
-// thread) and returns into thread_start.
+// thread) and returns into thread_start. The top holds room for a user thread's trap frame,
+// where ring 3's entries land (user_regs()).
 static void
 prepare_stack(struct thread *t)
 {
-  u64 *sp = (u64 *)t->stack_top;
+  u64 *sp = (u64 *)(t->stack_top - sizeof(struct trapframe));
   *--sp = (u64)thread_start;
   *--sp = 0;          // rbp
   *--sp = 0;          // rbx
@@ -227,6 +268,15 @@ kthread_create(int (*fn)(void *), void *arg, int cpu, const char *fmt, ...)
   va_start(ap, fmt);
   vsnprintf(name, sizeof(name), fmt, ap);
   va_end(ap);
+  struct thread *t = kthread_prepare(fn, arg, cpu, name);
+  if(t)
+    kthread_start(t);
+  return t;
+}
+
+struct thread *
+kthread_prepare(int (*fn)(void *), void *arg, int cpu, const char *name)
+{
   struct thread *t = alloc_thread(name, true);
   if(!t)
     return NULL;
@@ -235,6 +285,12 @@ kthread_create(int (*fn)(void *), void *arg, int cpu, const char *fmt, ...)
   t->bound = cpu >= 0;
   t->cpu = cpu >= 0 ? cpu : least_loaded_cpu();
   prepare_stack(t);
+  return t;
+}
+
+void
+kthread_start(struct thread *t)
+{
   struct rq *rq = cpu_rq(t->cpu);
   u64 flags;
   spin_lock_irqsave(&rq->lock, flags);
@@ -242,7 +298,6 @@ kthread_create(int (*fn)(void *), void *arg, int cpu, const char *fmt, ...)
   enqueue(rq, t);
   spin_unlock_irqrestore(&rq->lock, flags);
   resched_cpu(t->cpu);
-  return t;
 }
 
 void
@@ -429,6 +484,59 @@ next_timer(struct rq *rq)
   return when;
 }
 
+// A CPU's idle clock (include/tick.h). Only the CPU itself writes it, with interrupts off (the
+// idle loop, irq_enter); another reads it under seq, which is odd while a write is on: the
+// writers' seq updates pair with idle_time_ns's read_seqcount_begin and _retry.
+struct idle_clock {
+  seqcount_t seq;
+  bool on;          // halted, or about to: since is the start
+  u64 since;        // ktime_ns
+  u64 total_ns;     // halted time before since
+};
+static DEFINE_PER_CPU(struct idle_clock, idle_clock);
+
+// An NMI wakes the CPU from hlt without an interrupt, and the loop halts again: the clock
+// started before that NMI goes on.
+static void
+idle_clock_start(u64 now)
+{
+  struct idle_clock *c = this_cpu_ptr(&idle_clock);
+  if(c->on)
+    return;
+  write_seqcount_begin(&c->seq);
+  c->since = now;
+  c->on = true;
+  write_seqcount_end(&c->seq);
+}
+
+void
+idle_clock_stop(void)
+{
+  struct idle_clock *c = this_cpu_ptr(&idle_clock);
+  if(!c->on)
+    return;
+  u64 now = ktime_ns();
+  write_seqcount_begin(&c->seq);
+  c->total_ns += now > c->since ? now - c->since : 0;
+  c->on = false;
+  write_seqcount_end(&c->seq);
+}
+
+u64
+idle_time_ns(int cpu, u64 now)
+{
+  const struct idle_clock *c = per_cpu_ptr(&idle_clock, cpu);
+  u64 t;
+  u32 seq;
+  do {
+    seq = read_seqcount_begin(&c->seq);
+    t = READ_ONCE(c->total_ns);
+    if(READ_ONCE(c->on) && now > READ_ONCE(c->since))
+      t += now - READ_ONCE(c->since);
+  } while(read_seqcount_retry(&c->seq, seq));
+  return t;
+}
+
 // The idle thread: run whatever is queued, else halt with the tick stopped (or armed
 // only for the next sleeper), never spin.
 void
@@ -443,6 +551,7 @@ sched_idle_loop(void)
     smp_mb();   // pairs with resched_cpu's
     if(!list_empty(&rq->queue) || rcu_has_done()) {
       c->idle = 0;
+      idle_clock_stop();
       local_irq_enable();
       schedule();
       continue;
@@ -456,6 +565,7 @@ sched_idle_loop(void)
       arch_timer_set_oneshot(when > now ? when - now : 1);
     else
       arch_timer_stop();
+    idle_clock_start(now);
     arch_safe_halt();                      // irq_enter ends idle for the handler
   }
 }

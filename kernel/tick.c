@@ -49,6 +49,7 @@ irq_enter(void)
     // ago (pairs with the acquire in watchdog_tick).
     watchdog_touch();
     smp_store_release(&c->idle, 0);
+    idle_clock_stop();
     rcu_idle_exit();
     arch_timer_set_oneshot(TICK_NS);
   }

@@ -6,6 +6,7 @@
 #include "cpumask.h"
 #include "panic.h"
 #include "printk.h"
+#include "process.h"
 #include "sched.h"
 #include "smp.h"
 #include "tick.h"
@@ -43,6 +44,11 @@ check_softlockup(struct trapframe *tf)
 
   if(this_cpu_info()->idle || t->idle)
     return;
+  if(user_mode(tf)) {   // ring 3 can be preempted: a user loop is progress, not a lockup
+    t->user_ticks++;
+    touch_softlockup_watchdog();
+    return;
+  }
   ticks = ++this_cpu(softlockup_ticks);
   if(ticks < (u64)READ_ONCE(softlockup_secs) * HZ)
     return;

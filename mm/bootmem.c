@@ -72,6 +72,10 @@ bootmem_init(void)
   bootmem_reserve(0x80000, 0x80000, "EBDA, VGA and BIOS ROMs");
   bootmem_reserve(KERNEL_PHYS, __pa_symbol(_end) - KERNEL_PHYS, "kernel image");
   bootmem_reserve(bootinfo.mbi_phys, bootinfo.mbi_size, "Multiboot2 information");
+  // The initramfs archives, until fs/initramfs.c has unpacked them and freed their pages.
+  for(int i = 0; i < bootinfo.nmodules; i++)
+    bootmem_reserve(bootinfo.modules[i].start,
+                    bootinfo.modules[i].end - bootinfo.modules[i].start, "initramfs");
   // ACPI ranges are never available memory; listing them says so.
   for(int i = 0; i < bootinfo.nmmap; i++) {
     struct boot_mmap_entry *m = &bootinfo.mmap[i];

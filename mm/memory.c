@@ -11,9 +11,24 @@
 
 u64 nr_page_faults;            // calls of handle_mm_fault since boot (Linux's PGFAULT event)
 
-// Upper-level entries are present and writable; the PTE alone decides. No PTE_U: nothing
-// runs in ring 3 here, the lower half is reached by kernel code through uaccess.h.
-#define PT_FLAGS (PTE_P | PTE_W)
+// Upper-level entries are present, writable and user: the PTE alone decides. Only a
+// process's mm (mm->user) has PTE_U on its pages; a kernel thread's adopted mm is reached by
+// kernel code alone, through uaccess.h, and SMAP leaves such supervisor pages alone.
+#define PT_FLAGS (PTE_P | PTE_W | PTE_U)
+
+// PROT_NONE keeps the page (and its data) but leaves out PTE_U, so ring 3 cannot reach it.
+u64
+vma_pte_prot(struct mm *mm, unsigned long vm_flags)
+{
+  u64 prot = PTE_P;
+  if(vm_flags & VM_WRITE)
+    prot |= PTE_W;
+  if(mm->user && (vm_flags & (VM_READ | VM_EXEC)))
+    prot |= PTE_U;
+  if(!(vm_flags & VM_EXEC))
+    prot |= pte_nx;
+  return prot;
+}
 
 static int
 pt_index(unsigned long va, int level)
@@ -124,14 +139,17 @@ pte_alloc(struct mm *mm, unsigned long addr)
 // that is already present (another CPU won the race) just returns: the CPU walks again.
 // The accessed and dirty bits are left to the hardware (SDM vol. 3A, 4.8).
 int
-handle_mm_fault(struct mm *mm, unsigned long addr, bool write)
+handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
 {
+  bool write = flags & FAULT_WRITE;
   addr = ALIGN_DOWN(addr, PAGE_SIZE);
   __atomic_fetch_add(&nr_page_faults, 1, __ATOMIC_RELAXED);
   int err = -EFAULT;
   down_read(&mm->mmap_sem);
   struct vma *v = find_vma(mm, addr);
-  if(!v || v->start > addr || !(v->flags & VM_READ) || (write && !(v->flags & VM_WRITE)))
+  if(!v || v->start > addr || (write && !(v->flags & VM_WRITE)))
+    goto out;
+  if((flags & FAULT_INSTR) ? !(v->flags & VM_EXEC) : !(v->flags & VM_READ))
     goto out;
   err = -ENOMEM;
   u64 *pte = pte_alloc(mm, addr);
@@ -140,12 +158,17 @@ handle_mm_fault(struct mm *mm, unsigned long addr, bool write)
   struct page *page = NULL;
   if(!(READ_ONCE(*pte) & PTE_P) && !(page = alloc_page(GFP_KERNEL | __GFP_ZERO)))
     goto out;
+  u64 prot = vma_pte_prot(mm, v->flags);
   spin_lock(&mm->page_table_lock);
   if(page && !(*pte & PTE_P)) {
     anon_page_init(page, mm, addr);
-    WRITE_ONCE(*pte, page_to_phys(page) | PTE_P | pte_nx | (v->flags & VM_WRITE ? PTE_W : 0));
+    WRITE_ONCE(*pte, page_to_phys(page) | prot);
     mm->rss++;
     page = NULL;
+  } else if((*pte & PTE_P) && (*pte & (PTE_W | PTE_U | PTE_NX)) != (prot & (PTE_W | PTE_U | PTE_NX))) {
+    // Present with other rights than the VMA's (a racing mprotect): the VMA decides. The
+    // fault itself dropped this CPU's stale entry (SDM vol. 3A, 4.10.4.1).
+    WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) | prot);
   }
   spin_unlock(&mm->page_table_lock);
   if(page)

@@ -247,17 +247,41 @@ range_ok(unsigned long addr, size_t len)
   return addr % PAGE_SIZE == 0 && len <= USER_END && addr <= USER_END - len;
 }
 
+// Whether [addr, addr + len) meets no VMA.
+static bool
+range_free(struct mm *mm, unsigned long addr, size_t len)
+{
+  struct vma *v = find_vma(mm, addr);
+  return !v || v->start >= addr + len;
+}
+
+#define MAP_KNOWN (MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | \
+                   0x0100 /* GROWSDOWN */ | 0x4000 /* NORESERVE */ | 0x8000 /* POPULATE */ | \
+                   0x20000 /* STACK */)
+
+unsigned long
+vm_flags_from_prot(int prot)
+{
+  return (prot & PROT_READ ? VM_READ : 0) | (prot & PROT_WRITE ? VM_READ | VM_WRITE : 0) |
+         (prot & PROT_EXEC ? VM_READ | VM_EXEC : 0);
+}
+
 long
 vm_mmap(struct mm *mm, unsigned long addr, size_t len, int prot, int flags)
 {
-  if((flags & ~MAP_FIXED) != (MAP_PRIVATE | MAP_ANONYMOUS) || (prot & ~(PROT_READ | PROT_WRITE)))
+  int type = flags & (MAP_SHARED | MAP_PRIVATE);
+  if(type != MAP_SHARED && type != MAP_PRIVATE)
+    return -EINVAL;
+  if(!(flags & MAP_ANONYMOUS) || (flags & ~MAP_KNOWN) ||
+     (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
     return -EINVAL;
   if(len == 0 || len > USER_END)
     return -EINVAL;
   len = ALIGN_UP(len, PAGE_SIZE);
-  if((flags & MAP_FIXED) && !range_ok(addr, len))
+  bool fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE);
+  if(fixed && !range_ok(addr, len))
     return -EINVAL;
-  if((flags & MAP_FIXED) && addr < MMAP_MIN_ADDR)
+  if(fixed && addr < MMAP_MIN_ADDR)
     return -EPERM;
   struct vma *v = kzalloc(sizeof(*v), GFP_KERNEL);
   struct vma *spare = kzalloc(sizeof(*spare), GFP_KERNEL);
@@ -266,22 +290,61 @@ vm_mmap(struct mm *mm, unsigned long addr, size_t len, int prot, int flags)
     kfree(spare);
     return -ENOMEM;
   }
+  long err = -ENOMEM;
   down_write(&mm->mmap_sem);
-  if(flags & MAP_FIXED)
+  if((flags & MAP_FIXED_NOREPLACE) && !(flags & MAP_FIXED) && !range_free(mm, addr, len)) {
+    addr = 0;
+    err = -EEXIST;
+  } else if(flags & MAP_FIXED) {
     unmap_range(mm, addr, addr + len, &spare);   // MAP_FIXED replaces what was there
-  else
-    addr = find_gap(mm, len);
+  } else if(!(flags & MAP_FIXED_NOREPLACE)) {
+    // A hint is taken when the range is free, as Linux does (get_unmapped_area).
+    if(!(addr && range_ok(addr, len) && addr >= MMAP_MIN_ADDR && range_free(mm, addr, len)))
+      addr = find_gap(mm, len);
+  }
   if(addr) {
     v->start = addr;
     v->end = addr + len;
-    v->flags = (prot & PROT_READ ? VM_READ : 0) | (prot & PROT_WRITE ? VM_READ | VM_WRITE : 0);
+    v->flags = vm_flags_from_prot(prot);
     vma_insert(mm, v);
     v = NULL;
   }
   up_write(&mm->mmap_sem);
   kfree(v);
   kfree(spare);
-  return addr ? (long)addr : -ENOMEM;
+  return addr ? (long)addr : err;
+}
+
+// Splits the VMA around addr so that a VMA starts there; under mmap_sem for write.
+void
+vma_split_at(struct mm *mm, unsigned long addr, struct vma **spare)
+{
+  struct vma *v = find_vma(mm, addr);
+  if(!v || v->start >= addr)
+    return;
+  struct vma *tail = *spare;
+  *spare = NULL;
+  tail->start = addr;
+  tail->end = v->end;
+  tail->flags = v->flags;
+  v->end = addr;
+  vma_insert(mm, tail);
+}
+
+// Joins neighbours with equal flags from the VMA before start to the one after end.
+void
+vma_merge_range(struct mm *mm, unsigned long start, unsigned long end)
+{
+  struct vma *v = find_vma(mm, start ? start - 1 : 0);
+  while(v && v->start <= end) {
+    struct vma *n = vma_next(mm, v);
+    if(n && n->start == v->end && n->flags == v->flags && n->start <= end) {
+      v->end = n->end;
+      vma_remove(mm, n);
+      continue;
+    }
+    v = n;
+  }
 }
 
 int

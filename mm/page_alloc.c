@@ -172,6 +172,31 @@ take_pages(unsigned order)
   return p;
 }
 
+// Free memory at boot is what SeaBIOS and GRUB left, and they ran code from some of it
+// (GRUB's core below 1 MiB, its modules and SeaBIOS's init code near the top of RAM, which
+// the LIFO free lists hand out first). Under QEMU's TCG the blocks translated from that
+// code stay valid until their own bytes are overwritten, and until then every store to
+// their page, to any byte, takes the self-modifying-code slow path, which looks the page's
+// blocks up under a lock (QEMU 7.2 accel/tcg/cputlb.c notdirty_write, translate-all.c
+// tb_invalidate_phys_page_fast): a few microseconds a store. A kernel stack and slab pages
+// there made a 1-vCPU path lookup 100 times slower, and which objects landed there moved
+// with the kernel's layout. So each page is overwritten once, the first time it is handed
+// out; scrubbing all of memory at boot instead took 7 s under TCG. Real CPUs and KVM pay
+// for no store, and nothing but the first allocation of a page pays here.
+static void
+scrub_first_use(struct page *p, unsigned order, gfp_t gfp)
+{
+  if(gfp & __GFP_NOSCRUB)   // madvise pins most of memory and never writes it
+    return;
+  for(unsigned long i = 0; i < 1UL << order; i++) {
+    if(!page_flag(p + i, PG_unscrubbed))
+      continue;
+    clear_page_flag(p + i, PG_unscrubbed);
+    if(!(gfp & __GFP_ZERO))   // else alloc_pages clears the whole block anyway
+      memset(page_address(p + i), 0, PAGE_SIZE);
+  }
+}
+
 struct page *
 alloc_pages(gfp_t gfp, unsigned order)
 {
@@ -202,6 +227,7 @@ alloc_pages(gfp_t gfp, unsigned order)
               nr_free_pages());
     return NULL;
   }
+  scrub_first_use(p, order, gfp);
   prep_new_page(p);
   if(gfp & __GFP_ZERO)
     memset(page_address(p), 0, PAGE_SIZE << order);
@@ -308,7 +334,7 @@ take_over_range(u64 start, u64 end)
 {
   unsigned long pfn = start >> PAGE_SHIFT, last = end >> PAGE_SHIFT;
   for(unsigned long i = pfn; i < last; i++) {
-    mem_map[i].flags = 0;
+    mem_map[i].flags = 1UL << PG_unscrubbed;   // scrub_first_use
     mem_map[i].refcount = 0;
   }
   while(pfn < last) {
@@ -319,6 +345,28 @@ take_over_range(u64 start, u64 end)
     pfn += 1UL << order;
   }
   bootmem_reserve(start, end - start, "page allocator");
+}
+
+// Boot memory whose use is over (the initramfs archives, once unpacked): the whole pages of
+// [start, end) join the free lists. The boot allocator keeps them reserved: it has retired.
+unsigned long
+free_reserved_range(u64 start, u64 end)
+{
+  unsigned long pfn = ALIGN_UP(start, PAGE_SIZE) >> PAGE_SHIFT, last = end >> PAGE_SHIFT;
+  unsigned long n = 0;
+  for(; pfn < last && pfn < max_pfn; pfn++, n++) {
+    struct page *p = pfn_to_page(pfn);
+    if(!page_flag(p, PG_reserved))
+      panic("free_reserved_range: page %#lx was never reserved", pfn << PAGE_SHIFT);
+    p->flags = 0;
+    p->refcount = 0;
+    u64 irq = local_irq_save();
+    spin_lock(&zone.lock);
+    free_block(p, 0);
+    spin_unlock(&zone.lock);
+    local_irq_restore(irq);
+  }
+  return n;
 }
 
 static void

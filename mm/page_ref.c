@@ -19,7 +19,8 @@ bad_page(struct page *p, const char *why)
 void
 prep_new_page(struct page *p)
 {
-  if(p->flags || p->refcount || p->mapping)
+  // PG_unscrubbed stays on a page taken with __GFP_NOSCRUB (mm/page_alloc.c).
+  if((p->flags & ~(1UL << PG_unscrubbed)) || p->refcount || p->mapping)
     bad_page(p, "was corrupted while free");
   p->refcount = 1;
   p->index = 0;
@@ -38,7 +39,7 @@ __free_pages(struct page *p, unsigned order)
     bad_page(p, "freed with flags its owner should have cleared");
   if(p->mapping)
     bad_page(p, "freed while still in an address space");
-  p->flags = 0;
+  p->flags &= 1UL << PG_unscrubbed;   // never written: its next owner scrubs it
   p->private = 0;
   free_pages_ok(p, order);
 }

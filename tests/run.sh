@@ -27,7 +27,7 @@ result() { # result NAME OK [DETAIL [LOG]]: a failure shows the end of LOG (CI k
 # last 40 lines when there is none), at most 120 lines, indented under the FAIL line.
 show_failure() {
   local from
-  from=$(grep -nE 'kernel panic on cpu|watchdog:|nmi: CPU|hung task|soft lockup|FAILED|LOCKDEP|result=fail|leakcheck:' "$1" \
+  from=$(grep -nE 'kernel panic on cpu|watchdog:|nmi: CPU|hung task|soft lockup|FAILED|LOCKDEP|SELFTEST name=[a-z0-9-]+ result=fail|LEAK-CHECK result=fail|END result=fail|leakcheck:' "$1" \
          | head -n 1 | cut -d: -f1)
   if [ -n "$from" ]; then
     tail -n +"$from" "$1" | head -n 120
@@ -78,13 +78,27 @@ for f in $fuzzers; do
 done
 
 echo "== self-tests: one selftest=all boot per CPU count, each SELFTEST line a test"
+# The 8-CPU boot also loads an archive of the user's own (make's INITRD=): a plain cpio one,
+# unpacked after the built-in gzip one.
+userdir=$(mktemp -d "${TMPDIR:-/tmp}/user-initrd.XXXXXX")
+mkdir -p "$userdir/etc" && printf 'user archive\n' > "$userdir/etc/user-initrd"
+(cd "$userdir" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$logs/user-initrd.cpio"
+rm -rf "$userdir"
 for smp in 1 2 8; do
   name=selftest-all-smp$smp
-  late=""
+  late="" initrd=()
   [ $smp = 2 ] && late=" smp.late_ap=1"   # smp-bringup: an AP online past the deadline (README)
-  boot "$name" "$smp" "bench=none selftest=all$late"
+  [ $smp = 8 ] && initrd=(--initrd "$logs/user-initrd.cpio")
+  boot "$name" "$smp" "bench=none selftest=all$late" "${initrd[@]}"
   rc=$?
   result "boot/$name" $rc "(exit $rc, log $logs/$name.log)" "$logs/$name.log"
+  has "$name" 'INITRAMFS archive=initramfs.cpio.gz .*result=pass .*errors=0'
+  result "initramfs/built-in archive unpacked@smp$smp" $? "($(grep -m 1 'INITRAMFS' "$logs/$name.log"))"
+  if [ $smp = 8 ]; then
+    has "$name" 'INITRAMFS archive=user-initrd.cpio .*result=pass entries=3 files=1 dirs=1 '
+    result "initramfs/INITRD= archive unpacked@smp$smp" $? \
+      "($(grep 'INITRAMFS' "$logs/$name.log" | tail -n 1))"
+  fi
   while read -r line; do
     t=$(sed -E 's/.*SELFTEST name=([a-z0-9-]+).*/\1/' <<< "$line")
     grep -q "result=pass" <<< "$line"
@@ -97,6 +111,25 @@ for smp in 1 2 8; do
   ! has "$name" 'LOCKDEP kind=' && has "$name" 'lockdep: [0-9]+ classes, .* 0 reports, 0 errors'
   result "lockdep/no report@smp$smp" $? "($(grep -m 1 'LOCKDEP kind=' "$logs/$name.log"))"
 done
+
+echo "== user mode on QEMU's -cpu max (XSAVE with AVX, SMEP, SMAP), and init= with -- arguments"
+name=user-cpumax-smp2
+# Every user-* test but user-oom (16 s of page faults that no CPU feature changes).
+user_tests=$(grep -oE 'SELFTEST name=user-[a-z0-9-]+' "$logs/selftest-all-smp2.log" | sed 's/.*=//' |
+  grep -v '^user-oom$' | paste -sd, -)
+boot "$name" 2 "bench=none selftest=${user_tests:-user-hello} init=/bin/hello -- one nr_cpus=1 --" --cpu max
+rc=$?
+result "boot/$name" $rc "(exit $rc, log $logs/$name.log)" "$logs/$name.log"
+has "$name" 'fpu: xsave, xcr0 0x7' && has "$name" 'user: .*smep on, smap on'
+result "user/cpumax uses XSAVE, AVX, SMEP and SMAP" $? "($(grep -m 1 -E 'fpu:|user:' "$logs/$name.log"))"
+while read -r line; do
+  t=$(sed -E 's/.*SELFTEST name=([a-z0-9-]+).*/\1/' <<< "$line")
+  grep -q "result=pass" <<< "$line"
+  result "selftest/$t@cpumax" $? "($line)"
+done < <(grep -E 'SELFTEST name=' "$logs/$name.log")
+has "$name" 'argv\[1\] = one$' && has "$name" 'argv\[2\] = nr_cpus=1$' && has "$name" 'argv\[3\] = --$' &&
+  has "$name" 'init: /bin/hello exited with status 0' && ! has "$name" "ignoring 'nr_cpus=1'"
+result "user/init= gets the words after -- verbatim" $? "(log $logs/$name.log)"
 
 echo "== boots: BOOT cpus=N at each CPU count, nr_cpus=, bad command-line words"
 for smp in 4 16 64; do

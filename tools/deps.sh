@@ -15,6 +15,11 @@ need gdb             command -v gdb
 need gnuplot-nox     command -v gnuplot
 need liburcu-dev     test -f /usr/include/x86_64-linux-gnu/urcu.h
 need python3         command -v python3
+# The initramfs: cpio makes the archive (tools/mkinitramfs.sh) and checks the kernel's
+# parser (host tests); the user programs (user/, tests/user/) are linked static against
+# glibc (libc6-dev).
+need cpio            command -v cpio
+need libc6-dev       test -f /usr/lib/x86_64-linux-gnu/libc.a
 # The host fuzzers (make fuzz, make test): clang 14 and its libFuzzer runtime, which
 # clang only recommends and apt here installs without recommends.
 need clang-14        command -v clang-14

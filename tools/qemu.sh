@@ -2,11 +2,12 @@
 # Boots the release or the debug kernel through GRUB in QEMU, keeps the serial log under
 # build/logs/, and exits 0 only when the kernel printed END result=pass and exited.
 set -u
-smp=8 mem=1G cmdline="" accel="" timeout=900 gdb="" gdbwait=yes log="" image=""
+smp=8 mem=1G cpu=qemu64 cmdline="" accel="" timeout=900 gdb="" gdbwait=yes log="" image="" initrd=""
 while [ $# -gt 0 ]; do
   case $1 in
     --smp) smp=$2; shift ;;
     --mem) mem=$2; shift ;;
+    --cpu) cpu=$2; shift ;;                       # QEMU's CPU model: qemu64 (default), max, ...
     --cmdline) cmdline=$2; shift ;;
     --accel) accel=$2; shift ;;
     --timeout) timeout=$2; shift ;;
@@ -14,6 +15,7 @@ while [ $# -gt 0 ]; do
     --gdb) gdb=$2; shift ;;
     --gdb-nowait) gdb=$2; gdbwait=no; shift ;;   # stub, but the kernel runs until gdb attaches
     --image) image=$2; shift ;;                   # release or debug; default: the rule below
+    --initrd) initrd=$2; shift ;;                 # an archive unpacked after the built-in one
     *) echo "qemu.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -43,11 +45,21 @@ case $image in
   *) echo "qemu.sh: --image $image: release or debug" >&2; exit 2 ;;
 esac
 [ -f "$elf" ] || { echo "qemu.sh: no $elf: run make first" >&2; exit 2; }
-# Each image and command line gets its own GRUB image, so runs with different ones never collide.
-key=$(printf '%s' "$cmdline" | md5sum | cut -c1-12)
+# The initramfs archives: the built-in one (make builds it), then --initrd's.
+archives=()
+[ -f "$build/initramfs.cpio.gz" ] && archives+=("$build/initramfs.cpio.gz")
+if [ -n "$initrd" ]; then
+  [ -f "$initrd" ] || { echo "qemu.sh: INITRD=$initrd: no such file" >&2; exit 2; }
+  archives+=("$(cd "$(dirname "$initrd")" && pwd)/$(basename "$initrd")")
+fi
+# Each image, command line and set of archive contents gets its own GRUB image, so runs with
+# different ones never collide and a changed archive is never booted stale.
+key=$({ printf '%s\n' "$cmdline"; for a in "${archives[@]}"; do md5sum < "$a"; done; } |
+      md5sum | cut -c1-12)
 iso=$build/iso/$image-$key.iso
-if [ ! -f "$iso" ] || [ "$elf" -nt "$iso" ]; then
-  (cd "$top" && tools/mkiso.sh "$elf" "$cmdline" "$iso") || exit 2
+if [ ! -f "$iso" ] || [ "$elf" -nt "$iso" ] || [ "$top/tools/mkiso.sh" -nt "$iso" ] ||
+   [ "$top/boot/grub.cfg.in" -nt "$iso" ]; then
+  (cd "$top" && tools/mkiso.sh "$elf" "$cmdline" "$iso" "${archives[@]}") || exit 2
 fi
 
 # KVM only where the CPU really offers it (doc/qemu.md: a /dev/kvm may be paravirtual).
@@ -63,7 +75,7 @@ fi
 mkdir -p "$build/logs"
 [ -n "$log" ] || log=$build/logs/run-$(date +%Y%m%d-%H%M%S)-$$-smp$smp.log
 raw=$log.raw
-args=(-machine pc -cpu qemu64 -smp "$smp" -m "$mem" -accel "$accel"
+args=(-machine pc -cpu "$cpu" -smp "$smp" -m "$mem" -accel "$accel"
       -cdrom "$iso" -boot d -display none -no-reboot
       -device isa-debug-exit,iobase=0xf4,iosize=0x04)
 if [ -t 0 ] && [ -t 1 ]; then

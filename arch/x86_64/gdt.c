@@ -5,9 +5,6 @@
 #include <asm/traps.h>
 #include <asm/x86.h>
 
-#define SEG_KCODE 0x08
-#define SEG_KDATA 0x10
-#define SEG_TSS   0x18
 #define IST_STACK_SIZE 8192
 
 static void
@@ -27,6 +24,7 @@ cpu_alloc_ist(struct cpu *c)
   c->tss.ist[IST_DF - 1] = stack_alloc(IST_STACK_SIZE);
   c->tss.ist[IST_NMI - 1] = stack_alloc(IST_STACK_SIZE);
   c->tss.ist[IST_MC - 1] = stack_alloc(IST_STACK_SIZE);
+  c->tss.ist[IST_DB - 1] = stack_alloc(IST_STACK_SIZE);
 }
 
 void
@@ -36,10 +34,17 @@ cpu_init(struct cpu *c)
   c->gdt[0] = 0;
   c->gdt[1] = 0x00af9a000000ffff;   // kernel code: long mode, present, DPL 0
   c->gdt[2] = 0x00cf92000000ffff;   // kernel data
+  c->gdt[3] = 0;
+  // 32-bit user code: only its place counts (SYSRET to 64-bit mode takes CS = STAR[63:48] + 16).
+  // It stays null, so ring 3 cannot far-jump into compatibility mode, where SYSCALL would go
+  // through CSTAR, which nothing here handles.
+  c->gdt[4] = 0;
+  c->gdt[5] = 0x00cff2000000ffff;   // user data, DPL 3
+  c->gdt[6] = 0x00affa000000ffff;   // 64-bit user code, DPL 3
   c->tss.iomap_base = sizeof(c->tss);   // no I/O bitmap
   if(!c->tss.ist[IST_DF - 1])
     cpu_alloc_ist(c);   // the boot CPU; APs' stacks are allocated before they start
-  set_tss_desc(&c->gdt[3], &c->tss);
+  set_tss_desc(&c->gdt[SEG_TSS / 8], &c->tss);
 
   struct {
     u16 limit;
@@ -61,4 +66,5 @@ cpu_init(struct cpu *c)
   __asm__ volatile("movw %w0, %%gs" ::"r"(0));
   wrmsr(MSR_GS_BASE, (u64)c);
   idt_load();
+  cpu_user_init(c);   // SYSCALL, the FPU, SMEP and SMAP (arch/x86_64/syscall.c, fpu.c)
 }

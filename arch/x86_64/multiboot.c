@@ -1,4 +1,4 @@
-// Multiboot2 boot information parser: memory map, command line, loader name and ACPI RSDP,
+// Multiboot2 boot information parser: memory map, command line, loader name, modules and RSDP,
 // from a buffer and its length alone (multiboot_boot.c finds the buffer; the host fuzzes this).
 #include "bootinfo.h"
 #include "compiler.h"
@@ -8,6 +8,7 @@
 #define TAG_END        0
 #define TAG_CMDLINE    1
 #define TAG_LOADER     2
+#define TAG_MODULE     3
 #define TAG_MMAP       6
 #define TAG_ACPI_OLD   14
 #define TAG_ACPI_NEW   15
@@ -63,6 +64,25 @@ parse_mmap(struct bootinfo *bi, const u8 *body, size_t blen)
   return NULL;
 }
 
+// 3.6.6: u32 mod_start, u32 mod_end (physical), then the module's command line.
+static const char *
+parse_module(struct bootinfo *bi, const u8 *body, size_t blen)
+{
+  u32 range[2];
+  if(blen < sizeof(range))
+    return "module tag too short, ignored";
+  memcpy(range, body, sizeof(range));
+  if(range[1] < range[0])
+    return "module ends before it starts, ignored";
+  if(bi->nmodules == BOOT_MODULES_MAX)
+    return "too many modules, the rest ignored";
+  struct boot_module *m = &bi->modules[bi->nmodules++];
+  m->start = range[0];
+  m->end = range[1];
+  copy_string(m->name, sizeof(m->name), (const char *)body + sizeof(range), blen - sizeof(range));
+  return NULL;
+}
+
 // ACPI 2.0's RSDP (tag 15) is preferred over the 1.0 one (tag 14), whichever comes first.
 static void
 parse_rsdp(struct bootinfo *bi, u32 type, const u8 *body, size_t blen, bool *have_new)
@@ -113,6 +133,9 @@ multiboot_parse_info(struct bootinfo *bi, const void *buf, size_t len)
       break;
     case TAG_MMAP:
       bad = parse_mmap(bi, body, blen);
+      break;
+    case TAG_MODULE:
+      bad = parse_module(bi, body, blen);
       break;
     case TAG_ACPI_OLD:
     case TAG_ACPI_NEW:

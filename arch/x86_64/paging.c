@@ -171,7 +171,10 @@ stack_alloc(u64 size)
       account_permanent_pages(1);
       pa = page_to_phys(p);
     } else {
+      // Low memory, where GRUB's core ran: overwritten for QEMU's TCG as the page
+      // allocator does a page's first use (scrub_first_use, mm/page_alloc.c).
       pa = bootmem_alloc(PAGE_SIZE, PAGE_SIZE, ~0UL);
+      memset(pt_va(pa), 0, PAGE_SIZE);
     }
     if(kernel_map(va + off, pa, PAGE_SIZE, PTE_W | pte_nx) < 0)
       panic("stack_alloc: cannot map %#lx", va + off);

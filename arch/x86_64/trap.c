@@ -2,6 +2,7 @@
 // Gates are interrupt gates (IF cleared on entry); #DF, NMI and #MC switch to their IST stacks.
 #include "panic.h"
 #include "preempt.h"
+#include "process.h"
 #include "printk.h"
 #include "sched.h"
 #include "tick.h"
@@ -51,6 +52,7 @@ idt_init(void)
   idt[T_DBLFLT].ist = IST_DF;
   idt[T_NMI].ist = IST_NMI;
   idt[T_MCHK].ist = IST_MC;
+  idt[T_DEBUG].ist = IST_DB;
 }
 
 void
@@ -84,14 +86,64 @@ page_fault(struct trapframe *tf)
   u64 addr = read_cr2();
   struct thread *t = this_cpu_info()->curr;
   bool may_sleep = (tf->rflags & X86_EFLAGS_IF) && !in_interrupt() && this_cpu(preempt_count) == 0;
+  // A present user page touched outside stac/clac is a kernel bug, not demand paging: paging
+  // would find nothing to do and the access would fault again for ever (Linux's
+  // smap_violation).
+  if(smap_enabled && (tf->error & 1) && !(tf->rflags & (1UL << 18)) && addr < USER_END)
+    return fixup_exception(tf);
   if(addr < USER_END && t && t->mm && may_sleep && !(tf->error & PF_INSTR)) {
     local_irq_enable();
-    int err = handle_mm_fault(t->mm, addr, tf->error & PF_WRITE);
+    int err = handle_mm_fault(t->mm, addr, tf->error & PF_WRITE ? FAULT_WRITE : 0);
     local_irq_disable();
+    if(err == 0 && t->proc)   // copy_to_user and friends fault for the process too
+      __atomic_fetch_add(&t->proc->min_flt, 1, __ATOMIC_RELAXED);
     if(err == 0)
       return true;
   }
   return fixup_exception(tf);
+}
+
+// Linux's signal for each exception raised in ring 3 (arch/x86/kernel/traps.c).
+#define SIGILL 4
+#define SIGTRAP 5
+#define SIGBUS 7
+#define SIGFPE 8
+#define SIGSEGV 11
+
+static int
+user_trap_signal(u64 v)
+{
+  switch(v) {
+  case 0: case 16: case 19: return SIGFPE;    // #DE, #MF, #XM
+  case 1: case 3: return SIGTRAP;            // #DB, #BP
+  case 6: return SIGILL;                     // #UD
+  case 17: return SIGBUS;                    // #AC
+  default: return SIGSEGV;                   // #GP, #SS, #NP, #PF, bound, overflow
+  }
+}
+
+// An exception in ring 3: demand paging, or the end of the process.
+static void
+user_trap(struct trapframe *tf)
+{
+  u64 v = tf->vector;
+  if(v == T_MCHK || v == T_DBLFLT)
+    panic_trap(tf, "%s in user mode", trap_name(v));
+  if(v == T_PGFLT) {
+    u64 addr = read_cr2();
+    local_irq_enable();
+    int err = handle_mm_fault(current->mm, addr, (tf->error & PF_WRITE ? FAULT_WRITE : 0) |
+                              (tf->error & PF_INSTR ? FAULT_INSTR : 0) | FAULT_USER);
+    local_irq_disable();
+    if(err == 0) {
+      __atomic_fetch_add(&current->proc->min_flt, 1, __ATOMIC_RELAXED);
+      return;
+    }
+    if(err == -ENOMEM)
+      user_oom_kill(tf);
+    user_fault(tf, SIGSEGV, addr);
+  }
+  user_fault(tf, user_trap_signal(v), 0);
 }
 
 void
@@ -107,6 +159,13 @@ trap(struct trapframe *tf)
     irq_enter();
     handlers[v](tf);
     irq_exit();
+    if(user_mode(tf))   // preemption: only ring 3 is ever interrupted to switch
+      exit_to_user_mode(tf);
+    return;
+  }
+  if(user_mode(tf) && v < 32) {
+    user_trap(tf);
+    exit_to_user_mode(tf);
     return;
   }
   if(v == T_PGFLT && page_fault(tf))

@@ -9,12 +9,47 @@
 static size_t
 copy_bytes(void *dst, const void *src, size_t n)
 {
+  user_access_begin();
   __asm__ volatile("1: rep movsb\n"
                    "2:\n" EX_ENTRY(1b, 2b)
                    : "+D"(dst), "+S"(src), "+c"(n)
                    :
                    : "memory");
+  user_access_end();
   return n;
+}
+
+static size_t
+zero_bytes(void *dst, size_t n)
+{
+  user_access_begin();
+  __asm__ volatile("1: rep stosb\n"
+                   "2:\n" EX_ENTRY(1b, 2b)
+                   : "+D"(dst), "+c"(n)
+                   : "a"(0)
+                   : "memory");
+  user_access_end();
+  return n;
+}
+
+size_t
+clear_user(void *dst, size_t n)
+{
+  return access_ok(dst, n) ? zero_bytes(dst, n) : n;
+}
+
+long
+strncpy_from_user(char *dst, const char *src, size_t n)
+{
+  for(size_t i = 0; i < n; i++) {
+    char c;
+    if(get_user(c, (char *)src + i))
+      return -EFAULT;
+    dst[i] = c;
+    if(!c)
+      return i;
+  }
+  return -ENAMETOOLONG;
 }
 
 size_t

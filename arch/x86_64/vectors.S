@@ -1,5 +1,11 @@
 // The 256 interrupt entry stubs and the common path that saves a struct trapframe.
 // Vectors 8, 10-14, 17, 21, 29 and 30 push an error code; the others get a 0 (SDM vol. 3A, 6.13).
+// From ring 3 %gs holds the user's base: swapgs on the way in and out. #DB, NMI, #DF and #MC
+// run on IST stacks and may hit the few instructions of syscall_entry or the SYSRET path where
+// CS is the kernel's but GS is not yet (or no longer): for them the GS base MSR decides, a
+// kernel base being negative (Linux's paranoid_entry).
+#define TF_VECTOR 120
+#define TF_CS     144
 
   .text
   .macro stub n
@@ -21,6 +27,13 @@ vector\n:
   .endr
 
 alltraps:
+  // Ring 3 may have set AC, which interrupt gates keep: with SMAP that would let the kernel
+  // reach user pages unchecked until the IRET. Clear it first (Linux's ASM_CLAC); clac is
+  // #UD on a CPU without SMAP, hence the test.
+  testb $1, smap_enabled(%rip)
+  jz 0f
+  clac
+0:
   pushq %rax
   pushq %rbx
   pushq %rcx
@@ -36,10 +49,55 @@ alltraps:
   pushq %r13
   pushq %r14
   pushq %r15
+  xorl %ebx, %ebx                // 1: swapgs again on the way out (callee-saved over trap)
+  movq TF_VECTOR(%rsp), %rax
+  cmpq $1, %rax
+  je paranoid
+  cmpq $2, %rax
+  je paranoid
+  cmpq $8, %rax
+  je paranoid
+  cmpq $18, %rax
+  je paranoid
+  testb $3, TF_CS(%rsp)
+  jz 1f
+  swapgs
+  movl $1, %ebx
+  jmp 1f
+paranoid:
+  testb $3, TF_CS(%rsp)
+  jz 2f
+  // From ring 3: move the frame to the thread's stack, where it may sleep or exit like any
+  // other entry from user mode, and the IST stack is free again (Linux's sync_regs).
+  swapgs
+  movl $1, %ebx
+  cld
+  movq %gs:32, %rdi
+  subq $176, %rdi
+  movq %rsp, %rsi
+  movl $22, %ecx
+  rep movsq
+  movq %gs:32, %rsp
+  subq $176, %rsp
+  jmp 1f
+2:
+  movl $0xc0000101, %ecx         // MSR_GS_BASE
+  rdmsr
+  testl %edx, %edx
+  js 1f
+  swapgs
+  movl $1, %ebx
+1:
   // The CPU aligned %rsp to 16 before its pushes; 22 quadwords keep it aligned for the call.
   mov %rsp, %rdi
   cld
   call trap
+  testl %ebx, %ebx
+  jz trap_pop_iret
+  cli
+  swapgs
+  .globl trap_pop_iret
+trap_pop_iret:
   popq %r15
   popq %r14
   popq %r13

@@ -1,8 +1,8 @@
 // The lookup suite: every thread stats files of one shared directory tree, by RCU-walk alone
 // or by ref-walk alone (Nick Piggin's 2010 "fs: rcu-walk for path lookup" against the old walk).
-#include "bench.h"
 #include "errno.h"
 #include "fs.h"
+#include "lookup.h"
 #include "printk.h"
 #include "vsprintf.h"
 
@@ -27,8 +27,17 @@ struct tstate {
   u64 misses;      // stats that did not find their file
 } __aligned(64);
 
-// The running point's timed runs so far, summed by verify for point_done.
-static u64 point_lookups, point_fallbacks;
+// The running point's timed runs so far, one count per column (ctx->slot): the columns take
+// turns run by run (kernel/bench/bench.c), so one shared count would pool every variant's
+// runs, and the columns that print after another's last run would see its runs too.
+// Verify starts a column's count at its warm-up and adds each timed run; point_done prints.
+static struct lookup_count counts[BENCH_MAX_SLOTS];
+
+void
+lookup_point_count(const struct bench_ctx *ctx, struct lookup_count *c)
+{
+  *c = counts[ctx->slot];
+}
 
 // A free-rcu mount, the only kind RCU-walk may enter (fs/super.c).
 static void
@@ -110,9 +119,11 @@ lookup_worker(struct bench_ctx *ctx, int thread_index)
 static void
 lookup_point_done(struct bench_ctx *ctx)
 {
+  const struct lookup_count *c = &counts[ctx->slot];
+
   if(ctx->vi == RCU_WALK)
     printk("bench: lookup: rcu-walk at %d thread%s: %lu of %lu lookups fell back to ref-walk\n",
-           ctx->threads, ctx->threads == 1 ? "" : "s", point_fallbacks, point_lookups);
+           ctx->threads, ctx->threads == 1 ? "" : "s", c->fallbacks, c->lookups);
 }
 
 // After every run: every stat found its own file, the workers' lookups add up to the
@@ -135,10 +146,10 @@ lookup_verify(struct bench_ctx *ctx, u64 ops)
     misses += ts[i].misses;
   }
   if(ctx->round == 0)
-    point_lookups = point_fallbacks = 0;
+    counts[ctx->slot] = (struct lookup_count){ 0 };
   else {
-    point_lookups += lookups;
-    point_fallbacks += fallbacks;
+    counts[ctx->slot].lookups += lookups;
+    counts[ctx->slot].fallbacks += fallbacks;
   }
   if(misses)
     pr_err("bench: lookup: %s at %d threads: %lu of %lu stats missed their file\n",

@@ -5,9 +5,11 @@
 #include "list.h"
 #include "mm.h"
 #include "printk.h"
+#include "prof.h"
 #include "reclaim.h"
 #include "sched.h"
 #include "smp.h"
+#include "time.h"
 #include "vm.h"
 #include "vsprintf.h"
 #include <asm/paging.h>
@@ -58,6 +60,7 @@ struct arena {
   u64 bad;                          // transactions that failed their check
   u64 bytes;                        // of the buffers its transactions allocated
   u64 written, summed;              // bytes of those buffers written, and read back (per line)
+  u64 done_ns;                      // ktime_ns when its worker returned from the last run
 } __aligned(64);
 
 struct buf {
@@ -71,9 +74,13 @@ struct counters {
   u64 ipi_wait_ns, sem_wait_ns;   // waited for shootdown answers, and queued on mmap_sem
 };
 
-// A point's timed runs, summed for point_done's account of where a transaction's time goes.
+// A column's timed runs at the running point, summed for point_done's account of where its
+// workers' time went: thread_ns is the runs' intervals times their workers, and of it they
+// waited for shootdown answers, queued on mmap_sem, and, done with their last transaction,
+// waited for the others (the run ends when the last worker returns: kernel/bench/bench.c);
+// the rest is their transactions' own work.
 struct point_sums {
-  u64 ops, thread_ns, ipi_wait_ns, sem_wait_ns;
+  u64 ops, thread_ns, ipi_wait_ns, sem_wait_ns, done_ns;
 };
 
 static struct mm *mm;
@@ -84,7 +91,9 @@ static LIST_HEAD(pinned);
 static unsigned long free_before;
 static int touched;               // arenas the variant's points have run on so far
 static struct counters run_start, run_end;
-static struct point_sums sums;
+// One account per column (ctx->slot): the columns take turns run by run, so one shared sum
+// would pool every variant's runs into each point's account.
+static struct point_sums sums[BENCH_MAX_SLOTS];
 // A teardown's leak, reported as a failure by the next verify (the next variant's first
 // run): the teardown hook cannot fail (include/bench.h). After the suite's last variant no
 // verify follows, and the leak is only printed. NULL: none.
@@ -225,17 +234,20 @@ madv_worker(struct bench_ctx *ctx, int thread_index)
       a->bad++;
   }
   unuse_mm(mm);
+  a->done_ns = ktime_ns();
   return ops;
 }
 
 // Takes free memory away until only keep pages are left (GFP_ATOMIC: pinning must not
-// reclaim); each block remembers its order in page->private.
+// reclaim; __GFP_NOSCRUB: nothing writes the pages, so overwriting them for QEMU, 1 GiB at
+// the first pin, would only cost the setup seconds); each block remembers its order in
+// page->private.
 static void
 pin_memory(unsigned long keep)
 {
   for(int order = PIN_ORDER; order >= 0; order--) {
     while(nr_free_pages() >= keep + (1UL << order)) {
-      struct page *p = alloc_pages(GFP_ATOMIC | __GFP_NOWARN, order);
+      struct page *p = alloc_pages(GFP_ATOMIC | __GFP_NOWARN | __GFP_NOSCRUB, order);
       if(!p)
         break;
       p->private = order;
@@ -333,7 +345,7 @@ madv_setup(struct bench_ctx *ctx)
     pr_info("bench: madvise: %s: %d arenas of %lu KiB, %lu pages left free (high watermark"
             " %lu)\n", ctx->variant->name, ctx->max_threads, ARENA_PAGES * PAGE_SIZE / 1024,
             nr_free_pages(), wmark.high);
-    sums = (struct point_sums){ 0 };
+    sums[ctx->slot] = (struct point_sums){ 0 };
   }
   read_counters(&run_end);
   return 0;
@@ -434,35 +446,135 @@ madv_extra(struct bench_ctx *ctx, u64 ops, u64 ns, u64 *value_m)
   value_m[0] = (run_end.faults - run_start.faults) * 1000 / n;
   value_m[1] = (run_end.ipis - run_start.ipis) * 1000 / n;
   value_m[2] = (run_end.lazy - run_start.lazy) * 1000;
-  sums.ops += ops;
-  sums.thread_ns += ns * ctx->threads;
-  sums.ipi_wait_ns += run_end.ipi_wait_ns - run_start.ipi_wait_ns;
-  sums.sem_wait_ns += run_end.sem_wait_ns - run_start.sem_wait_ns;
+  struct point_sums *p = &sums[ctx->slot];
+  p->ops += ops;
+  p->thread_ns += ns * ctx->threads;
+  p->ipi_wait_ns += run_end.ipi_wait_ns - run_start.ipi_wait_ns;
+  p->sem_wait_ns += run_end.sem_wait_ns - run_start.sem_wait_ns;
+  for(int i = 0; i < ctx->threads; i++)
+    if(ctx->stop_ns > arenas[i].done_ns)
+      p->done_ns += ctx->stop_ns - arenas[i].done_ns;
+}
+
+// Per mille of part in whole, as "12%" (rounded).
+static const char *
+pct(char *buf, size_t size, s64 pm)
+{
+  scnprintf(buf, size, "%ld%%", (pm < 0 ? 0 : pm + 5) / 10);
+  return buf;
+}
+
+static s64
+pm_of(u64 part, u64 whole)
+{
+  return whole ? (s64)(part * 1000 / whole) : 0;
+}
+
+// The account's four parts, per mille of the workers' time (shootdown, mmap_sem, the rest,
+// done: they add up to 1000 but for rounding).
+enum { ACC_IPI, ACC_SEM, ACC_WORK, ACC_DONE, NACC };
+
+// The profile's categories for the same parts, in this order (prof_split: the first that
+// names a frame of a stack takes it): a sender waiting for answers (smp_call_function_many
+// and csd_wait under shootdown, the span shootdown times, answers to other CPUs' calls
+// included), a thread queued on the rwsem (rwsem_wait, the span that times mmap_sem's wait,
+// in madvise or in a fault), the transactions themselves, and the harness's worker thread
+// outside them (done: settling the run, parking). A page fault or interrupt hides the frame
+// it interrupted (the walk goes from the entry code, alltraps or a bare vector stub, to the
+// interrupted function's caller, here worker_main): the worker's own user accesses fault, so
+// an entry is work. Time halted is idle, not a function: a worker asleep on mmap_sem and one
+// done and parked both leave their CPU halted, so the profile tells those two apart only
+// while they run, and the comparison takes them together.
+static const char *const prof_ipi[] = { "shootdown", "smp_call_function_many", "csd_wait", NULL };
+static const char *const prof_sem[] = { "rwsem_wait", NULL };
+static const char *const prof_work[] = { "madv_worker", "alltraps", "vector14", NULL };
+static const char *const prof_done[] = { "worker_main", NULL };
+static const char *const *const prof_cats[NACC] = {
+  [ACC_IPI] = prof_ipi, [ACC_SEM] = prof_sem, [ACC_WORK] = prof_work, [ACC_DONE] = prof_done,
+};
+
+// The point's profile beside its account, both as shares of the workers' time. The profile
+// covers every CPU; at n threads on cpus CPUs the workers run one to a CPU, and the others'
+// time, idle but for the odd kernel thread, is taken off the profile's idle share. Its busy
+// samples are scaled to the busy share the idle clock gives (profile_print_top's "by the
+// clock": the samples of halted CPUs can be biased, kernel/profile.c).
+static void
+compare_profile(struct bench_ctx *ctx, const s64 *acc)
+{
+  u64 count[NACC + 2], idle_ns, cpu_ns, all, busy;
+  int cpus = num_online_cpus(), n = ctx->threads;
+  s64 idle_pm, idle_s_pm, q[NACC + 2];
+  char a[8], b[8], c[8], d[8], e[8], f[8], g[8], h[8], i[8], j[8], o[8];
+
+  if(!bench_profile_split(ctx->slot, prof_cats, NACC, count, &idle_ns, &cpu_ns))
+    return;
+  if(n > cpus) {
+    pr_info("bench: madvise: %s at %d threads: profile / account: not compared (more threads "
+            "than CPUs: a thread's waits overlap another's work on its CPU)\n",
+            ctx->variant->name, n);
+    return;
+  }
+  all = 0;
+  for(int k = 0; k < NACC + 2; k++)
+    all += count[k];
+  busy = all - count[NACC + PROF_SPLIT_IDLE];
+  idle_s_pm = pm_of(count[NACC + PROF_SPLIT_IDLE], all);
+  idle_pm = cpu_ns ? pm_of(idle_ns, cpu_ns) : idle_s_pm;
+  for(int k = 0; k < NACC + 2; k++)
+    q[k] = busy ? (1000 - idle_pm) * (s64)count[k] / (s64)busy * cpus / n : 0;
+  q[NACC + PROF_SPLIT_IDLE] = (idle_pm * cpus - (cpus - n) * 1000) / n;
+  idle_s_pm = (idle_s_pm * cpus - (cpus - n) * 1000) / n;
+  pr_info("bench: madvise: %s at %d thread%s: profile / account: shootdown answers %s / %s, "
+          "mmap_sem queue or done %s / %s (halted %s by the clock, %s by samples; account "
+          "mmap_sem %s, done %s), the rest %s / %s (other threads %s)\n",
+          ctx->variant->name, n, n == 1 ? "" : "s", pct(a, 8, q[ACC_IPI]),
+          pct(b, 8, acc[ACC_IPI]),
+          pct(c, 8, q[NACC + PROF_SPLIT_IDLE] + q[ACC_SEM] + q[ACC_DONE]),
+          pct(d, 8, acc[ACC_SEM] + acc[ACC_DONE]), pct(e, 8, q[NACC + PROF_SPLIT_IDLE]),
+          pct(f, 8, idle_s_pm), pct(g, 8, acc[ACC_SEM]), pct(h, 8, acc[ACC_DONE]),
+          pct(i, 8, q[ACC_WORK] + q[NACC + PROF_SPLIT_OTHER]), pct(j, 8, acc[ACC_WORK]),
+          pct(o, 8, q[NACC + PROF_SPLIT_OTHER]));
 }
 
 static void
-print_share(char *buf, size_t size, const char *what, u64 ns, u64 op_ns)
+print_share(char *buf, size_t size, const char *what, u64 ns, s64 pm)
 {
-  char ms[32];
+  char ms[32], p[8];
   bench_fmt_milli(ms, sizeof(ms), ns / 1000);
-  scnprintf(buf, size, "%s %s ms (%lu%%)", what, ms, op_ns ? ns * 100 / op_ns : 0);
+  scnprintf(buf, size, "%s %s ms (%s)", what, ms, pct(p, sizeof(p), pm));
 }
 
 // Where a transaction's time goes: a thread's time per transaction, and of it the time spent
-// waiting for the answers to TLB-shootdown IPIs and queued on mmap_sem. With more vCPUs than
-// host cores these waits last a host time slice each, which is why the 8-thread ratios here
-// differ from the 2007 table (README: the madvise suite).
+// waiting for the answers to TLB-shootdown IPIs, queued on mmap_sem, done with its last
+// transaction and waiting for the run's end, and the rest. With more vCPUs than host cores
+// these waits last a host time slice each, which is why the 8-thread ratios here differ from
+// the 2007 table (README: the madvise suite). With profile=, a second line sets the profile
+// of the same runs beside it.
 static void
 madv_point_done(struct bench_ctx *ctx)
 {
-  u64 n = sums.ops ? sums.ops : 1, op_ns = sums.thread_ns / n;
-  char op[32], ipi[64], sem[64];
+  const struct point_sums *p = &sums[ctx->slot];
+  u64 n = p->ops ? p->ops : 1, op_ns = p->thread_ns / n;
+  u64 waits = p->ipi_wait_ns + p->sem_wait_ns + p->done_ns;
+  u64 work = p->thread_ns > waits ? p->thread_ns - waits : 0;
+  s64 acc[NACC] = {
+    [ACC_IPI] = pm_of(p->ipi_wait_ns, p->thread_ns),
+    [ACC_SEM] = pm_of(p->sem_wait_ns, p->thread_ns),
+    [ACC_WORK] = pm_of(work, p->thread_ns),
+    [ACC_DONE] = pm_of(p->done_ns, p->thread_ns),
+  };
+  char op[32], ipi[64], sem[64], done[64], rest[64];
 
   bench_fmt_milli(op, sizeof(op), op_ns / 1000);
-  print_share(ipi, sizeof(ipi), "shootdown answers", sums.ipi_wait_ns / n, op_ns);
-  print_share(sem, sizeof(sem), "mmap_sem queue", sums.sem_wait_ns / n, op_ns);
-  pr_info("bench: madvise: %s at %d thread%s: %s ms a transaction; waiting for %s, in %s\n",
-          ctx->variant->name, ctx->threads, ctx->threads == 1 ? "" : "s", op, ipi, sem);
+  print_share(ipi, sizeof(ipi), "shootdown answers", p->ipi_wait_ns / n, acc[ACC_IPI]);
+  print_share(sem, sizeof(sem), "mmap_sem queue", p->sem_wait_ns / n, acc[ACC_SEM]);
+  print_share(done, sizeof(done), "done, waiting for the run's end", p->done_ns / n,
+              acc[ACC_DONE]);
+  print_share(rest, sizeof(rest), "the rest", work / n, acc[ACC_WORK]);
+  pr_info("bench: madvise: %s at %d thread%s: %s ms a transaction; waiting for %s, in %s, %s; "
+          "%s\n", ctx->variant->name, ctx->threads, ctx->threads == 1 ? "" : "s", op, ipi, sem,
+          done, rest);
+  compare_profile(ctx, acc);
 }
 
 BENCH_SUITE(madvise_suite) = {

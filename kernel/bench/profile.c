@@ -94,5 +94,18 @@ bench_profile_point(int slot, const char *suite, const char *point, int threads)
   scnprintf(share, sizeof(share), "%lu.%lu%%", pm / 10, pm % 10);
   pr_info("profile: %s: %u PROFILE lines for the %u stacks cover %s of the samples (at most %d "
           "lines, until 99%%)\n", what, i, n, share, PROFILE_LINES);
-  prof_table_reset(t);
+}
+
+bool
+bench_profile_split(int slot, const char *const *const *cats, u32 ncats, u64 *count,
+                    u64 *idle_ns, u64 *cpu_ns)
+{
+  const struct prof_table *t = on() ? points[slot] : NULL;
+
+  if(!t || !t->samples)
+    return false;
+  prof_split(t, profile_sym, NULL, cats, ncats, count);
+  *idle_ns = t->idle_ns;
+  *cpu_ns = t->cpu_ns;
+  return true;
 }

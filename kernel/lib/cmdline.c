@@ -344,6 +344,17 @@ parse_lockstat(struct cmdline *c, const char *v)
   return yesno(v, &c->lockstat);
 }
 
+// A path, kept as written: the program is looked up when it runs.
+static const char *
+parse_init(struct cmdline *c, const char *v)
+{
+  size_t n = strlen(v);
+  if(n >= INIT_PATH_MAX)
+    return "path too long";
+  memcpy(c->init, v, n + 1);
+  return NULL;
+}
+
 // Each parse function sees a non-empty value and returns NULL or why it is
 // bad; it writes c only when the whole value is good.
 static const struct param {
@@ -365,6 +376,7 @@ static const struct param {
   { "debug_slab", parse_debug_slab },
   { "profile", parse_profile },
   { "lockstat", parse_lockstat },
+  { "init", parse_init },
 };
 
 // One NUL-terminated word. Returns NULL if it was applied or skipped, else why it is bad.
@@ -384,6 +396,35 @@ parse_word(struct cmdline *c, const char *w, bool first)
     }
   }
   return eq == w ? "empty key" : "unknown key";
+}
+
+// The words after --: argv[1], argv[2], ... verbatim. Only what cannot be kept is reported.
+static int
+take_init_args(struct cmdline *c, const char *s, void (*bad)(const char *word, const char *why))
+{
+  int nbad = 0;
+  for(;;) {
+    while(is_space(*s))
+      s++;
+    if(*s == '\0')
+      return nbad;
+    const char *end = s;
+    while(*end != '\0' && !is_space(*end))
+      end++;
+    size_t n = end - s;
+    if(n > CMDLINE_WORD_MAX || c->ninit_args == INIT_ARGS_MAX) {
+      char w[CMDLINE_WORD_MAX + 1];
+      memcpy(w, s, MIN(n, CMDLINE_WORD_MAX));
+      w[MIN(n, CMDLINE_WORD_MAX)] = '\0';
+      nbad++;
+      if(bad != NULL)
+        bad(w, n > CMDLINE_WORD_MAX ? "word too long" : "more than 32 arguments after --");
+    } else {
+      memcpy(c->init_args[c->ninit_args], s, n);
+      c->init_args[c->ninit_args++][n] = '\0';
+    }
+    s = end;
+  }
 }
 
 int
@@ -407,6 +448,11 @@ cmdline_parse(struct cmdline *c, const char *line,
     n = end - s;
     memcpy(w, s, MIN(n, CMDLINE_WORD_MAX));
     w[MIN(n, CMDLINE_WORD_MAX)] = '\0';
+    if(strcmp(w, "--") == 0) {   // the rest belongs to the init= program, as in Linux
+      c->ninit_args = 0;
+      nbad += take_init_args(c, end, bad);
+      break;
+    }
     why = n > CMDLINE_WORD_MAX ? "word too long" : parse_word(c, w, first);
     if(why != NULL) {
       nbad++;

@@ -24,6 +24,7 @@ prof_table_reset(struct prof_table *t)
   memset(t->slot, 0, (size_t)t->size * sizeof(t->slot[0]));
   t->used = 0;
   t->samples = t->dropped = 0;
+  t->cost_ns = t->cpu_ns = t->idle_ns = 0;
 }
 
 // FNV-1a over the kind and the frames.
@@ -183,4 +184,48 @@ prof_fold(char *buf, size_t size, const struct prof_stack *s, prof_name_fn name,
   for(u32 i = first; i < depth; i++)
     len += scnprintf(buf + len, size - len, "%s%s", len ? ";" : "", name(pc[depth - 1 - i], arg));
   return len;
+}
+
+// frame is name, or name and a suffix from a '.' on (GCC's clones: shootdown.isra.0).
+static bool
+same_func(const char *frame, const char *name)
+{
+  size_t n = strlen(name);
+
+  return strncmp(frame, name, n) == 0 && (frame[n] == 0 || frame[n] == '.');
+}
+
+// The first category that names a frame of kernel stack s, or -1.
+static int
+category(const struct prof_stack *s, prof_name_fn name, void *arg,
+         const char *const *const *cats, u32 ncats)
+{
+  for(u32 k = 0; k < ncats; k++)
+    for(const char *const *f = cats[k]; *f; f++)
+      for(u32 i = 0; i < s->depth; i++)
+        if(same_func(name(s->pc[i], arg), *f))
+          return k;
+  return -1;
+}
+
+u64
+prof_split(const struct prof_table *t, prof_name_fn name, void *arg,
+           const char *const *const *cats, u32 ncats, u64 *count)
+{
+  u64 all = 0;
+
+  memset(count, 0, (ncats + 2) * sizeof(count[0]));
+  for(u32 i = 0; i < t->size; i++) {
+    const struct prof_stack *s = &t->slot[i];
+    int k;
+    if(!s->count)
+      continue;
+    if(s->kind == PROF_IDLE)
+      k = ncats + PROF_SPLIT_IDLE;
+    else if(s->kind != PROF_KERNEL || (k = category(s, name, arg, cats, ncats)) < 0)
+      k = ncats + PROF_SPLIT_OTHER;
+    count[k] += s->count;
+    all += s->count;
+  }
+  return all;
 }

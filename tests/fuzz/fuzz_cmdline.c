@@ -47,10 +47,18 @@ check_ranges(const struct cmdline *c)
   FUZZ_CHECK(c->nr_cpus <= 255);
   FUZZ_CHECK(c->panic == PANIC_EXIT || c->panic == PANIC_HALT);
   FUZZ_CHECK(c->failslab <= 1000 && c->failpage <= 1000);
+  FUZZ_CHECK(strnlen(c->init, INIT_PATH_MAX) < INIT_PATH_MAX);
+  FUZZ_CHECK(c->ninit_args >= 0 && c->ninit_args <= INIT_ARGS_MAX);
+  for(int i = 0; i < c->ninit_args; i++) {   // words: non-empty, no space, NUL inside
+    size_t n = strnlen(c->init_args[i], CMDLINE_WORD_MAX + 1);
+    FUZZ_CHECK(n > 0 && n <= CMDLINE_WORD_MAX);
+    for(size_t j = 0; j < n; j++)
+      FUZZ_CHECK(c->init_args[i][j] != ' ' && c->init_args[i][j] != '\t');
+  }
 }
 
 struct line {
-  char s[8192];   // 64 test and 16 suite names of 31 bytes fit with every other key
+  char s[20000];  // 64 test and 16 suite names of 31 bytes, init= and 32 words after --
   size_t n;
 };
 
@@ -98,6 +106,12 @@ unparse(const struct cmdline *c, struct line *l)
   put(l, " poweroff=%s panic=%s failslab=%u failpage=%u debug_slab=%s",
       c->poweroff ? "yes" : "no", c->panic == PANIC_HALT ? "halt" : "exit", c->failslab,
       c->failpage, c->debug_slab ? "yes" : "no");
+  if(c->init[0])
+    put(l, " init=%s", c->init);
+  if(c->ninit_args)   // last: everything after -- is the program's
+    put(l, " --");
+  for(int i = 0; i < c->ninit_args; i++)
+    put(l, " %s", c->init_args[i]);
 }
 
 // Field by field: a slot may hold bytes of an earlier, longer name after its NUL.
@@ -116,6 +130,11 @@ same(const struct cmdline *a, const struct cmdline *b)
       return false;
   for(int i = 0; i < a->nselftest; i++)
     if(strcmp(a->selftest_names[i], b->selftest_names[i]) != 0)
+      return false;
+  if(strcmp(a->init, b->init) != 0 || a->ninit_args != b->ninit_args)
+    return false;
+  for(int i = 0; i < a->ninit_args; i++)
+    if(strcmp(a->init_args[i], b->init_args[i]) != 0)
       return false;
   return true;
 }

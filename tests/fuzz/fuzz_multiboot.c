@@ -13,6 +13,12 @@ check(const struct bootinfo *bi, size_t len)
   FUZZ_CHECK(strnlen(bi->loader, sizeof(bi->loader)) < sizeof(bi->loader));
   FUZZ_CHECK(bi->rsdp_len <= sizeof(bi->rsdp));
   FUZZ_CHECK(bi->mbi_size <= len);
+  FUZZ_CHECK(bi->nmodules >= 0 && bi->nmodules <= BOOT_MODULES_MAX);
+  for(int i = 0; i < bi->nmodules; i++) {
+    FUZZ_CHECK(bi->modules[i].start <= bi->modules[i].end && bi->modules[i].end <= 0xffffffffu);
+    FUZZ_CHECK(strnlen(bi->modules[i].name, sizeof(bi->modules[i].name)) <
+               sizeof(bi->modules[i].name));
+  }
 }
 
 // Appends a tag of size 8 + n, padded to 8 bytes (spec 3.6.1).
@@ -46,6 +52,14 @@ unparse(const struct bootinfo *bi, unsigned char *out)
     memcpy(map + 8 + i * 24, e, 24);
   }
   off = put_tag(out, off, 6, map, 8 + bi->nmmap * 24);
+  for(int i = 0; i < bi->nmodules; i++) {
+    unsigned char mod[8 + sizeof(bi->modules[i].name)];
+    u32 range[2] = { bi->modules[i].start, bi->modules[i].end };
+    size_t n = strlen(bi->modules[i].name) + 1;
+    memcpy(mod, range, 8);
+    memcpy(mod + 8, bi->modules[i].name, n);
+    off = put_tag(out, off, 3, mod, 8 + n);
+  }
   off = put_tag(out, off, 15, bi->rsdp, bi->rsdp_len);
   off = put_tag(out, off, 0, "", 0);
   total = off;
@@ -61,6 +75,12 @@ same(const struct bootinfo *a, const struct bootinfo *b)
      a->nmmap != b->nmmap || a->rsdp_len != b->rsdp_len ||
      memcmp(a->rsdp, b->rsdp, a->rsdp_len) != 0)
     return false;
+  if(a->nmodules != b->nmodules)
+    return false;
+  for(int i = 0; i < a->nmodules; i++)
+    if(a->modules[i].start != b->modules[i].start || a->modules[i].end != b->modules[i].end ||
+       strcmp(a->modules[i].name, b->modules[i].name) != 0)
+      return false;
   for(int i = 0; i < a->nmmap; i++)
     if(a->mmap[i].base != b->mmap[i].base || a->mmap[i].len != b->mmap[i].len ||
        a->mmap[i].type != b->mmap[i].type)

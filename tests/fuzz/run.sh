@@ -22,6 +22,8 @@ runs_for() {
     cmdline) echo 700000 ;;
     acpi) echo 2000000 ;;
     multiboot) echo 2000000 ;;
+    inflate) echo 100000 ;;
+    cpio) echo 250000 ;;
     *) echo 100000 ;;
   esac
 }

@@ -432,6 +432,28 @@ test_junk(int seeds)
   CHECK(bad_seeds == 0);
 }
 
+// init= keeps its path; every word after a lone -- is the program's, verbatim: keys there
+// are not parsed, nothing there is reported unless it cannot be kept.
+static void
+test_init(void)
+{
+  struct cmdline c;
+  CHECK(fresh(&c, "bench=none init=/bin/prog -- all 0.5 1,8 nr_cpus=2 --") == 0);
+  CHECK(strcmp(c.init, "/bin/prog") == 0 && c.nr_cpus == 0 && !c.bench_all);
+  CHECK(c.ninit_args == 5 && strcmp(c.init_args[0], "all") == 0);
+  CHECK(strcmp(c.init_args[3], "nr_cpus=2") == 0 && strcmp(c.init_args[4], "--") == 0);
+  CHECK(fresh(&c, "init=/x --") == 0 && c.ninit_args == 0);
+  CHECK(fresh(&c, "init=/x a-- --b") == 2 && c.ninit_args == 0);
+  char line[400] = "--";
+  for(int i = 0; i < 40; i++)
+    strcat(line, " w");
+  CHECK(fresh(&c, line) == 8 && c.ninit_args == INIT_ARGS_MAX);
+  memset(line, 'p', 200);
+  memcpy(line, "init=/", 6);
+  line[200] = 0;
+  CHECK(fresh(&c, line) == 1 && c.init[0] == 0);
+}
+
 int
 main(void)
 {
@@ -444,6 +466,7 @@ main(void)
   test_bench();
   test_selftest();
   test_flags();
+  test_init();
   test_junk(4000);
   CHECK(malformed == 0);
   return check_summary("test_cmdline");

@@ -6,7 +6,8 @@
 #include "prof.h"
 #include "vsprintf.h"
 
-// Function "addresses" 0x100, 0x200, ... are named f1, f2, ...; a pseudo-function its kind.
+// Function "addresses" 0x100, 0x200, ... are named f1, f2, ...; a pseudo-function its kind;
+// 0x700 is a GCC clone, f7.isra.0.
 static const char *
 name(u64 addr, void *arg)
 {
@@ -16,7 +17,7 @@ name(u64 addr, void *arg)
 
   if(addr < PROF_NKINDS)
     return prof_kind_name[addr];
-  ksnprintf(b, 16, "f%lu", (unsigned long)(addr >> 8));
+  ksnprintf(b, 16, "f%lu%s", (unsigned long)(addr >> 8), addr == 0x700 ? ".isra.0" : "");
   return b;
 }
 
@@ -94,6 +95,34 @@ main(void)
   CHECK(prof_fold(buf, 10, &cut, name, NULL) == 9 && !strcmp(buf, "...;f2;f3"));
   CHECK(prof_fold(buf, 4, &sa, name, NULL) == 3 && !strcmp(buf, "..."));
 
+  // Split by category: a stack goes to the first category naming one of its frames.
+  static const char *const l1[] = { "f1", NULL }, *const l2[] = { "f2", NULL };
+  static const char *const l3[] = { "f3", NULL }, *const l23[] = { "f9", "f2", "f3", NULL };
+  static const char *const l7[] = { "f7", NULL }, *const lf[] = { "f", "f7.isra.0.x", NULL };
+  u64 cnt[6];
+  const char *const *c32[] = { l3, l2 };
+  CHECK(prof_split(&t, name, NULL, c32, 2, cnt) == 21);
+  CHECK(cnt[0] == 6 && cnt[1] == 2 && cnt[2 + PROF_SPLIT_IDLE] == 10 &&
+        cnt[2 + PROF_SPLIT_OTHER] == 3);
+  const char *const *c12[] = { l1, l2 };   // every kernel stack has f1: all are the first's
+  CHECK(prof_split(&t, name, NULL, c12, 2, cnt) == 21);
+  CHECK(cnt[0] == 11 && cnt[1] == 0 && cnt[2 + PROF_SPLIT_OTHER] == 0);
+  const char *const *c21[] = { l2, l1 };   // f2's first, then the rest (f1;f4;f4) f1's
+  CHECK(prof_split(&t, name, NULL, c21, 2, cnt) == 21 && cnt[0] == 8 && cnt[1] == 3);
+  const char *const *ctie[] = { l23, l2 };   // a frame two lists name: the first list's
+  CHECK(prof_split(&t, name, NULL, ctie, 2, cnt) == 21 && cnt[0] == 8 && cnt[1] == 0);
+  const char *const *cnone[] = { NULL };
+  CHECK(prof_split(&t, name, NULL, cnone, 0, cnt) == 21 && cnt[PROF_SPLIT_IDLE] == 10 &&
+        cnt[PROF_SPLIT_OTHER] == 11);
+  // GCC's suffixes: f7 names f7.isra.0, but f does not, nor a longer name.
+  prof_table_init(&u, slots2, 64);
+  u64 c7[] = { 0x700, 0x100 };
+  struct prof_stack s7 = stack(2, c7), su = { .kind = PROF_USER };
+  CHECK(prof_table_add(&u, &s7, 4) && prof_table_add(&u, &su, 1));
+  const char *const *c7f[] = { lf, l7 };
+  CHECK(prof_split(&u, name, NULL, c7f, 2, cnt) == 5 && cnt[0] == 0 && cnt[1] == 4 &&
+        cnt[2 + PROF_SPLIT_OTHER] == 1);
+
   // Merge: counts add, stacks new to the target are inserted.
   prof_table_init(&u, slots2, 64);
   CHECK(prof_table_add(&u, &sb, 4));
@@ -119,6 +148,9 @@ main(void)
   prof_table_reset(&u);
   prof_table_merge(&u, &s8);
   CHECK(u.samples == 10 && u.dropped == 2 && u.used == 7);
+  // Dropped samples are in no category.
+  CHECK(prof_split(&u, name, NULL, c21, 2, cnt) == 8 && cnt[0] == 1 && cnt[1] == 2 &&
+        cnt[2 + PROF_SPLIT_OTHER] == 5);
 
   // Many random stacks against a plain count.
   prof_table_reset(&u);

@@ -121,7 +121,7 @@ test_errors(void)
   struct mm *mm = mm_create();
   CHECK(vm_mmap(mm, 0, 0, RW, FLAGS) == -EINVAL);
   CHECK(vm_mmap(mm, 0, PAGE_SIZE, RW, MAP_PRIVATE) == -EINVAL);
-  CHECK(vm_mmap(mm, 0, PAGE_SIZE, 0x4, FLAGS) == -EINVAL);
+  CHECK(vm_mmap(mm, 0, PAGE_SIZE, 0x8, FLAGS) == -EINVAL);
   CHECK(vm_mmap(mm, MMAP_BASE + 1, PAGE_SIZE, RW, FLAGS | MAP_FIXED) == -EINVAL);
   CHECK(vm_mmap(mm, USER_END - PAGE_SIZE, 2 * PAGE_SIZE, RW, FLAGS | MAP_FIXED) == -EINVAL);
   CHECK(vm_mmap(mm, PAGE_SIZE, PAGE_SIZE, RW, FLAGS | MAP_FIXED) == -EPERM);

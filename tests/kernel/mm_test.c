@@ -109,6 +109,10 @@ page_alloc_test(void)
   struct page *big = alloc_pages(GFP_KERNEL | __GFP_NOWARN, MAX_ORDER);   // a whole 4 MiB block
   enomem += !big && fault_inject_active();
   ok &= (big || fault_inject_active()) && (!big || page_to_pfn(big) % (1UL << MAX_ORDER) == 0);
+  // A 4 MiB block is most likely memory no one has used since boot: none of its pages may
+  // still wait for its first-use scrub (scrub_first_use, mm/page_alloc.c).
+  for(unsigned long i = 0; big && i < 1UL << MAX_ORDER; i++)
+    ok &= !page_flag(big + i, PG_unscrubbed);
   if(big)
     __free_pages(big, MAX_ORDER);
 

@@ -101,9 +101,12 @@ errors_on_names(void)
   EXPECT(vfs_mkdir("//"), -EINVAL);
   EXPECT(vfs_unlink("/"), -EINVAL);
   EXPECT(vfs_rmdir("/"), -EINVAL);
-  EXPECT(vfs_stat("/errs/..", 0, &st), -EINVAL);
-  EXPECT(vfs_stat("/..", LOOKUP_REF_ONLY, &st), -EINVAL);
-  EXPECT(vfs_create("/errs/.", 0), -EINVAL);
+  EXPECT(vfs_stat("/errs/..", 0, &st), 0);
+  EXPECT(vfs_stat("/..", LOOKUP_REF_ONLY, &st), 0);
+  EXPECT(vfs_create("/errs/.", 0), -EEXIST);   // Linux's answers for "." and ".."
+  EXPECT(vfs_rmdir("/errs/."), -EINVAL);
+  EXPECT(vfs_unlink("/errs/.."), -EISDIR);
+  EXPECT(vfs_rename("/errs/f", "/errs/.."), -EBUSY);
   EXPECT(vfs_create(long_path('n', NAME_MAX + 1), 0), -ENAMETOOLONG);
   EXPECT(vfs_stat(long_path('n', NAME_MAX + 1), LOOKUP_REF_ONLY, &st), -ENAMETOOLONG);
   EXPECT(vfs_create(long_path('n', NAME_MAX), 0), 0);

@@ -15,7 +15,16 @@ struct tss {
   u16 iomap_base;
 } __packed;
 
-enum { IST_DF = 1, IST_NMI = 2, IST_MC = 3 };
+enum { IST_DF = 1, IST_NMI = 2, IST_MC = 3, IST_DB = 4 };
+
+// Selectors, in Linux's order: SYSRET takes user SS = STAR[63:48] + 8 and user CS = that + 16
+// (SDM vol. 2B, SYSRET), so 32-bit user code, user data and 64-bit user code come in that order.
+#define SEG_KCODE  0x08
+#define SEG_KDATA  0x10
+#define SEG_UCODE32 0x23
+#define SEG_UDATA  0x2b
+#define SEG_UCODE  0x33
+#define SEG_TSS    0x38
 
 #define KSTACK_SIZE 16384   // every kernel stack, with an unmapped guard page below it
 
@@ -26,7 +35,9 @@ struct cpu {
   u64 percpu_off;            // %gs:8: this CPU's per-CPU offset
   int id;                    // %gs:16: dense CPU number, 0..nr_cpus-1
   u32 apic_id;
-  u64 gdt[5];                // null, kernel code, kernel data, TSS (two slots)
+  u64 user_rsp;              // %gs:24: the user's %rsp while syscall_entry switches stacks
+  u64 kstack;                // %gs:32: the running thread's kernel stack top (= tss.rsp[0])
+  u64 gdt[9];                // null, kernel code and data, unused, user code32, data, code, TSS
   struct tss tss;
   u64 stack_top;             // this CPU's boot/idle stack
   struct thread *curr;       // the running kernel thread (NULL until the scheduler starts)
@@ -58,3 +69,4 @@ smp_processor_id(void)
 
 void cpu_alloc_ist(struct cpu *c);   // the IST stacks (#DF, NMI, #MC) of a CPU
 void cpu_init(struct cpu *c);        // loads this CPU's GDT, TSS, IDT and %gs
+void cpu_user_init(struct cpu *c);   // what ring 3 needs: SYSCALL MSRs, FPU, SMEP/SMAP

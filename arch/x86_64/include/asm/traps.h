@@ -10,6 +10,7 @@ struct trapframe {
   u64 rip, cs, rflags, rsp, ss;   // pushed by the CPU
 };
 
+#define T_DEBUG     1
 #define T_NMI       2
 #define T_DBLFLT    8
 #define T_PGFLT     14

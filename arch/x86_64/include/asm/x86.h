@@ -45,9 +45,33 @@ static inline u64 read_cr3(void) { u64 v; __asm__ volatile("mov %%cr3, %0" : "=r
 static inline void write_cr3(u64 v) { __asm__ volatile("mov %0, %%cr3" ::"r"(v) : "memory"); }
 static inline void invlpg(u64 va) { __asm__ volatile("invlpg (%0)" ::"r"(va) : "memory"); }
 
+static inline u64 read_cr0(void) { u64 v; __asm__ volatile("mov %%cr0, %0" : "=r"(v)); return v; }
+static inline void write_cr0(u64 v) { __asm__ volatile("mov %0, %%cr0" ::"r"(v) : "memory"); }
+static inline u64 read_cr4(void) { u64 v; __asm__ volatile("mov %%cr4, %0" : "=r"(v)); return v; }
+static inline void write_cr4(u64 v) { __asm__ volatile("mov %0, %%cr4" ::"r"(v) : "memory"); }
+static inline void xsetbv(u32 reg, u64 v)
+{
+  __asm__ volatile("xsetbv" ::"c"(reg), "a"((u32)v), "d"((u32)(v >> 32)) : "memory");
+}
+
 static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
 
 #define MSR_EFER         0xc0000080
+#define MSR_STAR         0xc0000081   // SYSCALL/SYSRET selectors (SDM vol. 4, table 2-2)
+#define MSR_LSTAR        0xc0000082   // 64-bit SYSCALL entry point
+#define MSR_FMASK        0xc0000084   // rflags bits SYSCALL clears
+#define MSR_FS_BASE      0xc0000100
 #define MSR_GS_BASE      0xc0000101
+#define MSR_KERNEL_GS_BASE 0xc0000102 // what swapgs exchanges with the GS base
+#define EFER_SCE         (1 << 0)
+#define CR0_MP           (1UL << 1)
+#define CR0_EM           (1UL << 2)
+#define CR0_TS           (1UL << 3)
+#define CR0_NE           (1UL << 5)
+#define CR4_OSFXSR       (1UL << 9)
+#define CR4_OSXMMEXCPT   (1UL << 10)
+#define CR4_OSXSAVE      (1UL << 18)
+#define CR4_SMEP         (1UL << 20)
+#define CR4_SMAP         (1UL << 21)
 #define MSR_APIC_BASE    0x1b
 #define EFER_NXE         (1 << 11)

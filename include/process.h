@@ -1,0 +1,78 @@
+// User processes: an address space (struct mm), its threads running static x86-64 Linux ELF
+// binaries in ring 3, and the exit status a shell would see (kernel/process.c, kernel/exec.c).
+#pragma once
+#include "list.h"
+#include "spinlock.h"
+#include "types.h"
+#include "wait.h"
+
+struct trapframe;
+struct thread;
+
+#define PROC_NAME 16
+#define USER_STACK_TOP  0x00007ffffffff000UL   // Linux's TASK_SIZE_MAX: the top page is never mapped
+#define USER_STACK_SIZE (8UL << 20)            // RLIMIT_STACK's default
+#define PIE_BASE        0x0000555555554000UL   // where a static-PIE is loaded (Linux's ELF_ET_DYN_BASE)
+
+struct process {
+  int pid;
+  char name[PROC_NAME];       // the program's file name, for console lines
+  char path[128];             // as given to exec: /proc/self/exe
+  struct mm *mm;
+  spinlock_t lock;            // threads, nr_live, exiting, exit_status
+  struct list_head threads;   // every thread, live or dead until process_wait reaps it
+  int nr_live;                // threads not yet past user_thread_exit
+  int nr_started;             // threads ever made (nr_started - nr_live have exited)
+  bool exiting;               // exit_group or a fatal signal: every thread leaves at its next kernel exit
+  int exit_status;            // what a shell shows: the exit code, or 128 + signal
+  struct wait_queue_head exit_wq;   // process_wait: nr_live reaches 0
+  // The rest is the process's own (its threads serialize on lock where noted).
+  unsigned long brk_start, brk;     // the heap: [brk_start, brk), under mm->mmap_sem's owner
+  char line[200];             // console output not yet ended by a newline, under lock
+  int line_len;
+  u64 bytes_written;          // to fds 1 and 2
+  u64 min_flt;                // page faults that mapped a page (getrusage's ru_minflt)
+  u64 sigmask;                // rt_sigprocmask: remembered, nothing delivered yet
+  u64 sigaction[64][4];       // rt_sigaction: remembered (handler, flags, restorer, mask)
+};
+
+// Starts image (an ELF file in memory) as a new process with argv and envp (NULL-terminated);
+// NULL with *err set (-ENOEXEC and a console line naming why, -ENOMEM). The process runs at once.
+struct process *process_spawn(const char *path, const void *image, size_t len,
+                              const char *const argv[], const char *const envp[], int *err);
+// Waits until every thread has exited, frees the process and returns its exit status.
+int process_wait(struct process *p);
+// exec.c: maps image into p->mm and sets the first thread's registers.
+int load_elf(struct process *p, const void *image, size_t len, const char *const argv[],
+             const char *const envp[], struct trapframe *tf);
+
+void user_thread_exit(int code) __attribute__((noreturn));   // exit(2)
+void process_exit_group(int status) __attribute__((noreturn));   // exit_group(2)
+// A fatal fault or signal: the whole process ends with 128 + sig.
+void process_kill(struct process *p, int sig);
+long sys_clone(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls);
+struct cpumask;
+int affinity_cpu(const struct cpumask *allowed);   // least loaded allowed online CPU, or -1
+
+// The user frame of a thread: the top of its kernel stack, where ring 3's entries land.
+struct trapframe *user_regs(struct thread *t);
+
+// arch/x86_64/syscall.c
+void switch_user_state(struct thread *prev, struct thread *next);   // from schedule()
+void ret_to_user(struct trapframe *tf) __attribute__((noreturn));  // entry.S
+bool do_syscall_64(struct trapframe *tf);      // entry.S; true: SYSRET may return
+void exit_to_user_mode(struct trapframe *tf);   // pending exit, rescheduling; returns irqs off
+bool user_mode(const struct trapframe *tf);
+void load_fsbase(u64 base);   // this CPU's FS base: the running thread's TLS
+u64 elf_hwcap(void);          // AT_HWCAP: CPUID.1:EDX, as Linux gives it
+void user_fault(struct trapframe *tf, int sig, u64 addr) __attribute__((noreturn));   // a fault in ring 3 ends the process
+void user_oom_kill(struct trapframe *tf) __attribute__((noreturn));   // no page for its fault
+
+// kernel/user_init.c: init= from the command line; 0 when it passed or there is none.
+int run_init_program(void);
+
+// kernel/syscall.c
+long syscall_dispatch(struct trapframe *tf);
+// kernel/futex.c
+long do_futex(u32 *uaddr, int op, u32 val, u64 timeout, u32 *uaddr2, u32 val3);
+int futex_wake(u32 *uaddr, int nr, u32 bitset);

@@ -1,0 +1,54 @@
+// The system calls of the Linux x86-64 ABI this kernel answers (kernel/syscall.c has the
+// table); each returns its result or -errno, as the raw syscall does.
+#pragma once
+#include "types.h"
+
+struct process;
+
+// kernel/syscall_names.c (tools/syscall_names.sh): Linux's name of each number, or NULL.
+#define NR_SYSCALL_NAMES 463
+extern const char *const syscall_names[NR_SYSCALL_NAMES];
+
+// kernel/sys_mm.c
+long sys_brk(u64 addr);
+long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off);
+long sys_munmap(u64 addr, u64 len);
+long sys_mprotect(u64 addr, u64 len, u64 prot);
+long sys_madvise(u64 addr, u64 len, u64 advice);
+
+// kernel/sys_time.c
+long sys_clock_gettime(u64 clock, u64 tp);
+long sys_clock_getres(u64 clock, u64 tp);
+long sys_gettimeofday(u64 tv, u64 tz);
+long sys_time(u64 tloc);
+long sys_nanosleep(u64 req, u64 rem);
+long sys_clock_nanosleep(u64 clock, u64 flags, u64 req, u64 rem);
+long sys_futex(u64 uaddr, u64 op, u64 val, u64 utime, u64 uaddr2, u64 val3);
+long sys_uname(u64 buf);
+long sys_sysinfo(u64 info);
+long sys_getrusage(u64 who, u64 ru);
+long sys_getrlimit(u64 resource, u64 rlim);
+long sys_prlimit64(u64 pid, u64 resource, u64 new, u64 old);
+long sys_getrandom(u64 buf, u64 len, u64 flags);
+long sys_sched_getaffinity(u64 pid, u64 len, u64 mask);
+long sys_sched_setaffinity(u64 pid, u64 len, u64 mask);
+long sys_getcpu(u64 cpu, u64 node, u64 cache);
+u64 realtime_ns(void);   // CLOCK_REALTIME
+
+// kernel/sys_console.c: fds 0, 1 and 2 are the console until the VFS gives processes files.
+long sys_read(u64 fd, u64 buf, u64 n);
+long sys_write(u64 fd, u64 buf, u64 n);
+long sys_writev(u64 fd, u64 iov, u64 cnt);
+long sys_readv(u64 fd, u64 iov, u64 cnt);
+long sys_pread64(u64 fd, u64 buf, u64 n, u64 off);
+long sys_pwrite64(u64 fd, u64 buf, u64 n, u64 off);
+long sys_getcwd(u64 buf, u64 size);
+long sys_close(u64 fd);
+long sys_lseek(u64 fd, u64 off, u64 whence);
+long sys_ioctl(u64 fd, u64 cmd, u64 arg);
+long sys_fstat(u64 fd, u64 st);
+long sys_newfstatat(u64 dirfd, u64 path, u64 st, u64 flags);
+long sys_openat(u64 dirfd, u64 path, u64 flags, u64 mode);
+long sys_readlink(u64 path, u64 buf, u64 size);
+long sys_readlinkat(u64 dirfd, u64 path, u64 buf, u64 size);
+void console_flush(struct process *p);   // a last line without its newline, at exit

@@ -1,0 +1,152 @@
+// futex(2): WAIT, WAKE, WAIT_BITSET and WAKE_BITSET, with timeouts. Waiters hash by (mm,
+// address) into buckets; the value is compared with the waiter queued under the bucket's lock,
+// and a waker takes the same lock, so no wake-up falls between the compare and the sleep (the
+// lost-wake-up rule of Drepper's "Futexes Are Tricky"; Linux's kernel/futex/waitwake.c).
+// Private and shared waits are one kind here: every user of a futex is a thread of one mm.
+#include "errno.h"
+#include "process.h"
+#include "sched.h"
+#include "spinlock.h"
+#include "time.h"
+#include <asm/uaccess.h>
+
+#define FUTEX_WAIT         0
+#define FUTEX_WAKE         1
+#define FUTEX_WAIT_BITSET  9
+#define FUTEX_WAKE_BITSET  10
+#define FUTEX_PRIVATE_FLAG 128
+#define FUTEX_CLOCK_REALTIME 256
+#define FUTEX_BUCKETS      64
+
+struct futex_q {
+  struct list_head list;      // in its bucket, under the bucket's lock
+  struct thread *thread;
+  struct mm *mm;
+  u32 *uaddr;
+  u32 bitset;
+  bool woken;                 // set by the waker under the lock, before it wakes the thread
+};
+
+struct futex_bucket {
+  spinlock_t lock;
+  struct list_head q;         // its waiters, oldest first (set up on first use)
+};
+
+static struct futex_bucket buckets[FUTEX_BUCKETS] = {
+  [0 ... FUTEX_BUCKETS - 1] = { .lock = SPINLOCK_INIT(futex_bucket) },
+};
+
+static struct futex_bucket *
+bucket_lock(struct mm *mm, u32 *uaddr)
+{
+  u64 h = ((u64)uaddr >> 2) ^ ((u64)mm >> 6);
+  h ^= h >> 17;
+  struct futex_bucket *b = &buckets[(h * 0x9e3779b97f4a7c15UL) >> 58];
+  spin_lock(&b->lock);
+  if(!b->q.next)
+    INIT_LIST_HEAD(&b->q);
+  return b;
+}
+
+int
+futex_wake(u32 *uaddr, int nr, u32 bitset)
+{
+  struct mm *mm = current->mm;
+  struct futex_bucket *b = bucket_lock(mm, uaddr);
+  struct futex_q *q, *n;
+  int woken = 0;
+  list_for_each_entry_safe(q, n, &b->q, list) {
+    if(woken >= nr)
+      break;
+    if(q->mm != mm || q->uaddr != uaddr || !(q->bitset & bitset))
+      continue;
+    list_del_init(&q->list);
+    WRITE_ONCE(q->woken, true);
+    wake_up_thread(q->thread);
+    woken++;
+  }
+  spin_unlock(&b->lock);
+  return woken;
+}
+
+// deadline: ktime_ns at which to give up, 0 for never.
+static long
+futex_wait(u32 *uaddr, u32 val, u64 deadline, u32 bitset)
+{
+  struct thread *t = current;
+  struct futex_q q = { .thread = t, .mm = t->mm, .uaddr = uaddr, .bitset = bitset };
+  struct futex_bucket *b;
+  for(;;) {
+    b = bucket_lock(t->mm, uaddr);
+    u32 cur;
+    // Under the lock a fault cannot page in (the handler only fixes up while atomic): drop
+    // it, fault the page in, compare again.
+    if(get_user(cur, uaddr) == 0) {
+      if(cur != val) {
+        spin_unlock(&b->lock);
+        return -EAGAIN;
+      }
+      break;
+    }
+    spin_unlock(&b->lock);
+    if(get_user(cur, uaddr))
+      return -EFAULT;
+  }
+  list_add_tail(&q.list, &b->q);
+  set_current_state(T_SLEEPING);   // before the unlock: a waker after it finds us asleep
+  t->wait_on = "futex";
+  t->idle_wait = true;             // a user wait may last for ever by design
+  spin_unlock(&b->lock);
+  long ret = 0;
+  for(;;) {
+    if(READ_ONCE(q.woken))
+      break;
+    if(READ_ONCE(t->proc->exiting)) {
+      ret = -EINTR;
+      break;
+    }
+    if(deadline) {
+      u64 now = ktime_ns();
+      if(now >= deadline) {
+        ret = -ETIMEDOUT;
+        break;
+      }
+      schedule_timeout(deadline - now);
+    } else {
+      schedule();
+    }
+    set_current_state(T_SLEEPING);
+  }
+  set_current_state(T_RUNNING);
+  t->wait_on = NULL;
+  t->idle_wait = false;
+  if(ret) {
+    b = bucket_lock(t->mm, uaddr);
+    if(q.woken)   // woken after all, between the check and the lock: that wake counts
+      ret = 0;
+    else
+      list_del(&q.list);
+    spin_unlock(&b->lock);
+  }
+  return ret;
+}
+
+long
+do_futex(u32 *uaddr, int op, u32 val, u64 deadline, u32 *uaddr2, u32 val3)
+{
+  int cmd = op & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+  if((u64)uaddr % 4)
+    return -EINVAL;
+  switch(cmd) {
+  case FUTEX_WAIT:
+    return futex_wait(uaddr, val, deadline, ~0u);
+  case FUTEX_WAIT_BITSET:
+    return val3 ? futex_wait(uaddr, val, deadline, val3) : -EINVAL;
+  case FUTEX_WAKE:
+    return futex_wake(uaddr, (int)val, ~0u);
+  case FUTEX_WAKE_BITSET:
+    return val3 ? futex_wake(uaddr, (int)val, val3) : -EINVAL;
+  default:
+    return -ENOSYS;
+  }
+}

@@ -1,0 +1,281 @@
+// Processes and their threads: spawning a program from an ELF image in memory, clone for
+// threads (CLONE_VM | CLONE_THREAD, as pthread_create passes), exit and exit_group, and the
+// wait that reaps them. A user thread is a kernel thread whose stack top holds its ring-3
+// frame (user_regs); it enters ring 3 through ret_to_user and comes back on every syscall,
+// interrupt and exception.
+#include "cpumask.h"
+#include "errno.h"
+#include "mm.h"
+#include "printk.h"
+#include "process.h"
+#include "sched.h"
+#include "slab.h"
+#include "smp.h"
+#include "string.h"
+#include "vsprintf.h"
+#include "syscalls.h"
+#include "vm.h"
+#include <asm/cpu.h>
+#include <asm/fpu.h>
+#include <asm/traps.h>
+#include <asm/uaccess.h>
+
+// clone(2) flags (include/uapi/linux/sched.h).
+#define CLONE_VM             0x00000100
+#define CLONE_FS             0x00000200
+#define CLONE_FILES          0x00000400
+#define CLONE_SIGHAND        0x00000800
+#define CLONE_THREAD         0x00010000
+#define CLONE_SYSVSEM        0x00040000
+#define CLONE_SETTLS         0x00080000
+#define CLONE_PARENT_SETTID  0x00100000
+#define CLONE_CHILD_CLEARTID 0x00200000
+#define CLONE_DETACHED       0x00400000
+#define CLONE_CHILD_SETTID   0x01000000
+
+bool process_planted_leak;   // planted-user-leak: the first thread's FPU page is kept
+
+// A new thread's first code: adopt the process's address space (one mm reference per thread),
+// then ring 3 through its frame, unless the process is already ending.
+static int
+user_thread_fn(void *arg)
+{
+  struct thread *t = current;
+  use_mm(t->proc->mm);
+  struct trapframe *tf = user_regs(t);
+  exit_to_user_mode(tf);
+  ret_to_user(tf);
+}
+
+// The least loaded online CPU the mask allows; -1 if it allows none.
+int
+affinity_cpu(const struct cpumask *allowed)
+{
+  int cpu, best = -1;
+  for_each_online_cpu(cpu)
+    if(cpumask_test_cpu(cpu, allowed) && (best < 0 || nr_running(cpu) < nr_running(best)))
+      best = cpu;
+  return best;
+}
+
+// A thread of p, prepared but not started, on the least loaded CPU it may use: the caller
+// fills in its frame and FPU area.
+static struct thread *
+new_user_thread(struct process *p, const struct cpumask *allowed)
+{
+  int cpu = affinity_cpu(allowed);
+  void *fpu = cpu >= 0 ? (void *)__get_free_page(GFP_KERNEL) : NULL;
+  if(!fpu)
+    return NULL;
+  struct thread *t = kthread_prepare(user_thread_fn, NULL, cpu, p->name);
+  if(!t) {
+    free_page((unsigned long)fpu);
+    return NULL;
+  }
+  t->proc = p;
+  t->fpu = fpu;
+  t->affinity = *allowed;
+  spin_lock(&p->lock);
+  list_add_tail(&t->proc_node, &p->threads);
+  p->nr_live++;
+  p->nr_started++;
+  spin_unlock(&p->lock);
+  return t;
+}
+
+// Marks p as ending with status (the first reason wins) and sends every other thread on its
+// way out: a sleeper is woken (futex and sleep loops check exiting), a thread in ring 3 on
+// another CPU is interrupted and leaves on its way back (exit_to_user_mode).
+static void
+process_end(struct process *p, int status)
+{
+  spin_lock(&p->lock);
+  if(!p->exiting) {
+    p->exit_status = status;
+    WRITE_ONCE(p->exiting, true);
+  }
+  struct thread *t;
+  list_for_each_entry(t, &p->threads, proc_node) {
+    if(t == current || READ_ONCE(t->state) == T_DEAD)
+      continue;
+    if(!wake_up_thread(t) && t->cpu != smp_processor_id())
+      smp_send_reschedule(t->cpu);
+  }
+  spin_unlock(&p->lock);
+}
+
+void
+process_kill(struct process *p, int sig)
+{
+  process_end(p, 128 + sig);
+}
+
+void
+process_exit_group(int status)
+{
+  process_end(current->proc, status & 0xff);
+  user_thread_exit(status);
+}
+
+// exit(2) of one thread. CLONE_CHILD_CLEARTID: zero the word and wake one waiter, which is
+// how pthread_join learns of the exit (a shared futex wait, USER-ABI §1.3). The last thread
+// out sets the status (if no exit_group did) and wakes process_wait.
+void
+user_thread_exit(int code)
+{
+  struct thread *t = current;
+  struct process *p = t->proc;
+  if(t->clear_child_tid) {
+    u32 *ctid = t->clear_child_tid;
+    t->clear_child_tid = NULL;
+    if(put_user(0u, ctid) == 0)
+      futex_wake(ctid, 1, ~0u);
+  }
+  u64 flags = local_irq_save();   // schedule() must not save into a freed area
+  void *fpu = t->fpu;
+  t->fpu = NULL;
+  local_irq_restore(flags);
+  if(!(READ_ONCE(process_planted_leak) && t->tid == p->pid))
+    free_page((unsigned long)fpu);
+  unuse_mm(t->mm);   // the kernel's tables, and the last reference tears the mm down
+  spin_lock(&p->lock);
+  bool last = --p->nr_live == 0;
+  if(last && !p->exiting)
+    p->exit_status = code & 0xff;
+  spin_unlock(&p->lock);
+  if(last)
+    wake_up_all(&p->exit_wq);
+  kthread_exit(code);
+}
+
+struct process *
+process_spawn(const char *path, const void *image, size_t len, const char *const argv[],
+              const char *const envp[], int *err)
+{
+  struct process *p = kzalloc(sizeof(*p), GFP_KERNEL);
+  if(!p) {
+    *err = -ENOMEM;
+    return NULL;
+  }
+  spin_lock_init(&p->lock);
+  INIT_LIST_HEAD(&p->threads);
+  init_waitqueue_head(&p->exit_wq);
+  // /proc/self/exe is absolute (glibc asserts it: dl-origin.c), relative to / here: the
+  // working directory of every process.
+  snprintf(p->path, sizeof(p->path), "%s%s", path[0] == '/' ? "" : "/", path);
+  const char *base = path;
+  for(const char *c = path; *c; c++)
+    if(*c == '/')
+      base = c + 1;
+  strlcpy(p->name, base, sizeof(p->name));
+  p->mm = mm_create();
+  struct thread *t = p->mm ? new_user_thread(p, &cpu_online_mask) : NULL;
+  if(!t) {
+    if(p->mm)
+      mmput(p->mm);
+    kfree(p);
+    *err = -ENOMEM;
+    return NULL;
+  }
+  p->mm->user = true;
+  p->pid = t->tid;
+  fpu_init_state(t->fpu);
+  // The loader writes the new address space through uaccess, from this thread.
+  use_mm(p->mm);
+  *err = load_elf(p, image, len, argv, envp, user_regs(t));
+  unuse_mm(p->mm);
+  if(*err) {
+    p->exiting = true;   // the thread leaves before its first user instruction
+    kthread_start(t);
+    process_wait(p);
+    return NULL;
+  }
+  kthread_start(t);
+  return p;
+}
+
+int
+process_wait(struct process *p)
+{
+  wait_event_idle(p->exit_wq, READ_ONCE(p->nr_live) == 0);
+  // Each thread is past its last use of p once it is dead: join them all, then free.
+  while(!list_empty(&p->threads)) {
+    struct thread *t = list_first_entry(&p->threads, struct thread, proc_node);
+    list_del(&t->proc_node);
+    kthread_join(t);
+  }
+  console_flush(p);
+  mmput(p->mm);   // the process's own reference, from mm_create
+  int status = p->exit_status;
+  kfree(p);
+  return status;
+}
+
+// Frees the slots of p's threads that have exited (joined in the kernel's sense: their stacks
+// are free once they are off their CPUs), so a program that creates and joins threads in a
+// loop never runs out of the MAX_THREADS slots. Not the caller, which is alive.
+static void
+reap_dead_threads(struct process *p)
+{
+  LIST_HEAD(dead);
+  struct thread *t, *n;
+  spin_lock(&p->lock);
+  list_for_each_entry_safe(t, n, &p->threads, proc_node) {
+    if(smp_load_acquire(&t->state) == T_DEAD) {
+      list_del(&t->proc_node);
+      list_add(&t->proc_node, &dead);
+    }
+  }
+  spin_unlock(&p->lock);
+  list_for_each_entry_safe(t, n, &dead, proc_node) {
+    list_del(&t->proc_node);
+    kthread_join(t);
+  }
+}
+
+// Threads only: the flags pthread_create passes. A new process (fork) comes with the
+// processes issue, so without CLONE_VM | CLONE_THREAD this is ENOSYS for now.
+long
+sys_clone(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls)
+{
+  const u64 need = CLONE_VM | CLONE_THREAD | CLONE_SIGHAND;
+  const u64 known = need | CLONE_FS | CLONE_FILES | CLONE_SYSVSEM | CLONE_SETTLS |
+                    CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_DETACHED |
+                    CLONE_CHILD_SETTID;
+  if((flags & need) != need || (flags & ~(known | 0xff)))
+    return -ENOSYS;
+  if((flags & CLONE_SETTLS) && tls >= USER_END)
+    return -EPERM;
+  // The child's first IRET would fault in ring 0 on a non-canonical stack pointer (Linux lets
+  // the thread die of it in ring 3; refusing it here keeps that fault out of the kernel).
+  if(newsp >= USER_END)
+    return -EINVAL;
+  struct thread *parent = current;
+  struct process *p = parent->proc;
+  reap_dead_threads(p);
+  struct thread *t = new_user_thread(p, &parent->affinity);   // inherited, as in Linux
+  if(!t)
+    return -EAGAIN;   // out of thread slots or memory: pthread_create says EAGAIN
+  struct trapframe *tf = user_regs(t);
+  *tf = *user_regs(parent);
+  tf->rax = 0;
+  if(newsp)
+    tf->rsp = newsp;
+  // The child starts with the parent's FPU registers (USER-ABI §3: threads inherit MXCSR
+  // and FCW); they are live in this CPU, so save them first.
+  u64 irq = local_irq_save();
+  fpu_save(parent->fpu);
+  local_irq_restore(irq);
+  memcpy(t->fpu, parent->fpu, fpu_size);
+  t->fsbase = flags & CLONE_SETTLS ? tls : parent->fsbase;
+  if(flags & CLONE_CHILD_CLEARTID)
+    t->clear_child_tid = (u32 *)ctid;
+  int tid = t->tid;
+  // Before the child can run, as Linux's kernel_clone does: pthread_join may read it at once.
+  if(flags & CLONE_PARENT_SETTID)
+    put_user((u32)tid, (u32 *)ptid);
+  if(flags & CLONE_CHILD_SETTID)
+    put_user((u32)tid, (u32 *)ctid);
+  kthread_start(t);
+  return tid;
+}

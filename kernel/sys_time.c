@@ -1,0 +1,396 @@
+// Clocks, sleeps, futex timeouts, and what a process asks about the machine: uname, sysinfo,
+// getrusage, resource limits, random bytes, CPU affinity. Structures as the x86-64 ABI lays
+// them out (man 2 clock_gettime, uname, sysinfo, getrusage, getrlimit, sched_setaffinity).
+#include "cpumask.h"
+#include "errno.h"
+#include "mm.h"
+#include "process.h"
+#include "random.h"
+#include "sched.h"
+#include "smp.h"
+#include "string.h"
+#include "syscalls.h"
+#include "tick.h"
+#include "time.h"
+#include <asm/uaccess.h>
+
+#define NS 1000000000UL
+#define CLOCK_REALTIME 0
+#define CLOCK_MONOTONIC 1
+#define CLOCK_PROCESS_CPUTIME_ID 2
+#define CLOCK_THREAD_CPUTIME_ID 3
+#define CLOCK_MONOTONIC_RAW 4
+#define CLOCK_REALTIME_COARSE 5
+#define CLOCK_MONOTONIC_COARSE 6
+#define CLOCK_BOOTTIME 7
+#define TIMER_ABSTIME 1
+#define FUTEX_CMD_MASK 0x7f
+#define FUTEX_WAIT 0
+#define FUTEX_WAIT_BITSET 9
+#define FUTEX_CLOCK_REALTIME 256
+
+struct timespec {
+  s64 tv_sec, tv_nsec;
+};
+
+// No RTC driver yet: the wall clock starts at 2026-01-01 00:00 UTC at boot.
+#define BOOT_EPOCH 1767225600UL
+
+u64
+realtime_ns(void)
+{
+  return BOOT_EPOCH * NS + ktime_ns();
+}
+
+// CPU time: the ticks a thread (or every thread of its process) spent in ring 3, plus, for
+// the calling thread, nothing finer: the tick is the resolution.
+static u64
+cputime_ns(bool process)
+{
+  if(!process)
+    return current->user_ticks * TICK_NS;
+  struct process *p = current->proc;
+  u64 ticks = 0;
+  spin_lock(&p->lock);
+  struct thread *t;
+  list_for_each_entry(t, &p->threads, proc_node)
+    ticks += READ_ONCE(t->user_ticks);
+  spin_unlock(&p->lock);
+  return ticks * TICK_NS;
+}
+
+static int
+clock_ns(u64 clock, u64 *ns)
+{
+  switch(clock) {
+  case CLOCK_REALTIME:
+  case CLOCK_REALTIME_COARSE:
+    *ns = realtime_ns();
+    return 0;
+  case CLOCK_MONOTONIC:
+  case CLOCK_MONOTONIC_RAW:
+  case CLOCK_MONOTONIC_COARSE:
+  case CLOCK_BOOTTIME:
+    *ns = ktime_ns();
+    return 0;
+  case CLOCK_PROCESS_CPUTIME_ID:
+  case CLOCK_THREAD_CPUTIME_ID:
+    *ns = cputime_ns(clock == CLOCK_PROCESS_CPUTIME_ID);
+    return 0;
+  default:
+    return -EINVAL;
+  }
+}
+
+static long
+put_timespec(u64 uts, u64 ns)
+{
+  struct timespec ts = { ns / NS, ns % NS };
+  return copy_to_user((void *)uts, &ts, sizeof(ts)) ? -EFAULT : 0;
+}
+
+// A timespec from user memory, as nanoseconds; EINVAL outside [0, 1e9) nanoseconds.
+static long
+get_timespec(u64 uts, u64 *ns)
+{
+  struct timespec ts;
+  if(copy_from_user(&ts, (void *)uts, sizeof(ts)))
+    return -EFAULT;
+  if(ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (s64)NS)
+    return -EINVAL;
+  *ns = (u64)ts.tv_sec > (~0UL / 2) / NS ? ~0UL / 2 : (u64)ts.tv_sec * NS + ts.tv_nsec;
+  return 0;
+}
+
+long
+sys_clock_gettime(u64 clock, u64 tp)
+{
+  u64 ns;
+  int err = clock_ns(clock, &ns);
+  return err ? err : put_timespec(tp, ns);
+}
+
+long
+sys_clock_getres(u64 clock, u64 tp)
+{
+  u64 ns;
+  if(clock_ns(clock, &ns))
+    return -EINVAL;
+  bool coarse = clock == CLOCK_REALTIME_COARSE || clock == CLOCK_MONOTONIC_COARSE ||
+                clock == CLOCK_PROCESS_CPUTIME_ID || clock == CLOCK_THREAD_CPUTIME_ID;
+  return tp ? put_timespec(tp, coarse ? TICK_NS : 1) : 0;
+}
+
+long
+sys_gettimeofday(u64 tv, u64 tz)
+{
+  u64 ns = realtime_ns();
+  s64 v[2] = { ns / NS, (ns % NS) / 1000 };
+  if(tv && copy_to_user((void *)tv, v, sizeof(v)))
+    return -EFAULT;
+  s32 z[2] = { 0, 0 };
+  if(tz && copy_to_user((void *)tz, z, sizeof(z)))
+    return -EFAULT;
+  return 0;
+}
+
+long
+sys_time(u64 tloc)
+{
+  s64 t = realtime_ns() / NS;
+  if(tloc && put_user(t, (s64 *)tloc))
+    return -EFAULT;
+  return t;
+}
+
+// Sleeps until deadline (ktime ns); a process that is ending cuts it short with EINTR.
+static long
+sleep_until(u64 deadline)
+{
+  struct thread *t = current;
+  for(;;) {
+    u64 now = ktime_ns();
+    if(now >= deadline)
+      return 0;
+    if(READ_ONCE(t->proc->exiting))
+      return -EINTR;
+    set_current_state(T_SLEEPING);
+    t->wait_on = "nanosleep";
+    schedule_timeout(deadline - now);
+    t->wait_on = NULL;
+  }
+}
+
+long
+sys_nanosleep(u64 req, u64 rem)
+{
+  u64 ns;
+  long err = get_timespec(req, &ns);
+  if(err)
+    return err;
+  err = sleep_until(ktime_ns() + ns);
+  if(err && rem)
+    put_timespec(rem, 0);
+  return err;
+}
+
+long
+sys_clock_nanosleep(u64 clock, u64 flags, u64 req, u64 rem)
+{
+  u64 ns, now;
+  if(clock == CLOCK_THREAD_CPUTIME_ID)
+    return -EINVAL;
+  long err = clock_ns(clock, &now);
+  if(err)
+    return err;
+  if((err = get_timespec(req, &ns)))
+    return err;
+  if(!(flags & TIMER_ABSTIME))
+    return sleep_until(ktime_ns() + ns);
+  return sleep_until(ns > now ? ktime_ns() + (ns - now) : 0);
+}
+
+// FUTEX_WAIT's timeout is relative; WAIT_BITSET's absolute, on CLOCK_REALTIME with
+// FUTEX_CLOCK_REALTIME, else CLOCK_MONOTONIC (futex(2)). Both become a ktime deadline.
+long
+sys_futex(u64 uaddr, u64 op, u64 val, u64 utime, u64 uaddr2, u64 val3)
+{
+  u64 deadline = 0;
+  int cmd = op & FUTEX_CMD_MASK;
+  if(utime && (cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET)) {
+    u64 ns;
+    long err = get_timespec(utime, &ns);
+    if(err)
+      return err;
+    u64 now = ktime_ns();
+    if(cmd == FUTEX_WAIT)
+      deadline = now + ns;
+    else if(op & FUTEX_CLOCK_REALTIME)
+      deadline = ns > realtime_ns() ? now + (ns - realtime_ns()) : 1;
+    else
+      deadline = ns ? ns : 1;
+  }
+  return do_futex((u32 *)uaddr, (int)op, (u32)val, deadline, (u32 *)uaddr2, (u32)val3);
+}
+
+long
+sys_uname(u64 buf)
+{
+  char u[6][65];
+  memset(u, 0, sizeof(u));
+  strlcpy(u[0], "Linux", 65);   // glibc and programs compare this
+  strlcpy(u[1], "kmm", 65);
+  strlcpy(u[2], "6.1.0-kmm", 65);
+  strlcpy(u[3], "#1 SMP", 65);
+  strlcpy(u[4], "x86_64", 65);
+  strlcpy(u[5], "(none)", 65);
+  return copy_to_user((void *)buf, u, sizeof(u)) ? -EFAULT : 0;
+}
+
+long
+sys_sysinfo(u64 info)
+{
+  struct {
+    s64 uptime;
+    u64 loads[3], totalram, freeram, sharedram, bufferram, totalswap, freeswap;
+    u16 procs, pad;
+    u64 totalhigh, freehigh;
+    u32 mem_unit;
+    char f[4];
+  } si;
+  memset(&si, 0, sizeof(si));
+  si.uptime = ktime_ns() / NS;
+  si.totalram = max_pfn * PAGE_SIZE;
+  si.freeram = nr_free_pages() * PAGE_SIZE;
+  si.procs = 1;
+  si.mem_unit = 1;
+  return copy_to_user((void *)info, &si, sizeof(si)) ? -EFAULT : 0;
+}
+
+// Minor faults as Linux counts them: every fault that mapped a page for the process.
+long
+sys_getrusage(u64 who, u64 ru)
+{
+  if(who != 0 && who != 1 && (s64)who != -1)   // RUSAGE_SELF, RUSAGE_THREAD, RUSAGE_CHILDREN
+    return -EINVAL;
+  s64 r[18];
+  memset(r, 0, sizeof(r));
+  if((s64)who != -1) {
+    u64 ns = cputime_ns(who == 0);
+    r[0] = ns / NS;
+    r[1] = (ns % NS) / 1000;
+    r[8] = READ_ONCE(current->proc->min_flt);   // ru_minflt, after two timevals and 4 longs
+  }
+  return copy_to_user((void *)ru, r, sizeof(r)) ? -EFAULT : 0;
+}
+
+#define RLIM_INFINITY (~0UL)
+#define RLIMIT_STACK 3
+#define RLIMIT_NOFILE 7
+#define RLIM_NLIMITS 16
+
+static long
+get_limit(u64 resource, u64 rlim)
+{
+  if(resource >= RLIM_NLIMITS)
+    return -EINVAL;
+  u64 v[2] = { RLIM_INFINITY, RLIM_INFINITY };
+  if(resource == RLIMIT_STACK)
+    v[0] = USER_STACK_SIZE;
+  if(resource == RLIMIT_NOFILE)
+    v[0] = 1024, v[1] = 4096;
+  return rlim && copy_to_user((void *)rlim, v, sizeof(v)) ? -EFAULT : 0;
+}
+
+long
+sys_getrlimit(u64 resource, u64 rlim)
+{
+  return get_limit(resource, rlim);
+}
+
+// Limits are reported, not enforced: a new limit is accepted and forgotten.
+long
+sys_prlimit64(u64 pid, u64 resource, u64 new, u64 old)
+{
+  if(pid && (int)pid != current->proc->pid)
+    return -ESRCH;
+  return get_limit(resource, old);
+}
+
+long
+sys_getrandom(u64 buf, u64 len, u64 flags)
+{
+  if(flags & ~7UL)   // GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE
+    return -EINVAL;
+  u8 chunk[256];
+  u64 done = 0;
+  while(done < len) {
+    u64 k = MIN(len - done, sizeof(chunk));
+    get_random_bytes(chunk, k);
+    if(copy_to_user((u8 *)buf + done, chunk, k))
+      return done ? (long)done : -EFAULT;
+    done += k;
+    cond_resched();
+  }
+  return done;
+}
+
+// Linux's cpumask_size(): whole longs covering nr_cpu_ids.
+static u64
+mask_bytes(void)
+{
+  return (nr_cpu_ids + 63) / 64 * 8;
+}
+
+// The thread pid names in the caller's process (0: the caller); NULL if there is none.
+static struct thread *
+find_thread(u64 pid)
+{
+  struct process *p = current->proc;
+  if(pid == 0 || (int)pid == current->tid)
+    return current;
+  struct thread *t, *found = NULL;
+  spin_lock(&p->lock);
+  list_for_each_entry(t, &p->threads, proc_node)
+    if(t->tid == (int)pid && READ_ONCE(t->state) != T_DEAD)
+      found = t;
+  spin_unlock(&p->lock);
+  return found;
+}
+
+// The raw call returns the bytes copied, not 0 (USER-ABI §5).
+long
+sys_sched_getaffinity(u64 pid, u64 len, u64 mask)
+{
+  if(len * 8 < (u64)nr_cpu_ids || len % 8)
+    return -EINVAL;
+  struct thread *t = find_thread(pid);
+  if(!t)
+    return -ESRCH;
+  u8 m[NR_CPUS / 8];
+  u64 n = mask_bytes();
+  memset(m, 0, sizeof(m));
+  int cpu;
+  for_each_online_cpu(cpu)
+    if(cpumask_test_cpu(cpu, &t->affinity))
+      m[cpu / 8] |= 1 << (cpu % 8);
+  return copy_to_user((void *)mask, m, n) ? -EFAULT : (long)n;
+}
+
+// The thread moves to an allowed CPU on its next return to user mode (exit_to_user_mode):
+// at once for the caller, within a tick for a sibling in ring 3, on waking for a sleeper.
+long
+sys_sched_setaffinity(u64 pid, u64 len, u64 mask)
+{
+  u8 m[NR_CPUS / 8];
+  u64 n = MIN(len, sizeof(m));
+  memset(m, 0, sizeof(m));
+  if(copy_from_user(m, (void *)mask, n))
+    return -EFAULT;
+  struct cpumask allowed;
+  cpumask_clear(&allowed);
+  int cpu;
+  for_each_online_cpu(cpu)
+    if(m[cpu / 8] & (1 << (cpu % 8)))
+      cpumask_set_cpu(cpu, &allowed);
+  if(cpumask_weight(&allowed) == 0)
+    return -EINVAL;
+  struct process *p = current->proc;
+  struct thread *t = find_thread(pid);
+  if(!t)
+    return -ESRCH;
+  spin_lock(&p->lock);
+  t->affinity = allowed;
+  spin_unlock(&p->lock);
+  return 0;
+}
+
+long
+sys_getcpu(u64 cpu, u64 node, u64 cache)
+{
+  if(cpu && put_user((u32)smp_processor_id(), (u32 *)cpu))
+    return -EFAULT;
+  if(node && put_user(0u, (u32 *)node))
+    return -EFAULT;
+  return 0;
+}

@@ -1,0 +1,226 @@
+// The system-call table of the Linux x86-64 ABI (arch/x86/entry/syscalls/syscall_64.tbl) and
+// the calls about threads, identity and signals. An unknown number is -ENOSYS, named on the
+// console once; the calls glibc probes and copes without (rseq, clone3, mremap) are -ENOSYS
+// quietly.
+#include "errno.h"
+#include "printk.h"
+#include "process.h"
+#include "sched.h"
+#include "string.h"
+#include "syscalls.h"
+#include <asm/traps.h>
+#include <asm/uaccess.h>
+
+#define ARCH_SET_GS 0x1001
+#define ARCH_SET_FS 0x1002
+#define ARCH_GET_FS 0x1003
+#define ARCH_GET_GS 0x1004
+#define SIGABRT 6
+#define SIGKILL 9
+#define SIGSTOP 19
+#define NSIG 64
+
+static long
+sys_exit(u64 code)
+{
+  user_thread_exit((int)code);
+}
+
+static long
+sys_exit_group(u64 code)
+{
+  process_exit_group((int)code);
+}
+
+static long
+sys_clone3(u64 args, u64 size)
+{
+  return -ENOSYS;   // glibc then calls clone (USER-ABI §1.3)
+}
+
+static long
+sys_enosys(void)
+{
+  return -ENOSYS;
+}
+
+static long
+sys_arch_prctl(u64 code, u64 addr)
+{
+  struct thread *t = current;
+  switch(code) {
+  case ARCH_SET_FS:
+    if(addr >= USER_END)
+      return -EPERM;
+    t->fsbase = addr;
+    load_fsbase(addr);
+    return 0;
+  case ARCH_GET_FS:
+    return put_user(t->fsbase, (u64 *)addr);
+  case ARCH_GET_GS:
+    return put_user(0UL, (u64 *)addr);
+  default:
+    return -EINVAL;   // ARCH_SET_GS too: the user's GS base is not switched per thread yet
+  }
+}
+
+static long
+sys_set_tid_address(u64 tidptr)
+{
+  current->clear_child_tid = (u32 *)tidptr;
+  return current->tid;
+}
+
+// Remembered by glibc, used by the kernel only for robust mutexes of a dying thread: accepted.
+static long
+sys_set_robust_list(u64 head, u64 len)
+{
+  return len == 24 ? 0 : -EINVAL;
+}
+
+static long sys_getpid(void) { return current->proc->pid; }
+static long sys_gettid(void) { return current->tid; }
+static long sys_getppid(void) { return 0; }
+static long sys_getuid(void) { return 0; }
+
+static long
+sys_sched_yield(void)
+{
+  yield();
+  return 0;
+}
+
+// Signals are remembered, not delivered (handlers come with the processes issue).
+static long
+sys_rt_sigaction(u64 sig, u64 act, u64 oact, u64 size)
+{
+  struct process *p = current->proc;
+  if(size != 8)
+    return -EINVAL;
+  if(sig < 1 || sig > NSIG || ((sig == SIGKILL || sig == SIGSTOP) && act))
+    return -EINVAL;
+  u64 old[4], new[4];
+  if(act && copy_from_user(new, (void *)act, sizeof(new)))
+    return -EFAULT;
+  spin_lock(&p->lock);
+  memcpy(old, p->sigaction[sig - 1], sizeof(old));
+  if(act)
+    memcpy(p->sigaction[sig - 1], new, sizeof(new));
+  spin_unlock(&p->lock);
+  if(oact && copy_to_user((void *)oact, old, sizeof(old)))
+    return -EFAULT;
+  return 0;
+}
+
+static long
+sys_rt_sigprocmask(u64 how, u64 set, u64 oset, u64 size)
+{
+  struct process *p = current->proc;
+  if(size != 8 || how > 2)
+    return -EINVAL;
+  u64 new = 0, old = p->sigmask;
+  if(set && copy_from_user(&new, (void *)set, 8))
+    return -EFAULT;
+  if(set) {
+    new &= ~((1UL << (SIGKILL - 1)) | (1UL << (SIGSTOP - 1)));
+    p->sigmask = how == 0 ? old | new : how == 1 ? old & ~new : new;   // BLOCK, UNBLOCK, SETMASK
+  }
+  if(oset && copy_to_user((void *)oset, &old, 8))
+    return -EFAULT;
+  return 0;
+}
+
+static long
+sys_sigaltstack(u64 ss, u64 oss)
+{
+  u64 old[3] = { 0, 2, 0 };   // ss_sp, ss_flags = SS_DISABLE, ss_size
+  if(oss && copy_to_user((void *)oss, old, sizeof(old)))
+    return -EFAULT;
+  return 0;
+}
+
+// Without delivery, every signal but 0 takes its default action on this process: the ones
+// that matter here (SIGKILL, SIGTERM, SIGABRT: abort()) terminate it.
+static long
+kill_self(u64 sig)
+{
+  if(sig > NSIG)
+    return -EINVAL;
+  if(sig == 0)
+    return 0;
+  process_kill(current->proc, (int)sig);
+  user_thread_exit(0);
+}
+
+static long
+sys_kill(u64 pid, u64 sig)
+{
+  if((int)pid != current->proc->pid && (int)pid != 0 && (int)pid != -1)
+    return -ESRCH;
+  return kill_self(sig);
+}
+
+static long
+sys_tgkill(u64 tgid, u64 tid, u64 sig)
+{
+  if((int)tgid != current->proc->pid)
+    return -ESRCH;
+  return kill_self(sig);
+}
+
+static long
+sys_tkill(u64 tid, u64 sig)
+{
+  return kill_self(sig);
+}
+
+typedef long (*syscall_fn)(u64, u64, u64, u64, u64, u64);
+
+struct syscall {
+  syscall_fn fn;
+  const char *name;
+};
+
+// The cast through void (*)(void) is GCC's documented way to store functions of fewer
+// arguments in one table; the x86-64 calling convention makes the extra ones harmless.
+#define SYS(nr, fn) [nr] = { (syscall_fn)(void (*)(void))sys_##fn, #fn }
+#define NR_SYSCALLS 436
+
+static const struct syscall table[NR_SYSCALLS] = {
+  SYS(0, read), SYS(1, write), SYS(3, close), SYS(5, fstat), SYS(8, lseek), SYS(9, mmap),
+  SYS(10, mprotect), SYS(11, munmap), SYS(12, brk), SYS(13, rt_sigaction),
+  SYS(14, rt_sigprocmask), SYS(16, ioctl), SYS(17, pread64), SYS(18, pwrite64),
+  SYS(19, readv), SYS(20, writev), SYS(24, sched_yield),
+  [25] = { (syscall_fn)(void (*)(void))sys_enosys, "mremap" },
+  SYS(28, madvise), SYS(35, nanosleep), SYS(39, getpid), SYS(56, clone), SYS(60, exit),
+  SYS(62, kill), SYS(63, uname), SYS(79, getcwd), SYS(89, readlink), SYS(96, gettimeofday),
+  SYS(97, getrlimit), SYS(98, getrusage), SYS(99, sysinfo), SYS(102, getuid),
+  [104] = { (syscall_fn)(void (*)(void))sys_getuid, "getgid" },
+  [107] = { (syscall_fn)(void (*)(void))sys_getuid, "geteuid" },
+  [108] = { (syscall_fn)(void (*)(void))sys_getuid, "getegid" },
+  SYS(110, getppid), SYS(131, sigaltstack), SYS(158, arch_prctl), SYS(186, gettid),
+  SYS(200, tkill), SYS(201, time), SYS(202, futex), SYS(203, sched_setaffinity),
+  SYS(204, sched_getaffinity), SYS(218, set_tid_address), SYS(228, clock_gettime),
+  SYS(229, clock_getres), SYS(230, clock_nanosleep), SYS(231, exit_group), SYS(234, tgkill),
+  SYS(257, openat), SYS(262, newfstatat), SYS(267, readlinkat), SYS(273, set_robust_list),
+  SYS(302, prlimit64), SYS(309, getcpu), SYS(318, getrandom),
+  [334] = { (syscall_fn)(void (*)(void))sys_enosys, "rseq" },
+  SYS(435, clone3),
+};
+
+static u64 reported[(NR_SYSCALL_NAMES + 63) / 64 + 1];
+
+long
+syscall_dispatch(struct trapframe *tf)
+{
+  u64 nr = tf->rax;
+  if(nr < NR_SYSCALLS && table[nr].fn)
+    return table[nr].fn(tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9);
+  u64 bit = MIN(nr, (u64)NR_SYSCALL_NAMES);   // every number past the table shares one bit
+  if(!(__atomic_fetch_or(&reported[bit / 64], 1UL << (bit % 64), __ATOMIC_RELAXED) &
+       (1UL << (bit % 64))))
+    printk("syscall: %s[%d] called system call %lu (%s), not implemented: ENOSYS\n",
+           current->proc->name, current->proc->pid, nr,
+           nr < NR_SYSCALL_NAMES && syscall_names[nr] ? syscall_names[nr] : "unknown");
+  return -ENOSYS;
+}

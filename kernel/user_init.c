@@ -1,0 +1,40 @@
+// init=: the program the command line names, run after the self-tests and benchmarks with
+// the words after -- as its arguments and Linux's initial environment; its exit status
+// decides END. Programs come from the image (include/user_bins.h) until the initramfs lands.
+#include "cmdline.h"
+#include "errno.h"
+#include "printk.h"
+#include "process.h"
+#include "user_bins.h"
+
+// Returns 0 when there is no init= or it exited with status 0, else 1.
+int
+run_init_program(void)
+{
+  if(!kcmdline.init[0])
+    return 0;
+  static const char *argv[INIT_ARGS_MAX + 2];
+  static const char *const envp[] = { "HOME=/", "TERM=linux", "PATH=/bin:/usr/bin", NULL };
+  argv[0] = kcmdline.init;
+  for(int i = 0; i < kcmdline.ninit_args; i++)
+    argv[1 + i] = kcmdline.init_args[i];
+  argv[1 + kcmdline.ninit_args] = NULL;
+  size_t len;
+  const void *image = user_bin_lookup(kcmdline.init, &len);
+  if(!image) {
+    pr_err("init: %s: no such program\n", kcmdline.init);
+    return 1;
+  }
+  int err;
+  struct process *p = process_spawn(kcmdline.init, image, len, argv, envp, &err);
+  if(!p) {
+    pr_err("init: %s: cannot run it (error %d)\n", kcmdline.init, err);
+    return 1;
+  }
+  int status = process_wait(p);
+  if(status > 128)
+    printk("init: %s killed by signal %d (status %d)\n", kcmdline.init, status - 128, status);
+  else
+    printk("init: %s exited with status %d\n", kcmdline.init, status);
+  return status != 0;
+}

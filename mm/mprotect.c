@@ -1,0 +1,65 @@
+// mprotect: new rights for a range of VMAs (split at its ends, merged again afterwards) and
+// for the PTEs already present in it, flushed from every CPU of the mm (Linux's mm/mprotect.c).
+#include "errno.h"
+#include "slab.h"
+#include "vm.h"
+#include <asm/memlayout.h>
+#include <asm/paging.h>
+
+#define PMD_SIZE (2UL << 20)
+
+// Linux's mprotect(2): ENOMEM when part of the range is unmapped (nothing is changed then),
+// EINVAL for a misaligned start or unknown bits.
+int
+vm_mprotect(struct mm *mm, unsigned long start, size_t len, int prot)
+{
+  if(start % PAGE_SIZE || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
+    return -EINVAL;
+  len = ALIGN_UP(len, PAGE_SIZE);
+  unsigned long end = start + len;
+  if(end < start || end > USER_END)
+    return -ENOMEM;
+  if(len == 0)
+    return 0;
+  struct vma *spare[2] = { kzalloc(sizeof(struct vma), GFP_KERNEL),
+                           kzalloc(sizeof(struct vma), GFP_KERNEL) };
+  int err = 0;
+  if(!spare[0] || !spare[1]) {
+    err = -ENOMEM;
+    goto out_free;
+  }
+  down_write(&mm->mmap_sem);
+  unsigned long a = start;
+  for(struct vma *v = find_vma(mm, start); v && v->start < end && a < end; v = vma_next(mm, v)) {
+    if(v->start > a)
+      break;
+    a = v->end;
+  }
+  if(a < end) {
+    err = -ENOMEM;
+    goto out;
+  }
+  vma_split_at(mm, start, &spare[0]);
+  vma_split_at(mm, end, &spare[1]);
+  unsigned long vm = vm_flags_from_prot(prot);
+  for(struct vma *v = find_vma(mm, start); v && v->start < end; v = vma_next(mm, v))
+    v->flags = vm;
+  u64 pte_prot = vma_pte_prot(mm, vm);
+  spin_lock(&mm->page_table_lock);
+  for(unsigned long p = start; p < end; p += PAGE_SIZE) {
+    u64 *pte = pte_lookup(mm, p);
+    if(!pte)   // no page table: skip its 2 MiB
+      p = ALIGN_DOWN(p, PMD_SIZE) + PMD_SIZE - PAGE_SIZE;
+    else if(*pte & PTE_P)
+      WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) | pte_prot);
+  }
+  spin_unlock(&mm->page_table_lock);
+  flush_tlb_range(mm, start, end);
+  vma_merge_range(mm, start, end);
+out:
+  up_write(&mm->mmap_sem);
+out_free:
+  kfree(spare[0]);
+  kfree(spare[1]);
+  return err;
+}

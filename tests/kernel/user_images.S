@@ -1,0 +1,23 @@
+// The test programs of tests/user/, built static by make (build/user/NAME), embedded in the
+// image as they are; user_bins.c names them. Until the initramfs gives processes files, these
+// are the programs exec can load.
+  .macro userbin name, file
+  .section .rodata
+  .balign 64
+  .globl user_bin_\name, user_bin_\name\()_end
+user_bin_\name:
+  .incbin "build/user/\file"
+user_bin_\name\()_end:
+  .endm
+
+  userbin hello, hello
+  userbin hello_pie, hello-pie
+  userbin threads, threads
+  userbin mem, mem
+  userbin fault, fault
+  userbin fpu, fpu
+  userbin spin, spin
+  userbin hostile, hostile
+  userbin oom, oom
+  userbin exitgroup, exitgroup
+  userbin clock, clock

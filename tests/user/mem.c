@@ -1,0 +1,76 @@
+// mem: brk and malloc, anonymous mmap/munmap, mprotect (PROT_NONE keeps the data),
+// madvise DONTNEED (zeroes) and FREE, and the errnos of bad arguments, checked against
+// Linux's results. Exits 0 when all hold; names the first check that does not.
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static int fails;
+
+static void
+check(int ok, const char *what)
+{
+  if(!ok) {
+    printf("mem: FAILED %s (errno %d)\n", what, errno);
+    fails++;
+  }
+}
+
+int
+main(void)
+{
+  long pg = sysconf(_SC_PAGESIZE);
+  check(pg == 4096, "page size");
+  // malloc: small pieces from brk, a big one from mmap.
+  char *small[1000];
+  for(int i = 0; i < 1000; i++) {
+    small[i] = malloc(100 + i);
+    memset(small[i], i & 0xff, 100 + i);
+  }
+  for(int i = 0; i < 1000; i++)
+    check(small[i][99] == (char)(i & 0xff), "malloc contents");
+  for(int i = 0; i < 1000; i++)
+    free(small[i]);
+  char *big = malloc(8 << 20);
+  check(big != NULL, "malloc 8 MiB");
+  memset(big, 1, 8 << 20);
+  free(big);
+  // mmap, touch, munmap.
+  size_t len = 64 * pg;
+  char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  check(m != MAP_FAILED, "mmap");
+  for(size_t i = 0; i < len; i += pg)
+    m[i] = 7;
+  // DONTNEED: the next read sees zeroes.
+  check(madvise(m, len / 2, MADV_DONTNEED) == 0, "madvise DONTNEED");
+  check(m[0] == 0 && m[len / 2] == 7, "DONTNEED zeroes only its range");
+  check(madvise(m + len / 2, len / 2, MADV_FREE) == 0, "madvise FREE");
+  check(madvise(m + 1, pg, MADV_DONTNEED) == -1 && errno == EINVAL, "madvise unaligned EINVAL");
+  // mprotect: PROT_NONE and back keeps the data; splitting the middle of a mapping.
+  m[5 * pg] = 42;
+  check(mprotect(m + 4 * pg, 4 * pg, PROT_NONE) == 0, "mprotect NONE");
+  check(mprotect(m + 4 * pg, 4 * pg, PROT_READ | PROT_WRITE) == 0, "mprotect RW");
+  check(m[5 * pg] == 42, "data kept across PROT_NONE");
+  check(mprotect(m + 1, pg, PROT_READ) == -1 && errno == EINVAL, "mprotect unaligned EINVAL");
+  check(munmap(m, len) == 0, "munmap");
+  check(mprotect(m, pg, PROT_READ) == -1 && errno == ENOMEM, "mprotect unmapped ENOMEM");
+  // Bad arguments.
+  check(mmap(NULL, 0, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED && errno == EINVAL,
+        "mmap len 0 EINVAL");
+  check(mmap(NULL, pg, PROT_READ, MAP_PRIVATE, -1, 0) == MAP_FAILED && errno == EBADF,
+        "mmap fd -1 EBADF");
+  check(munmap((void *)1, pg) == -1 && errno == EINVAL, "munmap unaligned EINVAL");
+  void *volatile bad_ptr = (void *)0x10;
+  check(write(1, bad_ptr, 5) == -1 && errno == EFAULT, "write from an unmapped page EFAULT");
+  check(write(99, "x", 1) == -1 && errno == EBADF, "write to fd 99 EBADF");
+  // A hint is taken when free.
+  void *want = (void *)0x200000000000UL;
+  char *h = mmap(want, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  check(h == want, "mmap hint taken");
+  munmap(h, pg);
+  printf("mem: %s\n", fails ? "some checks failed" : "all checks passed");
+  return fails != 0;
+}
