@@ -234,19 +234,21 @@ HOSTSRC_test_radix := tests/host/radix/test_radix.c mm/radix-tree.c \
 HOSTSRC_test_bench := tests/host/test_bench.c kernel/bench/table.c kernel/lib/vsprintf.c \
   kernel/lib/stats.c
 HOSTSRC_test_spinlock := tests/host/test_spinlock.c kernel/locking/ticket.c \
-  kernel/locking/qspinlock.c kernel/locking/tas.c kernel/locking/rwlock.c $(HOSTLIB)/cpu.c
+  kernel/locking/paravirt.c kernel/locking/qspinlock.c kernel/locking/tas.c \
+  kernel/locking/rwlock.c $(HOSTLIB)/cpu.c
 # The page cache's four variants, on the radix tree, the real reference counts and liburcu;
 # spinlock_t is the ticket lock (no CONFIG_SPINLOCK_QUEUED on the host).
 HOSTSRC_test_pagecache := tests/host/test_pagecache.c mm/filemap.c mm/pagecache_hash.c \
   mm/pagecache_radix.c mm/radix-tree.c mm/page_ref.c kernel/locking/ticket.c \
-  kernel/locking/mutex.c \
+  kernel/locking/paravirt.c kernel/locking/mutex.c \
   $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c mempool.c page_alloc.c vmscan.c sched.c panic.c)
 HOSTSRC_test_path := tests/host/test_path.c fs/path.c
 HOSTSRC_test_inflate := tests/host/test_inflate.c kernel/lib/inflate.c kernel/lib/gunzip.c
 HOSTSRC_test_cpio := tests/host/test_cpio.c kernel/lib/cpio.c
 HOSTSRC_test_lockdep := tests/host/test_lockdep.c kernel/locking/lockdep_graph.c
 HOSTSRC_test_vma := tests/host/test_vma.c mm/mmap.c kernel/lib/cpumask.c kernel/locking/ticket.c \
-  kernel/locking/rwsem.c $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c sched.c time.c panic.c)
+  kernel/locking/paravirt.c kernel/locking/rwsem.c \
+  $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c sched.c time.c panic.c)
 HOSTSRC_test_prof := tests/host/test_prof.c kernel/lib/prof.c kernel/lib/vsprintf.c \
   kernel/lib/string.c
 HOSTCFLAGS_test_cmdline := -DCONFIG_LOCK_STAT

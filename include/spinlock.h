@@ -51,10 +51,14 @@ bool tas_is_locked(struct tas_lock *l);
 
 // The lock under spinlock_t, chosen at build time (Linux calls it arch_spinlock_t).
 // Under a hypervisor the queued lock falls back to test-and-set (virt_spin_lock in
-// kernel/locking/qspinlock.c, as Linux does).
+// kernel/locking/paravirt.c, as Linux does).
 extern bool virt_spin_lock_enabled;
 void virt_spin_lock_init(void);
 void virt_spin_lock(struct qspinlock *l);
+// A fair lock's waiter that is not next in line, under a hypervisor: after VIRT_WAIT_SPINS
+// spins it halts till its next interrupt (kernel/locking/paravirt.c).
+#define VIRT_WAIT_SPINS 1024
+void virt_wait(u32 *spins);
 
 #ifdef CONFIG_SPINLOCK_QUEUED
 typedef struct qspinlock arch_spinlock_t;

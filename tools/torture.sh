@@ -17,18 +17,19 @@ done
 # work on every CPU whatever the duration.
 tests=rcutorture,locktorture-ticket,locktorture-queued,locktorture-tas,locktorture-spinlock
 tests=$tests,locktorture-rwlock,locktorture-mutex,locktorture-rwsem,ramfs-stress,pagecache-race
-tests=$tests,rcu-walk-unlink,tlb-shootdown,madvise-dontneed,madvise-free,madvise-suite
-timed=13
+tests=$tests,rcu-walk-unlink,brlock-writer,tlb-shootdown,madvise-dontneed,madvise-free,madvise-suite
+timed=14
 # The kernel's own rule (kernel/lib/cmdline.c): digits, optionally '.' and 1 to 6 more.
 if ! [[ $secs =~ ^[0-9]+(\.[0-9]{1,6})?$ ]] ||
    ! awk -v s="$secs" 'BEGIN { exit !(s >= 0.1 && s <= 86400) }'; then
   echo "torture.sh: SECS=$secs: seconds from 0.1 to 86400, such as 30 or 0.5" >&2
   exit 2
 fi
-# Each timed test may run up to 3 times its duration (TORTURE_CAP, tests/kernel/torture.h) to
-# meet its work floors; 600 s more cover the boot, the fixed tests and the threads' drain
-# (a fair lock's waiters each take it once more after the stop: seconds at 64 vCPUs).
-timeout=$(awk -v s="$secs" -v n=$timed 'BEGIN { printf "%d", n * 3 * s + 600 }')
+# Each timed test may run up to 3 times its duration (TORTURE_CAP, tests/kernel/torture.h), the
+# seven locktortures 10 times (LOCK_CAP, tests/kernel/locktorture.c), to meet their work floors;
+# 600 s more cover the boot, the fixed tests and the threads' drain (a fair lock's waiters each
+# take it once more after the stop: seconds at 64 vCPUs).
+timeout=$(awk -v s="$secs" -v n=$timed 'BEGIN { printf "%d", ((n - 7) * 3 + 7 * 10) * s + 600 }')
 top=$(cd "$(dirname "$0")/.." && pwd)
 log=$top/build/logs/torture-smp$smp-$(date +%Y%m%d-%H%M%S).log
 echo "torture: $smp vCPUs, torture.secs=$secs, time-out ${timeout}s, log $log"

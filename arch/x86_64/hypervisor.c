@@ -1,5 +1,5 @@
 // Are we a guest? CPUID.1:ECX[31] is set by every hypervisor (QEMU too) and never by hardware.
-// A guest's spin_lock falls back to test-and-set (kernel/locking/qspinlock.c explains why).
+// A guest's spin_lock falls back to test-and-set (kernel/locking/paravirt.c explains why).
 #include "printk.h"
 #include "spinlock.h"
 #include <asm/x86.h>

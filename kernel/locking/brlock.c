@@ -4,8 +4,10 @@
 #include "lock_stat.h"
 #include "lockdep.h"
 #include "smp.h"
+#include <asm/processor.h>
 
 bool br_write_skip_last_cpu;
+bool br_read_ignore_writers;
 
 // Takes one CPU's lock. With lock statistics on, the first lock of an acquisition that is
 // found taken makes the acquisition contended, from then (*t0) on.
@@ -29,6 +31,13 @@ br_read_lock(struct brlock *b)
 
   lockdep_acquire(&b->dep_map, 0, LOCKDEP_READ, _RET_IP_);
   preempt_disable();
+  // Let a waiting writer in first (include/brlock.h). Relaxed: only fairness hangs on this
+  // read, exclusion is the per-CPU lock's; a stale 0 lets in the one reader the bound allows.
+  // Under a hypervisor a reader that waits long halts (virt_wait): the writer waits for the
+  // readers inside on every CPU, and the host runs their vCPUs sooner with fewer spinning.
+  u32 spins = 0;
+  while(READ_ONCE(b->writers) > 0 && !READ_ONCE(br_read_ignore_writers))
+    virt_wait(&spins);
   br_take(b, this_cpu_ptr(b->percpu), &t0);
   if(lock_stat_enabled())
     lock_acquired(&b->dep_map, t0);
@@ -62,6 +71,8 @@ br_write_lock(struct brlock *b)
 
   lockdep_acquire(&b->dep_map, 0, 0, _RET_IP_);
   preempt_disable();
+  // Relaxed, as the readers' read of it in br_read_lock.
+  __atomic_add_fetch(&b->writers, 1, __ATOMIC_RELAXED);
   for(int cpu = 0; cpu < n; cpu++)
     br_take(b, per_cpu_ptr(b->percpu, cpu), &t0);
   if(lock_stat_enabled())
@@ -76,5 +87,6 @@ br_write_unlock(struct brlock *b)
     lock_release(&b->dep_map);
   for(int cpu = write_cpus() - 1; cpu >= 0; cpu--)
     arch_spin_unlock(per_cpu_ptr(b->percpu, cpu));
+  __atomic_sub_fetch(&b->writers, 1, __ATOMIC_RELAXED);
   preempt_enable();
 }

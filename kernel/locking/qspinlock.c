@@ -80,9 +80,11 @@ queued_spin_lock_slowpath(struct qspinlock *l)
   if(prev) {
     // Release: the predecessor sees our node initialised before it hands over.
     smp_store_release(&decode_tail(prev)->next, node);
-    // Acquire pairs with the predecessor's release below. This is the local spin.
+    // Acquire pairs with the predecessor's release below. This is the local spin; not the
+    // queue head yet, so under a hypervisor it may halt (virt_wait).
+    u32 spins = 0;
     while(!smp_load_acquire(&node->locked))
-      cpu_relax();
+      virt_wait(&spins);
   }
 
   // Queue head: only this CPU spins on the lock word, waiting for the holder to leave.
@@ -135,26 +137,4 @@ queued_spin_is_locked(struct qspinlock *l)
 {
   // Held or with waiters queued, as in Linux. Relaxed: a snapshot that orders nothing.
   return READ_ONCE(l->val) != 0;
-}
-
-// Under a hypervisor without paravirtual spinlocks a fair lock is handed to the next waiter
-// even when the host is not running that vCPU, and everyone behind it waits a host time
-// slice: 8 vCPUs on 2 host cores turn microseconds into seconds. Linux's virt_spin_lock()
-// (arch/x86/include/asm/qspinlock.h) makes spinlock_t fall back to test-and-set on the same
-// lock word there; so does this kernel. queued_spin_lock itself, which the locks suite and
-// locktorture measure, stays the pure MCS lock.
-bool virt_spin_lock_enabled;   // set by virt_spin_lock_init (arch/x86_64/hypervisor.c)
-
-void
-virt_spin_lock(struct qspinlock *l)
-{
-  for(;;) {
-    u32 free = 0;
-    // Acquire: the critical section stays after the successful exchange.
-    if(__atomic_compare_exchange_n(&l->val, &free, 1, false, __ATOMIC_ACQUIRE,
-                                   __ATOMIC_RELAXED))
-      return;
-    while(READ_ONCE(l->val) != 0)
-      cpu_relax();
-  }
 }

@@ -8,9 +8,15 @@ ticket_lock(struct ticket_lock *l)
 {
   // Relaxed: the ticket itself orders nothing; the acquire load below does.
   u32 me = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
-  // Acquire: the previous holder's critical section happens before ours.
-  while(smp_load_acquire(&l->owner) != me)
-    cpu_relax();
+  // Acquire: the previous holder's critical section happens before ours. A waiter that is
+  // not next may halt under a hypervisor (virt_wait, kernel/locking/paravirt.c).
+  u32 owner, spins = 0;
+  while((owner = smp_load_acquire(&l->owner)) != me) {
+    if(me - owner > 1)
+      virt_wait(&spins);
+    else
+      cpu_relax();
+  }
 }
 
 bool

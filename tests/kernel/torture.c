@@ -20,6 +20,7 @@ torture_gate_init(struct torture_gate *g, u64 ns)
   g->stop = false;
   g->start_ns = g->cap_ns = 0;
   g->ns = ns;
+  g->cap = TORTURE_CAP;
   init_waitqueue_head(&g->wq);
 }
 
@@ -38,7 +39,7 @@ torture_gate_open(struct torture_gate *g, int nthreads)
   while(__atomic_load_n(&g->arrived, __ATOMIC_ACQUIRE) < nthreads)
     msleep(1);
   g->start_ns = ktime_ns();
-  smp_store_release(&g->cap_ns, g->start_ns + TORTURE_CAP * g->ns);   // pairs with gate_wait
+  smp_store_release(&g->cap_ns, g->start_ns + g->cap * g->ns);   // pairs with gate_wait
   wake_up_all(&g->wq);
 }
 

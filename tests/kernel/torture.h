@@ -24,8 +24,11 @@ u64 torture_ns(u64 default_ms);
 // host time slice for each step, and on a loaded host some runs need the extra time. A run
 // that still falls short by then fails on its floors. The same rule as the benchmark
 // harness's runs, which go on until every worker has done 20 operations, up to a cap.
+// A test whose every step waits for the host (locktorture's fair locks) may set a larger cap
+// between torture_gate_init and torture_gate_open.
 #define TORTURE_CAP 3
 struct torture_gate {
+  int cap;                       // the run's cap, in durations: TORTURE_CAP unless the test says
   int arrived;                   // atomic
   bool stop;                     // set by torture_gate_run
   u64 start_ns, cap_ns;          // 0 until open; release/acquire with the threads' reads
