@@ -283,8 +283,6 @@ lock_torture(const char *name, const struct lock_ops *o, u64 ns)
   for(int i = 0; i < nreaders; i++)
     if(readers[i].thread)
       kthread_join(readers[i].thread);
-  char name[32];
-  snprintf(name, sizeof(name), "locktorture-%s", o->name);
   if(!all)
     return torture_skip_kthread(name, started, nwriters + nreaders);
 
