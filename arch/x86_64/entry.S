@@ -1,8 +1,8 @@
 // Ring 3's way in by SYSCALL and the ways out: SYSRET when it is safe, IRET otherwise, and
 // ret_to_user for a thread's first entry. The frame built here is a struct trapframe, as the
 // interrupt path's, so clone and exec can copy and write one layout.
-#define SEG_UDATA 0x2b
-#define SEG_UCODE 0x33
+#include <asm/frame.h>
+#include <asm/segment.h>
 
   .text
 // SYSCALL put the user's rip in %rcx and rflags in %r11, cleared the flags in FMASK (IF among
@@ -10,50 +10,24 @@
   .globl syscall_entry
 syscall_entry:
   swapgs
-  movq %rsp, %gs:24              // struct cpu's user_rsp
-  movq %gs:32, %rsp              // and kstack, the thread's stack top (tss.rsp0)
+  movq %rsp, %gs:CPU_USER_RSP    // struct cpu's user_rsp
+  movq %gs:CPU_KSTACK, %rsp      // and kstack, the thread's stack top (tss.rsp0)
   pushq $SEG_UDATA               // ss
-  pushq %gs:24                   // rsp
+  pushq %gs:CPU_USER_RSP         // rsp
   pushq %r11                     // rflags
   pushq $SEG_UCODE               // cs
   pushq %rcx                     // rip
   pushq $0                       // error
   pushq $256                     // vector: none, a system call
-  pushq %rax
-  pushq %rbx
-  pushq %rcx
-  pushq %rdx
-  pushq %rsi
-  pushq %rdi
-  pushq %rbp
-  pushq %r8
-  pushq %r9
-  pushq %r10
-  pushq %r11
-  pushq %r12
-  pushq %r13
-  pushq %r14
-  pushq %r15
+  PUSH_REGS
   xorl %ebp, %ebp                // backtraces end here, not in user memory
   movq %rsp, %rdi
-  call do_syscall_64             // (FMASK cleared AC: SMAP holds from the first instruction)             // returns with interrupts off; nonzero: SYSRET is safe
+  // FMASK cleared AC: SMAP holds from the first instruction. do_syscall_64 returns with
+  // interrupts off; nonzero: SYSRET is safe.
+  call do_syscall_64
   testl %eax, %eax
   jz ret_to_user_iret
-  popq %r15
-  popq %r14
-  popq %r13
-  popq %r12
-  popq %r11
-  popq %r10
-  popq %r9
-  popq %r8
-  popq %rbp
-  popq %rdi
-  popq %rsi
-  popq %rdx
-  popq %rcx
-  popq %rbx
-  popq %rax
+  POP_REGS
   movq 16(%rsp), %rcx            // rip (do_syscall_64 checked it equals the saved rcx)
   movq 32(%rsp), %r11            // rflags
   movq 40(%rsp), %rsp            // the user's stack; an NMI from here on takes its IST stack

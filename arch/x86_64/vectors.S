@@ -4,8 +4,7 @@
 // run on IST stacks and may hit the few instructions of syscall_entry or the SYSRET path where
 // CS is the kernel's but GS is not yet (or no longer): for them the GS base MSR decides, a
 // kernel base being negative (Linux's paranoid_entry).
-#define TF_VECTOR 120
-#define TF_CS     144
+#include <asm/frame.h>
 
   .text
   .macro stub n
@@ -34,21 +33,7 @@ alltraps:
   jz 0f
   clac
 0:
-  pushq %rax
-  pushq %rbx
-  pushq %rcx
-  pushq %rdx
-  pushq %rsi
-  pushq %rdi
-  pushq %rbp
-  pushq %r8
-  pushq %r9
-  pushq %r10
-  pushq %r11
-  pushq %r12
-  pushq %r13
-  pushq %r14
-  pushq %r15
+  PUSH_REGS
   xorl %ebx, %ebx                // 1: swapgs again on the way out (callee-saved over trap)
   movq TF_VECTOR(%rsp), %rax
   cmpq $1, %rax
@@ -72,13 +57,13 @@ paranoid:
   swapgs
   movl $1, %ebx
   cld
-  movq %gs:32, %rdi
-  subq $176, %rdi
+  movq %gs:CPU_KSTACK, %rdi
+  subq $TF_SIZE, %rdi
   movq %rsp, %rsi
-  movl $22, %ecx
+  movl $TF_SIZE / 8, %ecx
   rep movsq
-  movq %gs:32, %rsp
-  subq $176, %rsp
+  movq %gs:CPU_KSTACK, %rsp
+  subq $TF_SIZE, %rsp
   jmp 1f
 2:
   movl $0xc0000101, %ecx         // MSR_GS_BASE
@@ -98,21 +83,7 @@ paranoid:
   swapgs
   .globl trap_pop_iret
 trap_pop_iret:
-  popq %r15
-  popq %r14
-  popq %r13
-  popq %r12
-  popq %r11
-  popq %r10
-  popq %r9
-  popq %r8
-  popq %rbp
-  popq %rdi
-  popq %rsi
-  popq %rdx
-  popq %rcx
-  popq %rbx
-  popq %rax
+  POP_REGS
   add $16, %rsp                  // vector and error code
   iretq
 

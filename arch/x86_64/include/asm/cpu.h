@@ -4,6 +4,8 @@
 #include "compiler.h"
 #include <percpu.h>      // include/percpu.h, not the asm/percpu.h beside this file
 #include "types.h"
+#include <asm/frame.h>
+#include <asm/segment.h>
 
 struct tss {
   u32 reserved0;
@@ -16,15 +18,6 @@ struct tss {
 } __packed;
 
 enum { IST_DF = 1, IST_NMI = 2, IST_MC = 3, IST_DB = 4 };
-
-// Selectors, in Linux's order: SYSRET takes user SS = STAR[63:48] + 8 and user CS = that + 16
-// (SDM vol. 2B, SYSRET), so 32-bit user code, user data and 64-bit user code come in that order.
-#define SEG_KCODE  0x08
-#define SEG_KDATA  0x10
-#define SEG_UCODE32 0x23
-#define SEG_UDATA  0x2b
-#define SEG_UCODE  0x33
-#define SEG_TSS    0x38
 
 #define KSTACK_SIZE 16384   // every kernel stack, with an unmapped guard page below it
 
@@ -48,6 +41,10 @@ struct cpu {
   u64 irq_count;             // interrupts taken
   u64 nmi_count;
 };
+
+// entry.S and vectors.S reach these two by %gs (asm/frame.h).
+_Static_assert(__builtin_offsetof(struct cpu, user_rsp) == CPU_USER_RSP, "asm/frame.h");
+_Static_assert(__builtin_offsetof(struct cpu, kstack) == CPU_KSTACK, "asm/frame.h");
 
 DECLARE_PER_CPU(struct cpu, cpu_info);
 

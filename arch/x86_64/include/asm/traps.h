@@ -2,6 +2,7 @@
 // Exceptions 0-31 are the CPU's (Intel SDM vol. 3A, table 6-1); the rest are ours to assign.
 #pragma once
 #include "types.h"
+#include <asm/frame.h>
 
 struct trapframe {
   u64 r15, r14, r13, r12, r11, r10, r9, r8;
@@ -9,6 +10,10 @@ struct trapframe {
   u64 vector, error;
   u64 rip, cs, rflags, rsp, ss;   // pushed by the CPU
 };
+// The entry code's offsets (asm/frame.h).
+_Static_assert(__builtin_offsetof(struct trapframe, vector) == TF_VECTOR, "asm/frame.h");
+_Static_assert(__builtin_offsetof(struct trapframe, cs) == TF_CS, "asm/frame.h");
+_Static_assert(sizeof(struct trapframe) == TF_SIZE, "asm/frame.h");
 
 #define T_DEBUG     1
 #define T_NMI       2
