@@ -3,55 +3,40 @@
 #include "errno.h"
 #include "fs.h"
 #include "printk.h"
+#include "expect.h"
 #include "selftest.h"
 #include "smp.h"
 #include "string.h"
 #include "vsprintf.h"
 
-static int mismatches, checks;
-
-static void
-expect(const char *what, long got, long want)
-{
-  checks++;
-  if(got != want && mismatches++ < 10)
-    pr_err("vfs-nodes: %s gave %ld, not %ld\n", what, got, want);
-}
-#define EXPECT(call, want) expect(#call, (call), (want))
-
-static long
-stat_mode(const char *path, unsigned flags)
-{
-  struct kstat st;
-  int err = vfs_stat(path, flags, &st);
-  return err ? err : (long)st.mode;
-}
+static struct expect_tally tally = { .test = "vfs-nodes" };
+#define EXPECT(call, want) expect_eq(&tally, #call, (call), (want))
 
 static void
 modes_and_owners(void)
 {
   struct kstat st = { 0 };
   EXPECT(vfs_mkdir("/fsn"), 0);
-  EXPECT(stat_mode("/fsn", 0), S_IFDIR | 0755);
+  EXPECT(expect_stat_mode("/fsn", 0), S_IFDIR | 0755);
   EXPECT(vfs_create("/fsn/f", 0), 0);
-  EXPECT(stat_mode("/fsn/f", 0), S_IFREG | 0644);
+  EXPECT(expect_stat_mode("/fsn/f", 0), S_IFREG | 0644);
   EXPECT(vfs_mknod("/fsn/g", S_IFREG | 04711, 0), 0);
-  EXPECT(stat_mode("/fsn/g", 0), S_IFREG | 04711);
+  EXPECT(expect_stat_mode("/fsn/g", 0), S_IFREG | 04711);
   EXPECT(vfs_chmod("/fsn/g", S_IFDIR | 0640), 0);   // the type never changes
-  EXPECT(stat_mode("/fsn/g", 0), S_IFREG | 0640);
+  EXPECT(expect_stat_mode("/fsn/g", 0), S_IFREG | 0640);
   EXPECT(vfs_chown("/fsn/g", 12, 34), 0);
   EXPECT(vfs_chown("/fsn/g", (u32)-1, 56), 0);
   EXPECT(vfs_stat("/fsn/g", 0, &st), 0);
   EXPECT(st.uid, 12);
   EXPECT(st.gid, 56);
   EXPECT(vfs_mknod("/fsn/fifo", S_IFIFO | 0600, 0), 0);
-  EXPECT(stat_mode("/fsn/fifo", 0), S_IFIFO | 0600);
+  EXPECT(expect_stat_mode("/fsn/fifo", 0), S_IFIFO | 0600);
   EXPECT(vfs_mknod("/fsn/bad", 0777, 0), -EINVAL);
   EXPECT(vfs_mknod("/fsn/bad", S_IFLNK | 0777, 0), -EINVAL);
   EXPECT(vfs_mkdir_p("/fsn/d/e/", 0700), 0);
   EXPECT(vfs_mkdir_p("/fsn/d/e", 0700), 0);   // existing directories are kept
   EXPECT(vfs_mkdir_p("/fsn/f/x", 0700), -ENOTDIR);
-  EXPECT(stat_mode("/fsn/d/e", 0), S_IFDIR | 0700);
+  EXPECT(expect_stat_mode("/fsn/d/e", 0), S_IFDIR | 0700);
 }
 
 static void
@@ -61,26 +46,26 @@ symlinks(void)
   struct kstat st = { 0 };
   struct dentry *d;
   EXPECT(vfs_symlink("f", "/fsn/rel"), 0);
-  EXPECT(stat_mode("/fsn/rel", 0), S_IFREG | 0644);
-  EXPECT(stat_mode("/fsn/rel", LOOKUP_NOFOLLOW), S_IFLNK | 0777);
+  EXPECT(expect_stat_mode("/fsn/rel", 0), S_IFREG | 0644);
+  EXPECT(expect_stat_mode("/fsn/rel", LOOKUP_NOFOLLOW), S_IFLNK | 0777);
   EXPECT(vfs_stat("/fsn/rel", LOOKUP_NOFOLLOW, &st), 0);
   EXPECT(st.size, 1);
   EXPECT(vfs_readlink("/fsn/rel", buf, sizeof(buf)), 1);
   EXPECT(buf[0], 'f');
   EXPECT(vfs_readlink("/fsn/f", buf, sizeof(buf)), -EINVAL);
   EXPECT(vfs_symlink("/fsn/d", "/fsn/abs"), 0);
-  EXPECT(stat_mode("/fsn/abs/e", 0), S_IFDIR | 0700);
-  EXPECT(stat_mode("/fsn/abs/", LOOKUP_NOFOLLOW), S_IFDIR | 0700);   // a slash follows
-  EXPECT(stat_mode("/fsn/rel/", 0), -ENOTDIR);
+  EXPECT(expect_stat_mode("/fsn/abs/e", 0), S_IFDIR | 0700);
+  EXPECT(expect_stat_mode("/fsn/abs/", LOOKUP_NOFOLLOW), S_IFDIR | 0700);   // a slash follows
+  EXPECT(expect_stat_mode("/fsn/rel/", 0), -ENOTDIR);
   EXPECT(vfs_symlink("../../f", "/fsn/d/e/up"), 0);
-  EXPECT(stat_mode("/fsn/d/e/up", 0), S_IFREG | 0644);
-  EXPECT(stat_mode("/fsn/abs/e/up", 0), S_IFREG | 0644);
-  EXPECT(stat_mode("/fsn/d/./e/../../f", 0), S_IFREG | 0644);
-  EXPECT(stat_mode("/../../fsn/./f", 0), S_IFREG | 0644);
+  EXPECT(expect_stat_mode("/fsn/d/e/up", 0), S_IFREG | 0644);
+  EXPECT(expect_stat_mode("/fsn/abs/e/up", 0), S_IFREG | 0644);
+  EXPECT(expect_stat_mode("/fsn/d/./e/../../f", 0), S_IFREG | 0644);
+  EXPECT(expect_stat_mode("/../../fsn/./f", 0), S_IFREG | 0644);
   EXPECT(vfs_mkdir("/fsn/d/.."), -EEXIST);
   EXPECT(vfs_symlink("nothing", "/fsn/dangling"), 0);
-  EXPECT(stat_mode("/fsn/dangling", 0), -ENOENT);
-  EXPECT(stat_mode("/fsn/dangling", LOOKUP_NOFOLLOW), S_IFLNK | 0777);
+  EXPECT(expect_stat_mode("/fsn/dangling", 0), -ENOENT);
+  EXPECT(expect_stat_mode("/fsn/dangling", LOOKUP_NOFOLLOW), S_IFLNK | 0777);
   EXPECT(vfs_symlink("", "/fsn/empty"), -ENOENT);
   EXPECT(vfs_symlink("x", "/fsn/rel"), -EEXIST);
   // RCU-walk hands a link over: alone it cannot finish; a link not followed it can.
@@ -98,13 +83,13 @@ symlinks(void)
     EXPECT(vfs_symlink(target, name), 0);
   }
   snprintf(name, sizeof(name), "/fsn/c%d", MAXSYMLINKS - 1);
-  EXPECT(stat_mode(name, 0), S_IFREG | 0644);
+  EXPECT(expect_stat_mode(name, 0), S_IFREG | 0644);
   snprintf(name, sizeof(name), "/fsn/c%d", MAXSYMLINKS);
-  EXPECT(stat_mode(name, 0), -ELOOP);
-  EXPECT(stat_mode(name, LOOKUP_NOFOLLOW), S_IFLNK | 0777);
+  EXPECT(expect_stat_mode(name, 0), -ELOOP);
+  EXPECT(expect_stat_mode(name, LOOKUP_NOFOLLOW), S_IFLNK | 0777);
   EXPECT(vfs_symlink("loop", "/fsn/loop"), 0);
-  EXPECT(stat_mode("/fsn/loop", 0), -ELOOP);
-  EXPECT(stat_mode("/fsn/loop/x", 0), -ELOOP);
+  EXPECT(expect_stat_mode("/fsn/loop", 0), -ELOOP);
+  EXPECT(expect_stat_mode("/fsn/loop/x", 0), -ELOOP);
   // O_CREAT opens a link's existing target; unlink removes the link, not the target.
   struct file *f;
   if(vfs_open("/fsn/rel", O_CREAT, 0, &f) == 0) {
@@ -116,9 +101,9 @@ symlinks(void)
   EXPECT(st.size, 3);
   EXPECT(vfs_open("/fsn/dangling", O_CREAT, 0, &f), -ENOENT);
   EXPECT(vfs_unlink("/fsn/rel"), 0);
-  EXPECT(stat_mode("/fsn/f", 0), S_IFREG | 0644);
+  EXPECT(expect_stat_mode("/fsn/f", 0), S_IFREG | 0644);
   EXPECT(vfs_rename("/fsn/abs", "/fsn/abs2"), 0);
-  EXPECT(stat_mode("/fsn/abs2/e", 0), S_IFDIR | 0700);
+  EXPECT(expect_stat_mode("/fsn/abs2/e", 0), S_IFDIR | 0700);
 }
 
 static long
@@ -205,12 +190,12 @@ proc_exe(void)
   char buf[32];
   proc_exe_fn old = proc_set_exe_hook(NULL);
   EXPECT(vfs_readlink("/proc/self/exe", buf, sizeof(buf)), -ENOENT);
-  EXPECT(stat_mode("/proc/self/exe", 0), -ENOENT);
+  EXPECT(expect_stat_mode("/proc/self/exe", 0), -ENOENT);
   proc_set_exe_hook(test_exe);
   EXPECT(vfs_readlink("/proc/self/exe", buf, sizeof(buf)), 6);
   EXPECT(memcmp(buf, "/fsn/f", 6), 0);
-  EXPECT(stat_mode("/proc/self/exe", 0), S_IFREG | 0644);
-  EXPECT(stat_mode("/proc/self/exe", LOOKUP_NOFOLLOW), S_IFLNK | 0777);
+  EXPECT(expect_stat_mode("/proc/self/exe", 0), S_IFREG | 0644);
+  EXPECT(expect_stat_mode("/proc/self/exe", LOOKUP_NOFOLLOW), S_IFLNK | 0777);
   proc_set_exe_hook(old);
 }
 
@@ -223,7 +208,7 @@ static bool
 vfs_nodes_test(void)
 {
   char name[32];
-  mismatches = checks = 0;
+  tally.mismatches = tally.checks = 0;
   modes_and_owners();
   symlinks();
   devices();
@@ -237,8 +222,8 @@ vfs_nodes_test(void)
   EXPECT(vfs_rmdir("/fsn/d/e"), 0);
   EXPECT(vfs_rmdir("/fsn/d"), 0);
   EXPECT(vfs_rmdir("/fsn"), 0);
-  selftest_extra("checks=%d mismatches=%d", checks, mismatches);
-  return mismatches == 0 && checks > 100;
+  selftest_extra("checks=%d mismatches=%d", tally.checks, tally.mismatches);
+  return tally.mismatches == 0 && tally.checks > 100;
 }
 // Exact errnos, -ENOMEM among those a call could give: the boot's injection is paused for it
 // (at failslab=20 a symlink failed with ENOMEM and the steps after it with it).

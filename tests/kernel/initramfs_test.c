@@ -5,29 +5,14 @@
 #include "errno.h"
 #include "fs.h"
 #include "printk.h"
+#include "expect.h"
 #include "selftest.h"
 #include "slab.h"
 #include "string.h"
 #include "vsprintf.h"
 
-static int mismatches, checks;
-
-static void
-expect(const char *what, long got, long want)
-{
-  checks++;
-  if(got != want && mismatches++ < 10)
-    pr_err("initramfs-test: %s gave %ld, not %ld\n", what, got, want);
-}
-#define EXPECT(call, want) expect(#call, (call), (want))
-
-static long
-stat_mode(const char *path, unsigned flags)
-{
-  struct kstat st;
-  int err = vfs_stat(path, flags, &st);
-  return err ? err : (long)st.mode;
-}
+static struct expect_tally tally = { .test = "initramfs-test" };
+#define EXPECT(call, want) expect_eq(&tally, #call, (call), (want))
 
 // The first len bytes of the file at path, compared with want: 0 if the same.
 static long
@@ -58,7 +43,7 @@ initramfs_tree_test(void)
   struct kstat st = { 0 };
   if(bootinfo.nmodules == 0)
     return selftest_skip("no-initramfs");
-  mismatches = checks = 0;
+  tally.mismatches = tally.checks = 0;
   EXPECT(initramfs_stats.failed, 0);
   EXPECT(initramfs_stats.errors, 0);
   EXPECT(initramfs_stats.freed_pages > 0, 1);
@@ -68,18 +53,18 @@ initramfs_tree_test(void)
   EXPECT(st.size > 4096, 1);
   EXPECT(compare_file("/bin/hello", "\177ELF\2\1\1", 7), 0);   // ELF64, little-endian
   EXPECT(compare_file("/etc/initramfs", "built-in initramfs\n", 19), 0);
-  EXPECT(stat_mode("/etc/initramfs", 0), S_IFREG | 0644);
+  EXPECT(expect_stat_mode("/etc/initramfs", 0), S_IFREG | 0644);
   EXPECT(link_is("/etc/hello-link", "../bin/hello"), 0);
-  EXPECT(stat_mode("/etc/hello-link", 0), S_IFREG | 0755);
+  EXPECT(expect_stat_mode("/etc/hello-link", 0), S_IFREG | 0755);
   EXPECT(link_is("/usr/bin", "/bin"), 0);
-  EXPECT(stat_mode("/usr/bin/hello", 0), S_IFREG | 0755);
-  EXPECT(stat_mode("/tmp", 0), S_IFDIR | 01777);
-  EXPECT(stat_mode("/root", 0), S_IFDIR | 0700);
-  EXPECT(stat_mode("/", 0), S_IFDIR | 0755);
+  EXPECT(expect_stat_mode("/usr/bin/hello", 0), S_IFREG | 0755);
+  EXPECT(expect_stat_mode("/tmp", 0), S_IFDIR | 01777);
+  EXPECT(expect_stat_mode("/root", 0), S_IFDIR | 0700);
+  EXPECT(expect_stat_mode("/", 0), S_IFDIR | 0755);
   selftest_extra("archives=%lu entries=%lu freed_pages=%lu checks=%d mismatches=%d",
                  initramfs_stats.archives, initramfs_stats.entries,
-                 initramfs_stats.freed_pages, checks, mismatches);
-  return mismatches == 0 && initramfs_stats.entries >= 10;
+                 initramfs_stats.freed_pages, tally.checks, tally.mismatches);
+  return tally.mismatches == 0 && initramfs_stats.entries >= 10;
 }
 SELFTEST("initramfs-tree", initramfs_tree_test);
 
@@ -108,7 +93,7 @@ initramfs_unpack_test(void)
   struct initramfs_result r;
   struct kstat st = { 0 };
   size_t off = 0;
-  mismatches = checks = 0;
+  tally.mismatches = tally.checks = 0;
   char *buf = kzalloc(8192, GFP_KERNEL);
   if(!buf)
     return false;
@@ -134,29 +119,29 @@ initramfs_unpack_test(void)
   EXPECT(r.files, 4);
   EXPECT(r.links, 1);
   EXPECT(r.nodes, 2);
-  EXPECT(stat_mode("/irt", 0), S_IFDIR | 0755);
+  EXPECT(expect_stat_mode("/irt", 0), S_IFDIR | 0755);
   EXPECT(compare_file("/irt/f", "second", 6), 0);
   EXPECT(vfs_stat("/irt/f", 0, &st), 0);
   EXPECT(st.size, 6);
   EXPECT(st.mode, S_IFREG | 0640);
   EXPECT(st.uid, 7);
   EXPECT(st.gid, 8);
-  EXPECT(stat_mode("/irt/l", LOOKUP_NOFOLLOW), S_IFLNK | 0777);
-  EXPECT(stat_mode("/irt/l", 0), S_IFREG | 0640);
+  EXPECT(expect_stat_mode("/irt/l", LOOKUP_NOFOLLOW), S_IFLNK | 0777);
+  EXPECT(expect_stat_mode("/irt/l", 0), S_IFREG | 0640);
   EXPECT(vfs_stat("/irt/null", 0, &st), 0);
   EXPECT(st.mode, S_IFCHR | 0620);
   EXPECT(st.rdev, MKDEV(1, 3));
-  EXPECT(stat_mode("/irt/fifo", 0), S_IFDIR | 0700);   // a fifo replaced by a directory
-  EXPECT(stat_mode("/irt/empty", 0), S_IFREG | 0444);
-  EXPECT(stat_mode("/irt/g", 0), S_IFDIR | 0755);
+  EXPECT(expect_stat_mode("/irt/fifo", 0), S_IFDIR | 0700);   // a fifo replaced by a directory
+  EXPECT(expect_stat_mode("/irt/empty", 0), S_IFREG | 0444);
+  EXPECT(expect_stat_mode("/irt/g", 0), S_IFDIR | 0755);
   EXPECT(compare_file("/irt/g/z", "from gzip\n", 10), 0);
-  EXPECT(stat_mode("/irt/g/z", 0), S_IFREG | 0640);
+  EXPECT(expect_stat_mode("/irt/g/z", 0), S_IFREG | 0640);
   // Damage: a cut archive keeps what came before the cut; bytes of no known format stop it.
   off = 0;
   memset(buf, 0, 8192);
   put_entry(buf, &off, "irt/cut", S_IFREG | 0644, 0, 0, 0, "0123456789");
   EXPECT(initramfs_unpack(buf, off - 4, "selftest-cut", &r), -EINVAL);
-  EXPECT(stat_mode("/irt/cut", 0), S_IFREG | 0644);
+  EXPECT(expect_stat_mode("/irt/cut", 0), S_IFREG | 0644);
   EXPECT(initramfs_unpack("\0\0\0\0junk", 8, "selftest-junk", &r), -EINVAL);
   EXPECT(initramfs_unpack(gz_archive, sizeof(gz_archive) - 3, "selftest-gz-cut", &r), -EINVAL);
   static const char *const names[] = { "/irt/g/z", "/irt/f", "/irt/l", "/irt/null",
@@ -167,8 +152,8 @@ initramfs_unpack_test(void)
   EXPECT(vfs_rmdir("/irt/fifo"), 0);
   EXPECT(vfs_rmdir("/irt"), 0);
   kfree(buf);
-  selftest_extra("checks=%d mismatches=%d", checks, mismatches);
-  return mismatches == 0 && checks > 30;
+  selftest_extra("checks=%d mismatches=%d", tally.checks, tally.mismatches);
+  return tally.mismatches == 0 && tally.checks > 30;
 }
 // Exact entries and errors counted: the boot's injection is paused for it.
 SELFTEST_NOINJECT("initramfs-unpack", initramfs_unpack_test);

@@ -6,6 +6,7 @@
 #include "fault_inject.h"
 #include "printk.h"
 #include "sched.h"
+#include "expect.h"
 #include "selftest.h"
 #include "slab.h"
 #include "smp.h"
@@ -15,15 +16,8 @@
 #include "vfs_test.h"
 #include "vsprintf.h"
 
-static int mismatches;
-
-static void
-expect(const char *what, long got, long want)
-{
-  if(got != want && mismatches++ < 10)
-    pr_err("vfs-errors: %s gave %ld, not %ld\n", what, got, want);
-}
-#define EXPECT(call, want) expect(#call, (call), (want))
+static struct expect_tally tally = { .test = "vfs-errors" };
+#define EXPECT(call, want) expect_eq(&tally, #call, (call), (want))
 
 static char long_buf[PATH_MAX + 8];
 
@@ -68,7 +62,7 @@ errors_on_files(void)
     EXPECT(vfs_pwrite(f, buf, 8, 0), -ENOMEM);
     fault_inject_set(FAULT_PAGE, 0);
     EXPECT(vfs_fstat(f, &st), 0);
-    expect("size after a failed write", st.size, 0);
+    expect_eq(&tally, "size after a failed write", st.size, 0);
     vfs_close(f);
   }
   EXPECT(vfs_open("/errs/f", 0x100, 0, &f), -EINVAL);
@@ -168,7 +162,7 @@ vfs_errors_test(void)
 {
   struct fault_rates rates;
   fault_inject_pause(&rates);
-  mismatches = 0;
+  tally.mismatches = tally.checks = 0;
   EXPECT(vfs_mkdir("/errs"), 0);
   EXPECT(vfs_create("/errs/f", 0), 0);
   EXPECT(vfs_mkdir("/errs/d"), 0);
@@ -184,9 +178,9 @@ vfs_errors_test(void)
   struct kstat st;
   EXPECT(vfs_stat("/errs", 0, &st), -ENOENT);
   selftest_extra("errnos=ENOENT,EEXIST,ENOTDIR,EISDIR,ENOTEMPTY,ENAMETOOLONG,EINVAL,ENOMEM,"
-                 "EBUSY,EXDEV mismatches=%d", mismatches);
+                 "EBUSY,EXDEV mismatches=%d", tally.mismatches);
   fault_inject_restore(&rates);
-  return mismatches == 0;
+  return tally.mismatches == 0;
 }
 SELFTEST("vfs-errors", vfs_errors_test);
 
@@ -506,7 +500,7 @@ ramfs_nomem_test(void)
   struct fault_rates rates;
   bool ok = true;
   // The test injects at a rate of its own around its operations only, so that its mounts
-  // and checks cannot fail: the boot's rates are paused meanwhile and put back after it.
+  // and tally.checks cannot fail: the boot's rates are paused meanwhile and put back after it.
   fault_inject_pause(&rates);
   nomem_failed = nomem_ops = nomem_bad = 0;
   for(int v = 0; v < NR_PC_VARIANTS; v++) {
