@@ -1,6 +1,7 @@
 // Loading a static ELF64 executable (ET_EXEC, or ET_DYN without PT_INTERP: static-PIE) into a
 // new process's address space, and the initial stack glibc's _start reads: argc, argv, envp
-// and the auxiliary vector (USER-ABI §2 and §4; Linux's fs/binfmt_elf.c create_elf_tables).
+// and the auxiliary vector (System V x86-64 psABI 3.4.1 "Initial Stack and Register State"; Linux's
+// fs/binfmt_elf.c create_elf_tables).
 #include "elf.h"
 #include "errno.h"
 #include "printk.h"
@@ -133,7 +134,7 @@ load_elf(struct process *p, const void *image, size_t len, const char *const arg
       return noexec(p, "bad PT_LOAD segment");
     lo = MIN(lo, ALIGN_DOWN(ph[i].p_vaddr, PAGE_SIZE));
     hi = MAX(hi, ALIGN_UP(ph[i].p_vaddr + ph[i].p_memsz, PAGE_SIZE));
-    if(!phdr && ph[i].p_offset == 0)   // the first segment maps the headers (USER-ABI §4)
+    if(!phdr && ph[i].p_offset == 0)   // the first segment maps the headers (binfmt_elf's AT_PHDR)
       phdr = ph[i].p_vaddr + eh->e_phoff;
   }
   if(hi == 0)

@@ -118,7 +118,7 @@ process_exit_group(int status)
 }
 
 // exit(2) of one thread. CLONE_CHILD_CLEARTID: zero the word and wake one waiter, which is
-// how pthread_join learns of the exit (a shared futex wait, USER-ABI §1.3). The last thread
+// how pthread_join learns of the exit (a shared futex wait on the tid word: set_tid_address(2)). The last thread
 // out sets the status (if no exit_group did) and wakes process_wait.
 void
 user_thread_exit(int code)
@@ -261,8 +261,8 @@ sys_clone(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls)
   tf->rax = 0;
   if(newsp)
     tf->rsp = newsp;
-  // The child starts with the parent's FPU registers (USER-ABI §3: threads inherit MXCSR
-  // and FCW); they are live in this CPU, so save them first.
+  // The child starts with the parent's FPU registers (Linux copies the FPU state at clone:
+  // threads inherit MXCSR and FCW); they are live in this CPU, so save them first.
   u64 irq = local_irq_save();
   fpu_save(parent->fpu);
   local_irq_restore(irq);

@@ -1,7 +1,7 @@
 // File descriptors 0, 1 and 2: the console, until the VFS gives processes files of their own.
 // Output is collected per process and printed a line at a time, so a program's lines and the
 // kernel's never split each other. fstat says character device 5:1 (/dev/console) and TCGETS
-// succeeds, so glibc line-buffers stdout (USER-ABI §1.2).
+// succeeds, so glibc line-buffers stdout (its stdio asks isatty(3), which is TCGETS).
 #include "errno.h"
 #include "printk.h"
 #include "process.h"
@@ -167,7 +167,7 @@ sys_ioctl(u64 fd, u64 cmd, u64 arg)
   return -ENOTTY;
 }
 
-// x86-64 struct stat (144 bytes, USER-ABI §5): st_mode at 24, st_rdev at 40, st_blksize at 56.
+// x86-64 struct stat (144 bytes, Linux's arch/x86/include/uapi/asm/stat.h): st_mode at 24, st_rdev at 40, st_blksize at 56.
 long
 sys_fstat(u64 fd, u64 st)
 {

@@ -12,7 +12,7 @@
 #define MADV_REMOVE 9
 #define MADV_HWPOISON 100
 
-// brk(2): the raw call returns the new break, or the old one on any failure (USER-ABI §5).
+// brk(2): the raw call returns the new break, or the old one on any failure (brk(2), "C library/kernel differences").
 // The heap grows by MAP_FIXED_NOREPLACE, so it never overwrites another mapping, and the
 // mprotect merges the new piece into the heap's VMA.
 long

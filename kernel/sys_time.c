@@ -338,7 +338,8 @@ find_thread(u64 pid)
   return found;
 }
 
-// The raw call returns the bytes copied, not 0 (USER-ABI §5).
+// The raw call returns the bytes copied, not 0 (sched_getaffinity(2), "C library/kernel
+// differences"); glibc's wrapper turns that into 0.
 long
 sys_sched_getaffinity(u64 pid, u64 len, u64 mask)
 {

@@ -35,7 +35,7 @@ sys_exit_group(u64 code)
 static long
 sys_clone3(u64 args, u64 size)
 {
-  return -ENOSYS;   // glibc then calls clone (USER-ABI §1.3)
+  return -ENOSYS;   // glibc's pthread_create then calls clone (clone3 is tried first since 2.34)
 }
 
 static long
