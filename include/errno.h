@@ -19,6 +19,7 @@
 #define EBADF 9
 #define EAGAIN 11
 #define ENOMEM 12
+#define EACCES 13
 #define EFAULT 14
 #define EBUSY 16
 #define EEXIST 17
@@ -38,6 +39,7 @@
 #define ENOSYS 38
 #define ENOTEMPTY 39
 #define ELOOP 40
+#define EOPNOTSUPP 95
 #define ETIMEDOUT 110
 
 #endif

@@ -8,6 +8,7 @@
 
 struct trapframe;
 struct thread;
+struct files;
 
 #define PROC_NAME 16
 #define USER_STACK_TOP  0x00007ffffffff000UL   // Linux's TASK_SIZE_MAX: the top page is never mapped
@@ -19,6 +20,7 @@ struct process {
   char name[PROC_NAME];       // the program's file name, for console lines
   char path[128];             // as given to exec: /proc/self/exe
   struct mm *mm;
+  struct files *files;         // fds and working directory, shared by the threads (CLONE_FILES)
   spinlock_t lock;            // threads, nr_live, exiting, exit_status
   struct list_head threads;   // every thread, live or dead until process_wait reaps it
   int nr_live;                // threads not yet past user_thread_exit

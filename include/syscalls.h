@@ -35,20 +35,48 @@ long sys_sched_setaffinity(u64 pid, u64 len, u64 mask);
 long sys_getcpu(u64 cpu, u64 node, u64 cache);
 u64 realtime_ns(void);   // CLOCK_REALTIME
 
-// kernel/sys_console.c: fds 0, 1 and 2 are the console until the VFS gives processes files.
+// kernel/sys_console.c: the console behind fds 0, 1 and 2.
+long console_write(const char *ubuf, u64 n);
+long console_ioctl(u64 cmd, u64 arg);   // TCGETS, TIOCGWINSZ; -ENOTTY
+long console_fstat(u64 st);
+void console_flush(struct process *p);   // a last line without its newline, at exit
+
+// kernel/sys_file.c and kernel/sys_path.c: files, on the process's fd table (fdtable.h).
+#define PATH_MAX_LEN 4096
+// upath made absolute against dirfd (AT_FDCWD: the working directory), in a kmalloc'd
+// buffer; NULL with *err (-EFAULT, -ENOENT for "" unless empty_ok, -EBADF, -ENOTDIR).
+char *user_path(int dirfd, u64 upath, bool empty_ok, long *err);
 long sys_read(u64 fd, u64 buf, u64 n);
 long sys_write(u64 fd, u64 buf, u64 n);
 long sys_writev(u64 fd, u64 iov, u64 cnt);
 long sys_readv(u64 fd, u64 iov, u64 cnt);
 long sys_pread64(u64 fd, u64 buf, u64 n, u64 off);
 long sys_pwrite64(u64 fd, u64 buf, u64 n, u64 off);
-long sys_getcwd(u64 buf, u64 size);
+long sys_open(u64 path, u64 flags, u64 mode);
+long sys_openat(u64 dirfd, u64 path, u64 flags, u64 mode);
+long sys_creat(u64 path, u64 mode);
 long sys_close(u64 fd);
 long sys_lseek(u64 fd, u64 off, u64 whence);
 long sys_ioctl(u64 fd, u64 cmd, u64 arg);
+long sys_ftruncate(u64 fd, u64 len);
+long sys_fsync(u64 fd);
+long sys_dup(u64 fd);
+long sys_dup2(u64 oldfd, u64 newfd);
+long sys_dup3(u64 oldfd, u64 newfd, u64 flags);
+long sys_fcntl(u64 fd, u64 cmd, u64 arg);
 long sys_fstat(u64 fd, u64 st);
 long sys_newfstatat(u64 dirfd, u64 path, u64 st, u64 flags);
-long sys_openat(u64 dirfd, u64 path, u64 flags, u64 mode);
+long sys_getdents64(u64 fd, u64 dirp, u64 count);
+long sys_mkdir(u64 path, u64 mode);
+long sys_mkdirat(u64 dirfd, u64 path, u64 mode);
+long sys_rmdir(u64 path);
+long sys_unlink(u64 path);
+long sys_unlinkat(u64 dirfd, u64 path, u64 flags);
+long sys_symlink(u64 target, u64 path);
+long sys_symlinkat(u64 target, u64 dirfd, u64 path);
 long sys_readlink(u64 path, u64 buf, u64 size);
 long sys_readlinkat(u64 dirfd, u64 path, u64 buf, u64 size);
-void console_flush(struct process *p);   // a last line without its newline, at exit
+long sys_access(u64 path, u64 mode);
+long sys_faccessat(u64 dirfd, u64 path, u64 mode);
+long sys_getcwd(u64 buf, u64 size);
+long sys_chdir(u64 path);

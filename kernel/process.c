@@ -5,6 +5,7 @@
 // interrupt and exception.
 #include "cpumask.h"
 #include "errno.h"
+#include "fdtable.h"
 #include "mm.h"
 #include "printk.h"
 #include "process.h"
@@ -169,10 +170,12 @@ process_spawn(const char *path, const void *image, size_t len, const char *const
       base = c + 1;
   strlcpy(p->name, base, sizeof(p->name));
   p->mm = mm_create();
-  struct thread *t = p->mm ? new_user_thread(p, &cpu_online_mask) : NULL;
+  p->files = files_alloc();
+  struct thread *t = p->mm && p->files ? new_user_thread(p, &cpu_online_mask) : NULL;
   if(!t) {
     if(p->mm)
       mmput(p->mm);
+    files_put(p->files);
     kfree(p);
     *err = -ENOMEM;
     return NULL;
@@ -205,6 +208,7 @@ process_wait(struct process *p)
     kthread_join(t);
   }
   console_flush(p);
+  files_put(p->files);   // closes every file the program left open
   mmput(p->mm);   // the process's own reference, from mm_create
   int status = p->exit_status;
   kfree(p);

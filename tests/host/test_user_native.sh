@@ -52,6 +52,7 @@ expect 0 fpu
 expect 0 spin 0.5
 expect 0 hostile
 expect 0 clock
+expect 0 files
 expect 3 exitgroup
 expect 139 fault null
 expect 139 fault kernel

@@ -21,3 +21,4 @@ user_bin_\name\()_end:
   userbin oom, oom
   userbin exitgroup, exitgroup
   userbin clock, clock
+  userbin files, files

@@ -110,6 +110,16 @@ user_clock(void)
 }
 SELFTEST_NOINJECT("user-clock", user_clock);
 
+// The file system calls and their errnos, in a directory of its own under /tmp; exit closes
+// the file it leaves open.
+static bool
+user_files(void)
+{
+  const char *const argv[] = { "/bin/files", NULL };
+  return run("files", argv, 0);
+}
+SELFTEST_NOINJECT("user-files", user_files);
+
 // Each way of dying: the status a shell would show (128 + SIGSEGV, SIGILL, SIGFPE, SIGABRT,
 // SIGTERM), and the kernel carries on.
 static bool

@@ -1,0 +1,188 @@
+// The per-process file table: fds to open file descriptions, close-on-exec bits and the
+// working directory, shared by a process's threads (clone(2) CLONE_FILES). Linux: fs/file.c.
+#include "errno.h"
+#include "fdtable.h"
+#include "fs.h"
+#include "process.h"
+#include "sched.h"
+#include "slab.h"
+#include "string.h"
+
+#define O_RDWR 2
+
+struct ufile *
+ufile_alloc(struct file *f, u32 flags, const char *path)
+{
+  struct ufile *uf = kzalloc(sizeof(*uf), GFP_KERNEL);
+  if(!uf)
+    return NULL;
+  if(path) {
+    size_t n = strlen(path) + 1;
+    uf->path = kmalloc(n, GFP_KERNEL);
+    if(!uf->path) {
+      kfree(uf);
+      return NULL;
+    }
+    memcpy(uf->path, path, n);
+  }
+  uf->refs = 1;
+  uf->file = f;
+  uf->flags = flags;
+  return uf;
+}
+
+static void
+ufile_free(struct ufile *uf)
+{
+  vfs_close(uf->file);
+  kfree(uf->path);
+  kfree(uf);
+}
+
+struct files *
+files_alloc(void)
+{
+  struct files *fs = kzalloc(sizeof(*fs), GFP_KERNEL);
+  if(!fs)
+    return NULL;
+  struct ufile *con = ufile_alloc(NULL, O_RDWR, NULL);
+  if(!con) {
+    kfree(fs);
+    return NULL;
+  }
+  spin_lock_init(&fs->lock);
+  fs->refs = 1;
+  con->refs = 3;
+  for(int i = 0; i < 3; i++)
+    fs->fd[i] = con;
+  strlcpy(fs->cwd, "/", sizeof(fs->cwd));
+  return fs;
+}
+
+void
+files_put(struct files *fs)
+{
+  if(!fs)
+    return;
+  spin_lock(&fs->lock);
+  bool last = --fs->refs == 0;
+  spin_unlock(&fs->lock);
+  if(!last)
+    return;
+  for(int i = 0; i < NR_OPEN; i++) {
+    struct ufile *uf = fs->fd[i];
+    if(uf && --uf->refs == 0)   // nobody else can see the table now
+      ufile_free(uf);
+  }
+  kfree(fs);
+}
+
+static struct files *
+cur_files(void)
+{
+  return current->proc->files;
+}
+
+struct ufile *
+fget(int fd)
+{
+  struct files *fs = cur_files();
+  if(fd < 0 || fd >= NR_OPEN)
+    return NULL;
+  spin_lock(&fs->lock);
+  struct ufile *uf = fs->fd[fd];
+  if(uf)
+    uf->refs++;
+  spin_unlock(&fs->lock);
+  return uf;
+}
+
+void
+fput(struct ufile *uf)
+{
+  struct files *fs = cur_files();
+  spin_lock(&fs->lock);
+  bool last = --uf->refs == 0;
+  spin_unlock(&fs->lock);
+  if(last)
+    ufile_free(uf);   // vfs_close may sleep: outside the lock
+}
+
+int
+fd_install(struct ufile *uf, int from, bool cloexec)
+{
+  struct files *fs = cur_files();
+  spin_lock(&fs->lock);
+  for(int fd = from; fd < NR_OPEN; fd++) {
+    if(!fs->fd[fd]) {
+      fs->fd[fd] = uf;
+      if(cloexec)
+        fs->cloexec |= 1UL << fd;
+      else
+        fs->cloexec &= ~(1UL << fd);
+      spin_unlock(&fs->lock);
+      return fd;
+    }
+  }
+  spin_unlock(&fs->lock);
+  return -EMFILE;
+}
+
+int
+fd_replace(int newfd, struct ufile *uf, bool cloexec)
+{
+  struct files *fs = cur_files();
+  spin_lock(&fs->lock);
+  struct ufile *old = fs->fd[newfd];
+  fs->fd[newfd] = uf;
+  if(cloexec)
+    fs->cloexec |= 1UL << newfd;
+  else
+    fs->cloexec &= ~(1UL << newfd);
+  bool last = old && --old->refs == 0;
+  spin_unlock(&fs->lock);
+  if(last)
+    ufile_free(old);
+  return newfd;
+}
+
+int
+fd_close(int fd)
+{
+  struct files *fs = cur_files();
+  if(fd < 0 || fd >= NR_OPEN)
+    return -EBADF;
+  spin_lock(&fs->lock);
+  struct ufile *uf = fs->fd[fd];
+  if(!uf) {
+    spin_unlock(&fs->lock);
+    return -EBADF;
+  }
+  fs->fd[fd] = NULL;
+  fs->cloexec &= ~(1UL << fd);
+  bool last = --uf->refs == 0;
+  spin_unlock(&fs->lock);
+  if(last)
+    ufile_free(uf);
+  return 0;
+}
+
+int
+fd_cloexec(int fd, int set)
+{
+  struct files *fs = cur_files();
+  if(fd < 0 || fd >= NR_OPEN)
+    return -EBADF;
+  spin_lock(&fs->lock);
+  if(!fs->fd[fd]) {
+    spin_unlock(&fs->lock);
+    return -EBADF;
+  }
+  if(set > 0)
+    fs->cloexec |= 1UL << fd;
+  else if(set == 0)
+    fs->cloexec &= ~(1UL << fd);
+  int r = (fs->cloexec >> fd) & 1;
+  spin_unlock(&fs->lock);
+  return r;
+}

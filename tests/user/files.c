@@ -1,0 +1,249 @@
+// files: the file system calls against Linux's results, in a fresh directory under /tmp:
+// open's flags (O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY, O_CLOEXEC), read, write,
+// pread, pwrite, readv, writev, lseek, fstat and fstatat, getdents64, mkdir, rmdir, unlink,
+// symlink, readlink, ftruncate, dup, dup2, dup3, fcntl, getcwd, chdir, access and ioctl, and
+// the exact errno of each misuse (EBADF, EFAULT, EINVAL, ENOENT...). Leaves one file open for
+// exit to close. Exits 0 when all hold.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <termios.h>
+#include <unistd.h>
+
+static int fails, checks;
+
+static void
+check(int ok, const char *what)
+{
+  checks++;
+  if(!ok) {
+    printf("files: FAILED %s (errno %d)\n", what, errno);
+    fails++;
+  }
+}
+
+// A call that must fail with err.
+#define FAILS(call, err) do { errno = 0; long r_ = (long)(call); \
+    check(r_ == -1 && errno == (err), #call " fails with " #err); } while(0)
+
+static int
+count_dirents(int fd, int *dots, int *names)
+{
+  char buf[512];
+  long n;
+  *dots = *names = 0;
+  lseek(fd, 0, SEEK_SET);
+  while((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+    for(long off = 0; off < n;) {
+      unsigned short reclen;
+      memcpy(&reclen, buf + off + 16, 2);
+      const char *name = buf + off + 19;
+      if(!strcmp(name, ".") || !strcmp(name, ".."))
+        (*dots)++;
+      else if(!strcmp(name, "a") || !strcmp(name, "sub") || !strcmp(name, "link"))
+        (*names)++;
+      off += reclen;
+    }
+  }
+  return (int)n;
+}
+
+int
+main(void)
+{
+  char dir[64], buf[256];
+  if(mkdir("/tmp", 0755) != 0 && errno != EEXIST) {
+    printf("files: cannot make /tmp (errno %d)\n", errno);
+    return 1;
+  }
+  snprintf(dir, sizeof(dir), "/tmp/files.%d", getpid());
+  check(mkdir(dir, 0755) == 0, "mkdir dir");
+  FAILS(mkdir(dir, 0755), EEXIST);
+  check(chdir(dir) == 0, "chdir dir");
+  check(getcwd(buf, sizeof(buf)) && !strcmp(buf, dir), "getcwd is dir");
+  FAILS(syscall(SYS_getcwd, buf, 3), ERANGE);
+
+  // open's flags
+  FAILS(open("a", O_RDONLY), ENOENT);
+  FAILS(open("", O_RDONLY), ENOENT);
+  FAILS(open((char *)1, O_RDONLY), EFAULT);
+  int fd = open("a", O_CREAT | O_EXCL | O_RDWR, 0644);
+  check(fd >= 3, "open O_CREAT|O_EXCL");
+  FAILS(open("a", O_CREAT | O_EXCL | O_RDWR, 0644), EEXIST);
+  FAILS(open("a", O_RDONLY | O_DIRECTORY), ENOTDIR);
+  FAILS(open(".", O_WRONLY), EISDIR);
+  check(write(fd, "hello world", 11) == 11, "write 11");
+  check(lseek(fd, 0, SEEK_CUR) == 11, "offset 11 after write");
+  check(lseek(fd, 0, SEEK_SET) == 0, "lseek SEEK_SET");
+  memset(buf, 0, sizeof(buf));
+  check(read(fd, buf, sizeof(buf)) == 11 && !memcmp(buf, "hello world", 11), "read back");
+  check(read(fd, buf, sizeof(buf)) == 0, "read at end: 0");
+  check(pread(fd, buf, 5, 6) == 5 && !memcmp(buf, "world", 5), "pread");
+  check(pwrite(fd, "W", 1, 6) == 1, "pwrite");
+  check(lseek(fd, 0, SEEK_CUR) == 11, "pread and pwrite keep the offset");
+  check(lseek(fd, -5, SEEK_END) == 6, "lseek SEEK_END");
+  check(read(fd, buf, 5) == 5 && !memcmp(buf, "World", 5), "pwrite's byte read");
+  FAILS(lseek(fd, -20, SEEK_END), EINVAL);
+  FAILS(lseek(fd, 0, 7), EINVAL);
+  FAILS(pread(fd, buf, 1, -1), EINVAL);
+  lseek(fd, 0, SEEK_SET);
+  FAILS(syscall(SYS_read, fd, 1L, 10L), EFAULT);
+  FAILS(syscall(SYS_write, fd, 1L, 10L), EFAULT);
+  struct iovec iov[2] = { { "ab", 2 }, { "cd", 2 } };
+  check(lseek(fd, 0, SEEK_END) == 11 && writev(fd, iov, 2) == 4, "writev");
+  char x[3] = { 0 }, y[3] = { 0 };
+  struct iovec riov[2] = { { x, 2 }, { y, 2 } };
+  check(lseek(fd, 11, SEEK_SET) == 11 && readv(fd, riov, 2) == 4 && !strcmp(x, "ab") &&
+        !strcmp(y, "cd"), "readv");
+  struct stat st;
+  check(fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 15, "fstat size 15");
+  check(ftruncate(fd, 3) == 0 && fstat(fd, &st) == 0 && st.st_size == 3, "ftruncate 3");
+  FAILS(ftruncate(fd, -1), EINVAL);
+  check(fsync(fd) == 0, "fsync");
+  FAILS(fsync(99), EBADF);
+  FAILS(ioctl(fd, TCGETS, buf), ENOTTY);
+  FAILS(ioctl(99, TCGETS, buf), EBADF);
+  check(close(fd) == 0, "close");
+  FAILS(close(fd), EBADF);
+  FAILS(read(fd, buf, 1), EBADF);
+  FAILS(write(-1, buf, 1), EBADF);
+  FAILS(fstat(fd, &st), EBADF);
+
+  // O_TRUNC, O_APPEND, access modes
+  fd = open("a", O_WRONLY | O_TRUNC);
+  check(fd >= 0 && fstat(fd, &st) == 0 && st.st_size == 0, "O_TRUNC empties");
+  FAILS(read(fd, buf, 1), EBADF);
+  check(write(fd, "12345", 5) == 5, "write 5");
+  close(fd);
+  fd = open("a", O_RDONLY);
+  FAILS(write(fd, "x", 1), EBADF);
+  FAILS(ftruncate(fd, 0), EINVAL);
+  close(fd);
+  fd = open("a", O_WRONLY | O_APPEND);
+  check(lseek(fd, 0, SEEK_SET) == 0 && write(fd, "67", 2) == 2 &&
+        lseek(fd, 0, SEEK_CUR) == 7, "O_APPEND writes at the end");
+  check((fcntl(fd, F_GETFL) & (O_ACCMODE | O_APPEND | O_NONBLOCK)) == (O_WRONLY | O_APPEND),
+        "F_GETFL");
+  check(fcntl(fd, F_SETFL, O_NONBLOCK) == 0 &&
+        (fcntl(fd, F_GETFL) & (O_ACCMODE | O_APPEND | O_NONBLOCK)) == (O_WRONLY | O_NONBLOCK),
+        "F_SETFL");
+  check(lseek(fd, 0, SEEK_SET) == 0 && write(fd, "ab", 2) == 2 && pread(fd, buf, 1, 0) == -1,
+        "without O_APPEND writes at the offset");
+  close(fd);
+  fd = open("a", O_RDONLY);
+  check(read(fd, buf, 10) == 7 && !memcmp(buf, "ab34567", 7), "contents ab34567");
+
+  // dup, dup2, dup3, fcntl
+  int d = dup(fd);
+  check(d > fd, "dup");
+  check(lseek(d, 2, SEEK_SET) == 2 && lseek(fd, 0, SEEK_CUR) == 2, "dup shares the offset");
+  check(dup2(fd, 40) == 40, "dup2");
+  check(dup2(fd, fd) == fd, "dup2 to itself");
+  FAILS(dup2(99, 41), EBADF);
+  FAILS(dup3(fd, fd, 0), EINVAL);
+  FAILS(dup3(fd, 41, 1), EINVAL);
+  check(dup3(fd, 41, O_CLOEXEC) == 41 && fcntl(41, F_GETFD) == FD_CLOEXEC, "dup3 O_CLOEXEC");
+  check(fcntl(40, F_GETFD) == 0, "dup2 clears FD_CLOEXEC");
+  check(fcntl(40, F_SETFD, FD_CLOEXEC) == 0 && fcntl(40, F_GETFD) == FD_CLOEXEC, "F_SETFD");
+  int e = fcntl(fd, F_DUPFD, 50);
+  check(e == 50 && fcntl(e, F_GETFD) == 0, "F_DUPFD");
+  e = fcntl(fd, F_DUPFD_CLOEXEC, 50);
+  check(e == 51 && fcntl(e, F_GETFD) == FD_CLOEXEC, "F_DUPFD_CLOEXEC");
+  FAILS(fcntl(99, F_GETFD), EBADF);
+  FAILS(fcntl(fd, 9999), EINVAL);
+  FAILS(dup(99), EBADF);
+  close(40);
+  close(41);
+  close(50);
+  close(51);
+  close(d);
+  check(lseek(fd, 0, SEEK_CUR) == 2, "the description lives on after its dups close");
+  close(fd);
+  int cfd = open("a", O_RDONLY | O_CLOEXEC);
+  check(cfd >= 0 && fcntl(cfd, F_GETFD) == FD_CLOEXEC, "O_CLOEXEC");
+  close(cfd);
+
+  // directories and names
+  check(mkdir("sub", 0755) == 0, "mkdir sub");
+  int dfd = open("sub", O_RDONLY | O_DIRECTORY);
+  check(dfd >= 0, "open directory");
+  FAILS(read(dfd, buf, 1), EISDIR);
+  int f2 = openat(dfd, "inner", O_CREAT | O_WRONLY, 0644);
+  check(f2 >= 0 && access("sub/inner", F_OK) == 0, "openat relative to a dirfd");
+  FAILS(openat(f2, "x", O_RDONLY), ENOTDIR);
+  FAILS(openat(99, "x", O_RDONLY), EBADF);
+  check(fstatat(f2, "", &st, AT_EMPTY_PATH) == 0 && S_ISREG(st.st_mode), "AT_EMPTY_PATH");
+  close(f2);
+  FAILS(rmdir("sub"), ENOTEMPTY);
+  FAILS(unlinkat(dfd, "inner", 0x1), EINVAL);
+  check(unlinkat(dfd, "inner", 0) == 0, "unlinkat");
+  FAILS(unlink("sub"), EISDIR);
+  FAILS(rmdir("a"), ENOTDIR);
+  check(symlink("a", "link") == 0, "symlink");
+  FAILS(symlink("a", "link"), EEXIST);
+  memset(buf, 0, sizeof(buf));
+  check(readlink("link", buf, sizeof(buf)) == 1 && !strcmp(buf, "a"), "readlink");
+  FAILS(readlink("a", buf, sizeof(buf)), EINVAL);
+  FAILS(readlink("link", buf, 0), EINVAL);
+  FAILS(readlink("nothing", buf, sizeof(buf)), ENOENT);
+  check(stat("link", &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 7, "stat follows");
+  check(lstat("link", &st) == 0 && S_ISLNK(st.st_mode), "lstat does not");
+  FAILS(stat("nothing", &st), ENOENT);
+  FAILS(stat((char *)1, &st), EFAULT);
+  FAILS(fstatat(AT_FDCWD, "a", &st, 0x4), EINVAL);
+  check(access("a", F_OK) == 0 && access("a", R_OK) == 0, "access");
+  FAILS(access("nothing", F_OK), ENOENT);
+  FAILS(access("a", 8), EINVAL);
+  int dots, names;
+  int root = open(".", O_RDONLY | O_DIRECTORY);
+  check(count_dirents(root, &dots, &names) == 0 && dots == 2 && names == 3, "getdents64");
+  lseek(root, 0, SEEK_SET);
+  FAILS(syscall(SYS_getdents64, root, buf, 1), EINVAL);
+  FAILS(syscall(SYS_getdents64, 99, buf, sizeof(buf)), EBADF);
+  int af = open("a", O_RDONLY);
+  FAILS(syscall(SYS_getdents64, af, buf, sizeof(buf)), ENOTDIR);
+  close(af);
+  check(chdir("sub") == 0 && getcwd(buf, sizeof(buf)) && !strcmp(buf + strlen(dir), "/sub"),
+        "chdir relative");
+  check(chdir("..") == 0 && getcwd(buf, sizeof(buf)) && !strcmp(buf, dir), "chdir ..");
+  FAILS(chdir("a"), ENOTDIR);
+  FAILS(chdir("nothing"), ENOENT);
+  check(rmdir("sub") == 0, "rmdir");
+  FAILS(rmdir("sub"), ENOENT);
+  check(unlinkat(AT_FDCWD, "link", 0) == 0, "unlink link");
+  check(creat("c", 0644) >= 0, "creat");   // left open: exit closes it
+  check(unlink("c") == 0, "unlink an open file");
+
+  // devices and many opens: closed fds are reused, nothing runs out
+  int nul = open("/dev/null", O_RDWR);
+  check(nul >= 0 && write(nul, "x", 1) == 1 && read(nul, buf, 1) == 0, "/dev/null");
+  close(nul);
+  int z = open("/dev/zero", O_RDONLY);
+  buf[0] = 1;
+  check(z >= 0 && read(z, buf, 4) == 4 && buf[0] == 0, "/dev/zero");
+  close(z);
+  int first = -1;
+  for(int i = 0; i < 300; i++) {
+    int k = open("a", O_RDONLY);
+    if(i == 0)
+      first = k;
+    if(k != first) {
+      check(0, "open reuses the lowest fd");
+      break;
+    }
+    close(k);
+  }
+  check(unlink("a") == 0, "unlink a");
+  FAILS(unlink("a"), ENOENT);
+  check(chdir("/") == 0 && rmdir(dir) == 0, "rmdir dir");
+  close(root);
+  printf("files: %d checks, %d failed\n", checks, fails);
+  return fails != 0 || checks < 100;
+}
