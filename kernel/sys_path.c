@@ -17,7 +17,7 @@
 #define AT_EMPTY_PATH 0x1000
 #define DT_DIR 4
 
-// x86-64 struct stat (144 bytes, USER-ABI §5).
+// x86-64 struct stat (144 bytes, Linux's arch/x86/include/uapi/asm/stat.h).
 static long
 put_stat(u64 ust, const struct kstat *k)
 {
