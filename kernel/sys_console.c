@@ -79,7 +79,8 @@ console_ioctl(u64 cmd, u64 arg)
   return -ENOTTY;
 }
 
-// x86-64 struct stat (144 bytes, Linux's arch/x86/include/uapi/asm/stat.h): st_mode at 24, st_rdev at 40, st_blksize at 56.
+// x86-64 struct stat (144 bytes, Linux's arch/x86/include/uapi/asm/stat.h): st_mode at 24,
+// st_rdev at 40, st_blksize at 56.
 long
 console_fstat(u64 st)
 {
