@@ -172,8 +172,11 @@ watchdog_nmi(struct trapframe *tf)
     WRITE_ONCE(this_cpu(wd_fired), false);
     return true;
   }
-  panic_trap(tf, "hard lockup: CPU %d made no progress with interrupts off for over %d s",
-             smp_processor_id(), WATCHDOG_SECS);
+  panic_trap(tf, "hard lockup: CPU %d made no progress with %s for over %d s",
+             smp_processor_id(),
+             tf->rflags & X86_EFLAGS_IF ? "interrupts on and no tick armed or deliverable"
+                                        : "interrupts off",
+             WATCHDOG_SECS);
 }
 
 // A thread of its own, as Linux's khungtaskd, not the tick: in the hang it looks for, every CPU
