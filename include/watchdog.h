@@ -13,6 +13,7 @@ extern int softlockup_secs;   // the thresholds now (planted tests lower them)
 extern int hung_task_secs;
 
 struct trapframe;
+void watchdog_tick_begin(void);             // the timer interrupt's first act
 void watchdog_tick(struct trapframe *tf);   // from the timer interrupt
 void watchdog_touch(void);
 void touch_softlockup_watchdog(void);       // the thread here just scheduled or cond_resched

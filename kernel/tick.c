@@ -17,6 +17,7 @@ DEFINE_PER_CPU(u64, tick_count);
 static void
 timer_interrupt(struct trapframe *tf)
 {
+  watchdog_tick_begin();   // the EOI write can wait seconds on a loaded host (kernel/watchdog.c)
   arch_irq_eoi();
   this_cpu(tick_count)++;
   watchdog_tick(tf);

@@ -13,6 +13,8 @@
 #include "time.h"
 #include "watchdog.h"
 #include <asm/cpu.h>
+#include <asm/irqflags.h>
+#include <asm/timer.h>
 #include <asm/traps.h>
 
 DEFINE_PER_CPU(u64, wd_stamp);
@@ -23,8 +25,10 @@ DEFINE_PER_CPU(bool, wd_fired);
 // pending timer interrupt and the NMI come together: the NMI can land before the tick's stamp.
 // Cleared by this CPU's next tick.
 DEFINE_PER_CPU(bool, wd_asked);
-// Set while this CPU's tick is on its way to the stamp: an NMI that lands there (inside the
-// clock read, as it did at 64 vCPUs) finds a CPU that is ticking, not stuck.
+// Set while this CPU's tick is on its way to the stamp, from the timer interrupt's first
+// instruction (watchdog_tick_begin): an NMI that lands there finds a CPU that is ticking, not
+// stuck. At 64 vCPUs NMIs landed inside the clock read, and inside the tick's EOI write: under
+// TCG a local APIC access waits for QEMU's global lock, and one vCPU waited 9.6 s for it.
 DEFINE_PER_CPU(bool, wd_in_tick);
 // Ticks this CPU has taken since its last schedule or cond_resched. Counted in ticks, not
 // read off the clock: a vCPU the host does not run takes no ticks (64 vCPUs on 2 host cores
@@ -94,6 +98,13 @@ watchdog_touch(void)
 }
 
 void
+watchdog_tick_begin(void)
+{
+  WRITE_ONCE(this_cpu(wd_in_tick), true);
+  barrier();   // before the EOI write the NMI may land in
+}
+
+void
 watchdog_tick(struct trapframe *tf)
 {
   WRITE_ONCE(this_cpu(wd_in_tick), true);
@@ -144,6 +155,16 @@ watchdog_nmi(struct trapframe *tf)
     this_cpu(wd_fired) = false;
     return true;
   }
+  // Interrupts on and the tick requested with nothing masking it (arch_timer_deliverable):
+  // by the architecture the CPU takes it at its next instruction, so a CPU found here again is
+  // one the host has not let take it, not one this kernel stuck with interrupts off. At 64
+  // vCPUs on 2 host cores such CPUs were found over 9 s after their tick, in a loop that calls
+  // cond_resched (a loop without it is the soft-lockup check's). A tick never armed, or held
+  // back by a vector never acknowledged (in service, raising the PPR), is not excused.
+  if((tf->rflags & X86_EFLAGS_IF) && arch_timer_deliverable()) {
+    WRITE_ONCE(this_cpu(wd_fired), false);
+    return true;
+  }
   // The first NMI to find no tick asks again: the next check (a second on) sends another
   // unless this CPU has ticked meanwhile, as a vCPU back from the host's run queue does.
   if(!this_cpu(wd_asked)) {
@@ -151,8 +172,11 @@ watchdog_nmi(struct trapframe *tf)
     WRITE_ONCE(this_cpu(wd_fired), false);
     return true;
   }
-  panic_trap(tf, "hard lockup: CPU %d made no progress with interrupts off for over %d s",
-             smp_processor_id(), WATCHDOG_SECS);
+  panic_trap(tf, "hard lockup: CPU %d made no progress with %s for over %d s",
+             smp_processor_id(),
+             tf->rflags & X86_EFLAGS_IF ? "interrupts on and no tick armed or deliverable"
+                                        : "interrupts off",
+             WATCHDOG_SECS);
 }
 
 // A thread of its own, as Linux's khungtaskd, not the tick: in the hang it looks for, every CPU

@@ -203,6 +203,17 @@ arch_timer_set_oneshot(u64 ns)
   lapic_write(APIC_TMR_INIT, count);
 }
 
+// The timer's vector is requested (IRR) and its priority class is above the processor
+// priority (PPR: the TPR and the highest vector in service, SDM vol. 3A, 11.8.3.1): with
+// interrupts on, the CPU takes it at its next instruction boundary. For the hard-lockup
+// check: a tick in this state that does not come is the host's doing, not this kernel's.
+bool
+arch_timer_deliverable(void)
+{
+  u32 irr = lapic_read(APIC_IRR + (VEC_TIMER / 32) * 0x10);
+  return (irr & (1u << (VEC_TIMER % 32))) && (VEC_TIMER >> 4) > (lapic_read(APIC_PPR) >> 4);
+}
+
 void
 arch_timer_stop(void)
 {

@@ -5,6 +5,7 @@
 
 #define APIC_ID      0x020
 #define APIC_TPR     0x080
+#define APIC_PPR     0x0a0   // processor priority (read-only)
 #define APIC_EOI     0x0b0
 #define APIC_ISR     0x100   // 8 registers, 0x10 apart: vectors in service
 #define APIC_SVR     0x0f0

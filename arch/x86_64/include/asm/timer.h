@@ -4,4 +4,5 @@
 #include "types.h"
 
 void arch_timer_set_oneshot(u64 ns);   // one interrupt ns from now (at least one timer count)
+bool arch_timer_deliverable(void);    // the tick is requested and nothing blocks it but IF
 void arch_timer_stop(void);            // no interrupt until the next arch_timer_set_oneshot
