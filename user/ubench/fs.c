@@ -34,15 +34,18 @@ create_init(struct ub_ctx *ctx)
   if(!cs)
     return -ENOMEM;
   ctx->priv = cs;
-  snprintf(d, sizeof(d), "%s/shared", ctx->dir);
+  if(ub_path(d, sizeof(d), "%s/shared", ctx->dir) < 0)
+    return -ENAMETOOLONG;
   if(mkdir(d, 0755) < 0)
     return -errno;
   for(int i = 0; i < ctx->max_threads; i++) {
-    snprintf(cs[i].file[CREATE_SHARED_DIR], PATH_MAX_UB, "%s/f%d", d, i);
-    snprintf(cs[i].file[CREATE_OWN_DIR], PATH_MAX_UB, "%s/t%d", ctx->dir, i);
-    if(mkdir(cs[i].file[CREATE_OWN_DIR], 0755) < 0)
+    char *own = cs[i].file[CREATE_OWN_DIR];
+    if(ub_path(cs[i].file[CREATE_SHARED_DIR], PATH_MAX_UB, "%s/f%d", d, i) < 0 ||
+       ub_path(own, PATH_MAX_UB - 2, "%s/t%d", ctx->dir, i) < 0)
+      return -ENAMETOOLONG;
+    if(mkdir(own, 0755) < 0)
       return -errno;
-    strcat(cs[i].file[CREATE_OWN_DIR], "/f");
+    strcat(own, "/f");
   }
   return 0;
 }
@@ -161,7 +164,7 @@ pread_init(struct ub_ctx *ctx)
   u64 page[PREAD_WORDS];
   int fd, err = 0;
 
-  if(ub_make_path(pread_file, sizeof(pread_file), ctx->dir, "data") < 0)
+  if(ub_path(pread_file, sizeof(pread_file), "%s/data", ctx->dir) < 0)
     return -ENAMETOOLONG;
   if(!(ctx->priv = calloc(ctx->max_threads, sizeof(struct pread_state))))
     return -ENOMEM;
@@ -270,16 +273,21 @@ stat_init(struct ub_ctx *ctx)
 
   if(!(ctx->priv = t))
     return -ENOMEM;
-  len = snprintf(d, sizeof(d), "%s", ctx->dir);
+  if(ub_path(d, sizeof(d), "%s", ctx->dir) < 0)
+    return -ENAMETOOLONG;
+  len = strlen(d);
   for(; t->ndirs < STAT_DEPTH; t->ndirs++) {
-    len += snprintf(d + len, sizeof(d) - len, "/%c", 'a' + t->ndirs);
+    if(ub_path(d + len, sizeof(d) - len, "/%c", 'a' + t->ndirs) < 0)
+      return -ENAMETOOLONG;
+    len += 2;
     if(mkdir(d, 0755) < 0)
       return -errno;
   }
   for(; t->nfiles < STAT_FILES; t->nfiles++) {
     char *p = t->path[t->nfiles];
     int fd;
-    snprintf(p, PATH_MAX_UB, "%s/file-%d", d, t->nfiles);
+    if(ub_path(p, PATH_MAX_UB, "%s/file-%d", d, t->nfiles) < 0)
+      return -ENAMETOOLONG;
     if((fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
       return -errno;
     close(fd);

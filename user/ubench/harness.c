@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,11 +91,16 @@ ub_cpus(void)
   return ncpus;
 }
 
+// snprintf of a path, or -ENAMETOOLONG if it does not fit.
 int
-ub_make_path(char *buf, unsigned size, const char *a, const char *b)
+ub_path(char *buf, unsigned size, const char *fmt, ...)
 {
-  int n = snprintf(buf, size, "%s/%s", a, b);
+  va_list ap;
+  int n;
 
+  va_start(ap, fmt);
+  n = vsnprintf(buf, size, fmt, ap);
+  va_end(ap);
   return n < 0 || (unsigned)n >= size ? -ENAMETOOLONG : 0;
 }
 
@@ -263,7 +269,7 @@ print_point(int vi, unsigned runs)
   printf("BENCH suite=%s variant=%s threads=%d runs=%u ops_per_sec=%s stddev=%s ci95=%s%s\n",
          ctx.suite->name, ctx.suite->variants[vi], ctx.threads, runs, mean, sd, ci, extra);
   fmt_milli(mean, sizeof(mean), cols[vi].ns / 1000000);
-  printf("ubench: %s: %s at %d threads: %lu operations in %u runs of %s s in all\n",
+  printf("ubench: %s: %s at %d threads: %lu operations in %u timed runs, %s s in all\n",
          ctx.suite->name, ctx.suite->variants[vi], ctx.threads, (unsigned long)cols[vi].ops,
          runs, mean);
 }
@@ -349,7 +355,6 @@ run_point(int threads, const struct ub_opts *o)
   pin_err = 0;
   for(got = 0; got < threads; got++) {
     workers[got].index = got;
-    workers[got].ctx = &ctx;
     if((err = pthread_create(&tid[got], NULL, worker_main, &workers[got])) != 0)
       break;
   }
@@ -420,7 +425,7 @@ ub_run_suite(const struct ub_suite *s, const struct ub_opts *o)
     len += snprintf(line + len, sizeof(line) - len, "%s%s", i ? "," : "", s->variants[i]);
   printf("%s%s op=%s seed=%s\n", line, s->faults ? " extras=faults_per_op" : "", s->op, s->seed);
 
-  if(ub_make_path(dir, sizeof(dir), o->dir, s->name) < 0 || mkdir(dir, 0755) < 0) {
+  if(ub_path(dir, sizeof(dir), "%s/%s", o->dir, s->name) < 0 || mkdir(dir, 0755) < 0) {
     err = errno;
     printf("ubench: %s: cannot make its directory %s/%s: %s\n", s->name, o->dir, s->name,
            strerror(err));

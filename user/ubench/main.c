@@ -2,6 +2,7 @@
 // BENCH-DONE line. The same static binary runs on this kernel and on Linux (README, "ubench").
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,19 +23,24 @@ static const char usage[] =
   "  --secs S        seconds per timed run, a decimal from 0.001 to 600 (default 0.1);\n"
   "                  each point has one more, untimed run of a quarter of that first\n"
   "  --runs N        timed runs per point, 1 to 1000 (default 5)\n"
-  "  --threads LIST  comma list of thread counts, 1 to 1024, increasing (default: each\n"
-  "                  suite's sweep: 1 2 4 .. CPUs, and 2 x CPUs for umadvise)\n"
+  "  --threads LIST  comma list of thread counts, 1 to 1024, not decreasing, a repeat\n"
+  "                  counted once (default: each suite's sweep: 1 2 4 .. CPUs, and\n"
+  "                  2 x CPUs for umadvise)\n"
   "  --dir PATH      working directory on the file system to measure, made if missing\n"
   "                  (default /tmp/ubench); each suite works in PATH/<suite>, which must\n"
   "                  not exist, and removes it\n"
   "Prints BENCH-SUITE, BENCH and BENCH-SKIP lines per suite, then BENCH-DONE. Exit status:\n"
   "0, 1 if a run failed its check or a suite could not run, 2 for bad arguments.\n";
 
-static void __attribute__((noreturn))
-bad_arg(const char *fmt, const char *arg)
+static void __attribute__((noreturn, format(printf, 1, 2)))
+bad_arg(const char *fmt, ...)
 {
+  va_list ap;
+
   fprintf(stderr, "ubench: ");
-  fprintf(stderr, fmt, arg);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
   fprintf(stderr, "\n%s", usage);
   exit(2);
 }
@@ -98,9 +104,10 @@ parse_threads(const char *arg, struct ub_opts *o)
       bad_arg("--threads: not a thread count from 1 to 1024: %s", tok);
     if(o->nthreads == UB_MAX_SWEEP)
       bad_arg("--threads: more than 32 counts: %s", arg);
-    if(o->nthreads && v <= o->threads[o->nthreads - 1])
-      bad_arg("--threads: counts must increase: %s", arg);
-    o->threads[o->nthreads++] = v;
+    if(o->nthreads && v < o->threads[o->nthreads - 1])
+      bad_arg("--threads: counts must not decrease: %s", arg);
+    if(!o->nthreads || v > o->threads[o->nthreads - 1])   // "1,1" at one CPU is one point
+      o->threads[o->nthreads++] = v;
   }
   if(!o->nthreads || arg[strlen(arg) - 1] == ',' || arg[0] == ',' || strstr(arg, ",,"))
     bad_arg("--threads: not a comma list of thread counts: %s", arg);
@@ -214,7 +221,7 @@ main(int argc, char **argv)
     } else if(strcmp(key, "--threads") == 0)
       parse_threads(val, &o);
     else if(!*val)
-      bad_arg("--dir: empty path%s", "");
+      bad_arg("--dir: empty path");
     else
       o.dir = val;
   }

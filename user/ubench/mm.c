@@ -56,7 +56,7 @@ fault_init(struct ub_ctx *ctx)
 
   if(!(ctx->priv = calloc(ctx->max_threads, sizeof(struct fault_state))))
     return -ENOMEM;
-  if(ub_make_path(fault_file, sizeof(fault_file), ctx->dir, "data") < 0)
+  if(ub_path(fault_file, sizeof(fault_file), "%s/data", ctx->dir) < 0)
     return -ENAMETOOLONG;
   if((fault_fd = open(fault_file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0)
     return -errno;

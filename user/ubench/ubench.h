@@ -27,7 +27,6 @@ struct ub_worker {
   int err;          // errno of a failed call: the point is skipped (0: none)
   const char *what; // the call that failed
   u64 bad;          // operations whose result was wrong: the run fails its check
-  struct ub_ctx *ctx;
 } __attribute__((aligned(64)));
 
 struct ub_suite {
@@ -113,4 +112,4 @@ extern const struct ub_suite ub_ucreate, ub_upread, ub_ustat, ub_ufault, ub_umad
 // harness.c
 int ub_cpus(void);
 int ub_run_suite(const struct ub_suite *s, const struct ub_opts *o);   // check failures
-int ub_make_path(char *buf, unsigned size, const char *a, const char *b);
+int ub_path(char *buf, unsigned size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
