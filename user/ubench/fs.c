@@ -110,8 +110,8 @@ create_teardown(struct ub_ctx *ctx)
 
 const struct ub_suite ub_ucreate = {
   .name = "ucreate",
-  .op = "one open(O_CREAT|O_EXCL)+close+unlink of an empty file",
-  .seed = "2010 RCU-freed inodes: fs_mark's create+unlink busy loop",
+  .op = "create+close+unlink of an empty file",
+  .seed = "2010 RCU-freed inodes, fs_mark's loop",
   .sweep = UB_SWEEP_UP,
   .variants = { [CREATE_OWN_DIR] = "dir-per-thread", [CREATE_SHARED_DIR] = "shared-dir" },
   .init = create_init,
@@ -237,8 +237,8 @@ pread_worker(struct ub_ctx *ctx, struct ub_worker *w)
 
 const struct ub_suite ub_upread = {
   .name = "upread",
-  .op = "one pread of 4 KiB at a random page of a cached 16 MiB file",
-  .seed = "2001/2002 page-cache lookup: a cached file read by every thread",
+  .op = "pread of 4 KiB at a random page of a cached 16 MiB file",
+  .seed = "2001/2002 page-cache lookup",
   .sweep = UB_SWEEP_UP,
   .variants = { "random-4k" },
   .init = pread_init,
@@ -341,8 +341,8 @@ stat_worker(struct ub_ctx *ctx, struct ub_worker *w)
 
 const struct ub_suite ub_ustat = {
   .name = "ustat",
-  .op = "one stat of <dir>/a/b/c/d/e/f/g/h/file-N (N random of 256)",
-  .seed = "2010 rcu-walk path lookup: one shared directory tree",
+  .op = "stat of <dir>/a/b/c/d/e/f/g/h/file-N, N random of 256",
+  .seed = "2010 rcu-walk path lookup",
   .sweep = UB_SWEEP_UP,
   .variants = { "deep-path" },
   .init = stat_init,

@@ -151,8 +151,8 @@ fault_teardown(struct ub_ctx *ctx)
 
 const struct ub_suite ub_ufault = {
   .name = "ufault",
-  .op = "one first-touch write fault of a fresh 1 MiB mapping (its mmap and munmap included)",
-  .seed = "page-fault scalability: will-it-scale page_fault3 (shared file) and page_fault1 (anon)",
+  .op = "first write to a page of a 1 MiB mmap",
+  .seed = "will-it-scale page_fault3, page_fault1",
   .sweep = UB_SWEEP_UP,
   .variants = { [FAULT_FILE] = "file-shared", [FAULT_ANON] = "anon" },
   .faults = true,
@@ -321,8 +321,8 @@ madv_worker(struct ub_ctx *ctx, struct ub_worker *w)
 
 const struct ub_suite ub_umadvise = {
   .name = "umadvise",
-  .op = "one malloc/free transaction: 3-6 buffers of 4-128 KiB written, summed, freed",
-  .seed = "2007 MADV_FREE vs MADV_DONTNEED, a multithreaded database's transactions",
+  .op = "malloc/free transaction of 3-6 buffers",
+  .seed = "2007 MADV_FREE vs MADV_DONTNEED",
   .sweep = UB_SWEEP_UP2X,
   .variants = { [MADV_DONTNEED_V] = "dontneed", [MADV_FREE_V] = "free" },
   .faults = true,
