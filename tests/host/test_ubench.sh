@@ -39,7 +39,7 @@ faults = {"ufault", "umadvise"}
 bench = re.compile(r"BENCH suite=(\S+) variant=(\S+) threads=(\d+) runs=(\d+) "
                    r"ops_per_sec=(\d+\.\d{3}) stddev=\d+\.\d{3} ci95=\d+\.\d{3}"
                    r"(?: faults_per_op=(\d+\.\d{3}))?$")
-human = re.compile(r"ubench: (\S+): (\S+) at (\d+) threads: (\d+) operations in (\d+) timed runs")
+human = re.compile(r"ubench: (\S+): (\S+) at (\d+) threads?: (\d+) operations in (\d+) timed runs")
 bad, seen, suites, ops, fpo = [], {}, [], {}, {}
 for line in out:
     # This kernel's console passes a program's lines whole up to 199 bytes (include/process.h).

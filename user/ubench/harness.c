@@ -244,8 +244,8 @@ print_skip(int vi, const char *what, int err)
 {
   char word[32];
 
-  printf("ubench: %s: %s at %d threads: %s: %s\n", ctx.suite->name, ctx.suite->variants[vi],
-         ctx.threads, what, strerror(err));
+  printf("ubench: %s: %s at %d thread%s: %s: %s\n", ctx.suite->name, ctx.suite->variants[vi],
+         ctx.threads, ctx.threads == 1 ? "" : "s", what, strerror(err));
   printf("BENCH-SKIP suite=%s variant=%s threads=%d reason=%s\n", ctx.suite->name,
          ctx.suite->variants[vi], ctx.threads, errno_word(err, word, sizeof(word)));
   cols[vi].skip = true;
@@ -269,8 +269,8 @@ print_point(int vi, unsigned runs)
   printf("BENCH suite=%s variant=%s threads=%d runs=%u ops_per_sec=%s stddev=%s ci95=%s%s\n",
          ctx.suite->name, ctx.suite->variants[vi], ctx.threads, runs, mean, sd, ci, extra);
   fmt_milli(mean, sizeof(mean), cols[vi].ns / 1000000);
-  printf("ubench: %s: %s at %d threads: %lu operations in %u timed runs, %s s in all\n",
-         ctx.suite->name, ctx.suite->variants[vi], ctx.threads, (unsigned long)cols[vi].ops,
+  printf("ubench: %s: %s at %d thread%s: %lu operations in %u timed runs, %s s in all\n",
+         ctx.suite->name, ctx.suite->variants[vi], ctx.threads, ctx.threads == 1 ? "" : "s", (unsigned long)cols[vi].ops,
          runs, mean);
 }
 
@@ -302,14 +302,14 @@ run_slot(int vi, unsigned r, const struct ub_opts *o)
       print_skip(vi, workers[i].what, workers[i].err);
   }
   if(bad) {
-    printf("ubench: %s: %s at %d threads: %lu of %lu operations gave a wrong result\n",
-           ctx.suite->name, ctx.suite->variants[vi], ctx.threads, (unsigned long)bad,
+    printf("ubench: %s: %s at %d thread%s: %lu of %lu operations gave a wrong result\n",
+           ctx.suite->name, ctx.suite->variants[vi], ctx.threads, ctx.threads == 1 ? "" : "s", (unsigned long)bad,
            (unsigned long)ops);
     failed++;
   }
   if(failed)
-    printf("ubench: %s: %s at %d threads FAILED its check\n", ctx.suite->name,
-           ctx.suite->variants[vi], ctx.threads);
+    printf("ubench: %s: %s at %d thread%s FAILED its check\n", ctx.suite->name,
+           ctx.suite->variants[vi], ctx.threads, ctx.threads == 1 ? "" : "s");
   if(cols[vi].skip || r == 0)
     return failed;
   cols[vi].rate[r - 1] = stats_rate(ops, ns);
