@@ -47,6 +47,7 @@ vfs_open_mode(const char *path, unsigned oflags, u32 mode, unsigned flags, struc
     kfree(f);
     return err;
   }
+  f->f_count = 1;
   f->f_dentry = d;
   f->f_inode = d->d_inode;
   f->f_pos = 0;
@@ -60,10 +61,19 @@ vfs_open_mode(const char *path, unsigned oflags, u32 mode, unsigned flags, struc
   return 0;
 }
 
+// A mapping of the file holds it as an open does (Linux's vma->vm_file), so the file, its
+// inode and its pages live while mapped even after close and unlink.
+struct file *
+get_file(struct file *f)
+{
+  __atomic_add_fetch(&f->f_count, 1, __ATOMIC_RELAXED);
+  return f;
+}
+
 void
 vfs_close(struct file *f)
 {
-  if(!f)
+  if(!f || __atomic_sub_fetch(&f->f_count, 1, __ATOMIC_ACQ_REL) > 0)
     return;
   if(S_ISREG(f->f_inode->i_mode) && !f->f_op)
     __atomic_sub_fetch(&f->f_inode->i_data.users, 1, __ATOMIC_RELAXED);

@@ -148,6 +148,7 @@ struct file_operations {
 };
 
 struct file {
+  int f_count;               // atomic: its opener's reference and each mapping's (get_file)
   struct dentry *f_dentry;   // holds a reference, so the inode lives while the file is open
   struct inode *f_inode;
   u64 f_pos;                 // the opener's: threads sharing a file use pread and pwrite
@@ -216,7 +217,8 @@ int vfs_open(const char *path, unsigned oflags, unsigned flags, struct file **fp
 // file gets its driver's operations: -ENXIO when no driver has its number.
 int vfs_open_mode(const char *path, unsigned oflags, u32 mode, unsigned flags,
                   struct file **fp);
-void vfs_close(struct file *f);
+void vfs_close(struct file *f);   // drops a reference; the last one closes
+struct file *get_file(struct file *f);   // another reference (a mapping's): returns f
 ssize_t vfs_read(struct file *f, void *buf, size_t len);
 ssize_t vfs_write(struct file *f, const void *buf, size_t len);
 ssize_t vfs_pread(struct file *f, void *buf, size_t len, u64 pos);
