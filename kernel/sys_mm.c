@@ -4,6 +4,7 @@
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
+#include "mm.h"
 #include "process.h"
 #include "sched.h"
 #include "slab.h"

@@ -237,7 +237,7 @@ test_mremap(void)
   CHECK(vm_mremap(mm, base, PAGE_SIZE, 0, 0, 0) == -EINVAL);
   CHECK(vm_mremap(mm, base, PAGE_SIZE, PAGE_SIZE, 8, 0) == -EINVAL);
   CHECK(vm_mremap(mm, base, PAGE_SIZE, PAGE_SIZE, MREMAP_FIXED, m) == -EINVAL);
-  CHECK(vm_mremap(mm, m, PAGE_SIZE, 2 * PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED,
+  CHECK(vm_mremap(mm, m, 2 * PAGE_SIZE, 2 * PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED,
                   m + PAGE_SIZE) == -EINVAL);   // overlapping ranges
   CHECK(vm_mremap(mm, base + 200 * PAGE_SIZE, PAGE_SIZE, 2 * PAGE_SIZE, MREMAP_MAYMOVE, 0) ==
         -EFAULT);
