@@ -173,7 +173,10 @@ vfs_write(struct file *f, const void *buf, size_t len)
 }
 
 // Shrinking drops whole pages past the end and zeroes the tail of the last one, so the
-// bytes past the size are always zero and growing again needs no page at all.
+// bytes past the size are always zero and growing again needs no page at all. Mappings lose
+// their pages past the end first, and again once the cache's are gone, for a fault that
+// mapped one while it was being dropped (Linux's truncate_pagecache): a later touch there
+// is SIGBUS.
 int
 vfs_ftruncate(struct file *f, u64 size)
 {
@@ -187,7 +190,9 @@ vfs_ftruncate(struct file *f, u64 size)
   u64 old = inode->i_size;
   WRITE_ONCE(inode->i_size, size);
   if(size < old) {
+    unmap_mapping_range(inode, ALIGN_UP(size, PAGE_SIZE) >> PAGE_SHIFT);
     truncate_inode_pages(m, ALIGN_UP(size, PAGE_SIZE) >> PAGE_SHIFT);
+    unmap_mapping_range(inode, ALIGN_UP(size, PAGE_SIZE) >> PAGE_SHIFT);
     size_t off = size & (PAGE_SIZE - 1);
     struct page *page = off ? find_lock_page(m, size >> PAGE_SHIFT) : NULL;
     if(page) {

@@ -2,6 +2,7 @@
 // mmap/munmap/mremap, demand paging, madvise (MADV_DONTNEED, MADV_FREE) and TLB shootdowns.
 #pragma once
 #include "cpumask.h"
+#include "list.h"
 #include "rcupdate.h"
 #include "rwsem.h"
 #include "spinlock.h"
@@ -49,6 +50,9 @@ struct vma {
   unsigned long flags;        // VM_READ, VM_WRITE, VM_EXEC, VM_SHARED, VM_MAYWRITE
   struct file *file;          // a file mapping's file, or NULL: anonymous memory
   unsigned long pgoff;        // file mappings: the file's page at start
+  struct mm *mm;              // file mappings: the mm whose tree holds it
+  struct list_head i_mmap_link;   // file mappings: on the inode's i_mmap, under i_mmap_lock
+  unsigned long unmap_gen;    // the inode's i_mmap_gen when truncation last unmapped it
   struct vma *left, *right;
   int height;                 // of the subtree rooted here; a leaf is 1
 };
@@ -106,6 +110,11 @@ int madvise_locked(struct mm *mm, unsigned long addr, size_t len, int advice, bo
 // fs/file.c: a file's references (Linux's get_file and fput); the last close frees it.
 struct file *get_file(struct file *f);
 void vfs_close(struct file *f);
+// mm/truncate.c: a file VMA joins its inode's i_mmap list when it enters an mm's tree and
+// leaves it when it leaves the tree, so that truncation finds every mapping of the file.
+void vma_link_file(struct mm *mm, struct vma *v);
+void vma_unlink_file(struct vma *v);
+bool mmget_not_zero(struct mm *mm);   // a reference, unless the mm is being torn down
 
 // A kernel thread adopts an mm and reaches its lower half through uaccess.h; it must
 // unuse_mm before it exits.

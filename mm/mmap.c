@@ -140,6 +140,8 @@ vma_insert(struct mm *mm, struct vma *v)
   v->height = 1;
   mm->vma_root = tree_insert(mm->vma_root, v);
   mm->nr_vmas++;
+  if(v->file)
+    vma_link_file(mm, v);
 }
 
 // Dropping a file mapping's reference may free the file and, for an unlinked one, its inode
@@ -149,8 +151,10 @@ vma_remove(struct mm *mm, struct vma *v)
 {
   mm->vma_root = tree_remove(mm->vma_root, v);
   mm->nr_vmas--;
-  if(v->file)
+  if(v->file) {
+    vma_unlink_file(v);
     vfs_close(v->file);
+  }
   kfree(v);
 }
 
@@ -195,6 +199,19 @@ void
 mmget(struct mm *mm)
 {
   __atomic_fetch_add(&mm->users, 1, __ATOMIC_RELAXED);
+}
+
+// The struct outlives its last user by a grace period and its VMAs, so a walker that found
+// it through one of them may look at the count; at zero the teardown has begun.
+bool
+mmget_not_zero(struct mm *mm)
+{
+  int n = READ_ONCE(mm->users);
+  while(n > 0)
+    if(__atomic_compare_exchange_n(&mm->users, &n, n + 1, false, __ATOMIC_ACQUIRE,
+                                   __ATOMIC_RELAXED))
+      return true;
+  return false;
 }
 
 static void

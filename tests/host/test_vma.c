@@ -40,6 +40,10 @@ vfs_close(struct file *f)
 }
 
 static unsigned long moved_pages;
+static int linked_vmas;
+
+void vma_link_file(struct mm *mm, struct vma *v) { linked_vmas++; }
+void vma_unlink_file(struct vma *v) { linked_vmas--; }
 
 int
 move_page_tables(struct mm *mm, unsigned long old, unsigned long new, unsigned long len)
@@ -198,7 +202,7 @@ test_file_vmas(void)
   CHECK(vm_mmap_file(mm, 0, PAGE_SIZE, RW, MAP_SHARED | MAP_ANONYMOUS, the_file, 0, 0) == -EINVAL);
   CHECK(vm_mmap_file(mm, 0, 2 * PAGE_SIZE, RW, MAP_SHARED, the_file, ~0UL, 0) == -EOVERFLOW);
   CHECK(vm_munmap(mm, base, 8 * PAGE_SIZE) == 0);
-  CHECK(file_refs == 0 && mm->nr_vmas == 0);
+  CHECK(file_refs == 0 && linked_vmas == 0 && mm->nr_vmas == 0);
   mmput(mm);
 }
 
@@ -231,7 +235,7 @@ test_mremap(void)
                   m) == m);
   struct vma *v = find_vma(mm, m);
   CHECK(v && v->file == the_file && v->pgoff == 4 && v->end == (unsigned long)m + 2 * PAGE_SIZE);
-  CHECK(file_refs == 3);   // the moved piece and the two left around its old place
+  CHECK(file_refs == 3 && linked_vmas == 3);   // the moved piece and two around its old place
   // Errnos.
   CHECK(vm_mremap(mm, base + 1, PAGE_SIZE, PAGE_SIZE, 0, 0) == -EINVAL);
   CHECK(vm_mremap(mm, base, PAGE_SIZE, 0, 0, 0) == -EINVAL);
