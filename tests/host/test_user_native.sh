@@ -53,6 +53,9 @@ expect 0 spin 0.5
 expect 0 hostile
 expect 0 clock
 expect 0 files
+expect 0 pipe
+expect 141 pipe sigpipe
+expect 0 poll
 expect 3 exitgroup
 expect 139 fault null
 expect 139 fault kernel

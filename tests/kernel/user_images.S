@@ -22,3 +22,5 @@ user_bin_\name\()_end:
   userbin exitgroup, exitgroup
   userbin clock, clock
   userbin files, files
+  userbin pipe, pipe
+  userbin poll, poll

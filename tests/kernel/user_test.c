@@ -16,6 +16,7 @@
 
 extern bool process_planted_leak;
 extern bool planted_no_user_preempt;
+extern bool pipe_planted_torn;
 
 static const char *const env[] = { "HOME=/", "TERM=linux", "PATH=/bin:/usr/bin", NULL };
 
@@ -119,6 +120,42 @@ user_files(void)
   return run("files", argv, 0);
 }
 SELFTEST_NOINJECT("user-files", user_files);
+
+// Pipes between threads: round trips, capacity, EOF and EPIPE, sleepers woken, PIPE_BUF
+// atomicity with eight writers; then a write with no reader and SIGPIPE's default action
+// ends the process as SIGPIPE does (141). Every pipe's pages come back.
+static bool
+user_pipe(void)
+{
+  const char *const argv[] = { "/bin/pipe", NULL };
+  const char *const sigpipe[] = { "/bin/pipe", "sigpipe", NULL };
+  return run("pipe", argv, 0) & run("pipe", sigpipe, 141);
+}
+SELFTEST_NOINJECT("user-pipe", user_pipe);
+
+// The planted bug: pipe writes go in halves with a chance for another writer between them,
+// so PIPE_BUF writes interleave: user-pipe's atomicity check must fail.
+static bool
+planted_pipe_torn(void)
+{
+  const char *const argv[] = { "/bin/pipe", NULL };
+  WRITE_ONCE(pipe_planted_torn, true);
+  bool ok = run("pipe", argv, 0);
+  WRITE_ONCE(pipe_planted_torn, false);
+  return ok;
+}
+SELFTEST("planted-pipe-torn", planted_pipe_torn);
+
+// poll, ppoll, select and pselect6 on pipes, /dev/null, a directory and the console, with
+// their timeouts and errors; the process ends with threads blocked in read, write, poll and
+// select.
+static bool
+user_poll(void)
+{
+  const char *const argv[] = { "/bin/poll", NULL };
+  return run("poll", argv, 0);
+}
+SELFTEST_NOINJECT("user-poll", user_poll);
 
 // Each way of dying: the status a shell would show (128 + SIGSEGV, SIGILL, SIGFPE, SIGABRT,
 // SIGTERM), and the kernel carries on.
