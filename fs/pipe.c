@@ -207,7 +207,7 @@ pipe_write(struct file *f, const char *ubuf, size_t len, unsigned flags)
     u32 room = PIPE_SIZE - (pipe->head - pipe->tail);
     if(room >= need) {
       size_t want = MIN(room, len - done);
-      if(torn && want > 1)
+      if(torn && !done && want > 1)
         want /= 2;
       long r = ring_fill(pipe, ubuf + done, want);
       if(r < 0) {

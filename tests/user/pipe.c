@@ -257,7 +257,7 @@ blocking(void)
 // PIPE_BUF atomicity: WRITERS threads each write records of one size (at most PIPE_BUF), every
 // byte of a record its writer's number and the record's sequence number; the reader reads in
 // odd-sized pieces and must find each record whole, each writer's in order, and all of them.
-#define RECORDS 96
+#define RECORDS 64
 
 struct writer {
   int fd, id, size;
