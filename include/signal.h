@@ -93,13 +93,12 @@ struct trapframe;
 #define ERESTART_RESTARTBLOCK  516   // as NOHAND, but restart through restart_syscall
 
 // A pending signal's information, what the handler's siginfo_t is built from.
+// Every sender is uid 0 here, so si_uid is always 0.
 struct ksiginfo {
   int signo;
   int code;      // SI_USER, SI_TKILL, SI_KERNEL, SEGV_MAPERR, CLD_EXITED, ...
   int pid;       // the sender (SI_USER, SI_TKILL, SI_QUEUE), or the child (SIGCHLD)
-  int uid;
   int status;    // SIGCHLD: the exit code, or the signal that ended the child
-  int trapno;    // faults: the exception vector
   u64 addr;      // faults: si_addr; SI_QUEUE: si_value
 };
 
@@ -109,6 +108,27 @@ struct ksiginfo {
 struct sigpending {
   u64 signal;
   struct ksiginfo info[NSIG];
+};
+
+// restart_syscall(2): how a call interrupted with -ERESTART_RESTARTBLOCK goes on when no
+// handler ran (nanosleep's and a timed futex wait's remaining time; Linux's restart_block).
+struct restart_block {
+  long (*fn)(struct restart_block *);
+  u64 arg[5];
+};
+
+// A user thread's own signal state, allocated with it (t->sig). The thread alone writes
+// blocked, under its process's siglock; senders read it under the same lock.
+struct sigthread {
+  u64 blocked;                 // rt_sigprocmask
+  u64 saved_blocked;           // rt_sigsuspend: the mask to restore after the handler
+  bool restore_blocked;
+  bool exited;                 // past user_thread_exit: no longer a target
+  struct sigpending pending;   // thread-directed: tgkill, faults; under siglock
+  u64 ss_sp, ss_size;          // sigaltstack: the thread's own
+  u32 ss_flags;                // SS_DISABLE, SS_AUTODISARM
+  u64 fault_error, fault_trapno, fault_cr2;   // the last fault, for the frame's sigcontext
+  struct restart_block restart;
 };
 
 struct k_sigaction {
@@ -143,4 +163,55 @@ void force_sig_fault(int sig, int code, u64 addr, int trapno);
 // From exit_to_user_mode with interrupts on: delivers one pending signal (a handler's frame
 // on the user stack, or the default action) and turns -ERESTART* results into -EINTR or a
 // restart. tf is the thread's user frame; syscall says it came from a system call.
-void do_signal(struct trapframe *tf, bool syscall);
+void do_signal(struct trapframe *tf);
+// exit_to_user_mode's test, interrupts off: a signal to act on, or a system call's -ERESTART*
+// result to turn into -EINTR or a restart.
+bool signal_work(struct thread *t, const struct trapframe *tf);
+
+// kernel/signal.c, for the process code: a new thread's state (blocked inherited from parent,
+// NULL for the first thread), freed after the thread is joined.
+struct sigthread *sigthread_alloc(const struct sigthread *parent);
+void signal_thread_exit(struct thread *t);   // user_thread_exit: no longer a target
+void signal_init_process(struct process *p);
+// The process's default action takes it: 128 + sig, and the wait status (killed_by) says
+// whether it dumped core.
+void sig_default_kill(int sig) __attribute__((noreturn));
+
+// The siginfo_t of the user ABI (include/uapi/asm-generic/siginfo.h on x86-64): 128 bytes.
+struct user_siginfo {
+  int si_signo, si_errno, si_code, __pad0;
+  union {
+    u64 si_addr;             // SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP
+    struct {
+      int si_pid;            // kill, tkill, sigqueue, SIGCHLD
+      u32 si_uid;
+      union {
+        int si_status;       // SIGCHLD
+        u64 si_value;        // sigqueue
+      };
+    };
+    u8 __pad1[112];
+  };
+};
+_Static_assert(sizeof(struct user_siginfo) == 128, "siginfo_t is 128 bytes");
+
+// stack_t: sigaltstack's argument and a frame's uc_stack.
+struct user_stack {
+  u64 ss_sp;
+  int ss_flags;
+  int __pad;
+  u64 ss_size;
+};
+
+// Between kernel/signal.c, its system calls (kernel/sys_signal.c) and the frame code.
+#define SIG_KERNEL_ONLY (sigmask(SIGKILL) | sigmask(SIGSTOP))
+int kill_pgrp_info(int pgrp, const struct ksiginfo *info);
+int send_sig_info_locked(struct process *p, struct thread *t, const struct ksiginfo *info);
+bool sig_handler_installed(struct thread *t, int sig);   // a handler that would run now
+void force_sigsegv(int sig);
+int dequeue_signal(struct thread *t, u64 allowed, struct ksiginfo *info);   // under siglock
+int get_signal(struct k_sigaction *ka, struct ksiginfo *info);
+void signal_delivered(int sig, const struct k_sigaction *ka);
+void set_current_blocked(u64 blocked);
+void restore_saved_sigmask(void);
+void fill_siginfo(struct user_siginfo *u, const struct ksiginfo *k);
