@@ -24,3 +24,4 @@ user_bin_\name\()_end:
   userbin files, files
   userbin pipe, pipe
   userbin poll, poll
+  userbin signals, signals
