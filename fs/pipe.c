@@ -8,6 +8,7 @@
 #include "mutex.h"
 #include "poll.h"
 #include "process.h"
+#include "signal.h"
 #include "slab.h"
 #include "string.h"
 #include <asm/uaccess.h>
@@ -17,8 +18,6 @@
 #define PIPE_BUF 4096                             // limits.h: the atomic write size
 #define O_NONBLOCK 04000                          // Linux's value (asm-generic/fcntl.h)
 #define F_GETPIPE_SZ 1032
-#define SIGPIPE 13
-#define SIG_DFL 0
 
 struct pipe_inode_info {
   struct mutex mutex;               // the ring's contents, head, tail, readers and writers
@@ -66,8 +65,9 @@ can_write(struct pipe_inode_info *pipe, size_t need)
   return PIPE_SIZE - pipe_used(pipe) >= need || !READ_ONCE(pipe->readers);
 }
 
-// Sleeps on wq, the mutex released, until ready: 0, or -EINTR when the process is ending.
-// A pipe may stay empty for ever by design, so the hung-task check leaves the sleep alone.
+// Sleeps on wq, the mutex released, until ready: 0, or -ERESTARTSYS when a signal comes first
+// (restarted under SA_RESTART, else EINTR; Linux's pipe_read and pipe_write) or the process
+// is ending. A pipe may stay empty for ever by design: the hung-task check leaves it alone.
 static int
 pipe_wait(struct pipe_inode_info *pipe, struct wait_queue_head *wq,
           bool (*ready)(struct pipe_inode_info *, size_t), size_t need)
@@ -80,8 +80,8 @@ pipe_wait(struct pipe_inode_info *pipe, struct wait_queue_head *wq,
     prepare_to_wait(wq, &we, T_SLEEPING);
     if(ready(pipe, need))
       break;
-    if(user_wait_interrupted()) {
-      err = -EINTR;
+    if(signal_pending(current)) {
+      err = -ERESTARTSYS;
       break;
     }
     schedule();
@@ -92,19 +92,12 @@ pipe_wait(struct pipe_inode_info *pipe, struct wait_queue_head *wq,
   return err;
 }
 
-// SIGPIPE to the writer (pipe(7)). Signals are not delivered yet (rt_sigaction is only
-// remembered), so this is the default action, ending the process, unless the program
-// ignores, blocks or catches SIGPIPE; then only the write's EPIPE remains.
-// TODO(signal): send_signal_thread(current, SIGPIPE) once include/signal.h lands.
+// SIGPIPE to the writing thread (pipe(7); Linux's send_sig(SIGPIPE, current, 0)): its
+// default action ends the process on the way back to ring 3; ignored, only EPIPE remains.
 static void
 send_sigpipe(void)
 {
-  struct process *p = current->proc;
-  spin_lock(&p->lock);
-  bool dfl = p->sigaction[SIGPIPE - 1][0] == SIG_DFL && !(p->sigmask & (1UL << (SIGPIPE - 1)));
-  spin_unlock(&p->lock);
-  if(dfl)
-    process_kill(p, SIGPIPE);   // the thread leaves on its way back to ring 3
+  send_signal_thread(current, SIGPIPE);
 }
 
 // Copies n bytes of user memory in at head, allocating pages: the count copied (short at a

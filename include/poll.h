@@ -1,8 +1,6 @@
 // poll(2)'s readiness: the event bits, and the table a file's poll operation registers its
 // wait queues on (fs/select.c; Linux's poll_table and poll_wait, include/linux/poll.h).
 #pragma once
-#include "process.h"
-#include "sched.h"
 #include "types.h"
 #include "wait.h"
 
@@ -45,11 +43,3 @@ void poll_freewait(struct poll_table *pt);   // every entry off its queue, and f
 
 // fs/tty.c: the console's readiness (f is NULL for the console behind fds 0-2).
 unsigned tty_poll(struct file *f, struct poll_table *pt);
-
-// Whether a thread blocked in a pipe, poll or select for its process gives up with -EINTR:
-// the process is ending (exit_group or a fatal signal; process_end wakes its sleepers).
-static inline bool
-user_wait_interrupted(void)
-{
-  return READ_ONCE(current->proc->exiting);
-}

@@ -1,13 +1,15 @@
 // poll, ppoll, select and pselect6 (man 2 poll, man 2 select), as Linux's fs/select.c: each
 // pass asks every file for its events, registering on its wait queues (include/poll.h);
-// with nothing ready the caller sleeps until a queue is woken, the timeout passes, or the
-// process is ending (-EINTR). A zero timeout makes one pass; none waits for ever.
+// with nothing ready the caller sleeps until a queue is woken, the timeout passes, or a
+// signal comes (EINTR after a handler, else a restart). A zero timeout makes one pass; none
+// waits for ever.
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
 #include "poll.h"
 #include "process.h"
 #include "sched.h"
+#include "signal.h"
 #include "slab.h"
 #include "string.h"
 #include "syscalls.h"
@@ -58,14 +60,14 @@ poll_loop(pass_fn pass, void *arg, struct ufile **held, size_t nheld, u64 deadli
     bool again = false;
     if(r == 0 && pt.error)
       r = pt.error;
-    else if(r == 0 && user_wait_interrupted())
-      r = -EINTR;
+    else if(r == 0 && signal_pending(t))
+      r = -ERESTARTNOHAND;   // Linux's do_poll and do_select
     else if(r == 0 && deadline && now < deadline) {
       // T_SLEEPING before the check, so a wake-up after it finds this thread asleep.
       set_current_state(T_SLEEPING);
       t->wait_on = "poll";
       t->idle_wait = true;   // a user wait may last for ever by design
-      if(!poll_triggered(&pt) && !user_wait_interrupted()) {
+      if(!poll_triggered(&pt) && !signal_pending(t)) {
         if(deadline == FOREVER)
           schedule();
         else
@@ -167,26 +169,64 @@ out:
   return r;
 }
 
+// A poll a signal interrupted goes on with the same deadline when no handler runs (Linux's
+// do_restart_poll through restart_syscall).
+static long restart_poll(struct restart_block *rb);
+
+static long
+poll_restartable(u64 ufds, u64 nfds, u64 deadline)
+{
+  long r = do_poll(ufds, nfds, deadline);
+  if(r == -ERESTARTNOHAND) {
+    struct restart_block *rb = &current->sig->restart;
+    rb->fn = restart_poll;
+    rb->arg[0] = ufds, rb->arg[1] = nfds, rb->arg[2] = deadline;
+    r = -ERESTART_RESTARTBLOCK;
+  }
+  return r;
+}
+
+static long
+restart_poll(struct restart_block *rb)
+{
+  return poll_restartable(rb->arg[0], rb->arg[1], rb->arg[2]);
+}
+
 long
 sys_poll(u64 ufds, u64 nfds, u64 timeout_ms)
 {
   int ms = (int)timeout_ms;
   u64 deadline = ms < 0 ? FOREVER : ms == 0 ? 0 : ktime_ns() + (u64)ms * 1000000;
-  return do_poll(ufds, nfds, deadline);
+  return poll_restartable(ufds, nfds, deadline);
 }
 
-// The signal mask of ppoll and pselect6: sigsetsize must be 8 (the kernel's sigset_t).
-// TODO(signal): the mask takes effect for the wait once signals are delivered; until then
-// it is checked and copied, and nothing can interrupt the wait but the process's end.
+// ppoll's and pselect6's mask, for the wait only (sigsetsize must be 8, the kernel's
+// sigset_t): the old one is saved as rt_sigsuspend saves it (Linux's set_user_sigmask).
 static long
-check_sigmask(u64 umask, u64 size)
+set_user_sigmask(u64 umask, u64 size)
 {
   u64 mask;
   if(!umask)
     return 0;
   if(size != sizeof(mask))
     return -EINVAL;
-  return copy_from_user(&mask, (void *)umask, sizeof(mask)) ? -EFAULT : 0;
+  if(copy_from_user(&mask, (void *)umask, sizeof(mask)))
+    return -EFAULT;
+  struct sigthread *s = current->sig;
+  s->saved_blocked = s->blocked;
+  s->restore_blocked = true;
+  set_current_blocked(mask);
+  return 0;
+}
+
+// The old mask back at once, unless a signal interrupted the wait: then it comes back after
+// the handler, which runs with the call's mask (the frame saves the old one; Linux's
+// restore_saved_sigmask_unless).
+static void
+restore_sigmask_unless(bool interrupted)
+{
+  if(!interrupted)
+    restore_saved_sigmask();
 }
 
 // A struct timespec at uts to a deadline (NULL: for ever).
@@ -222,10 +262,11 @@ sys_ppoll(u64 ufds, u64 nfds, u64 uts, u64 umask, u64 sigsetsize)
   long r = get_timespec_deadline(uts, &deadline);
   if(r)
     return r;
-  if((r = check_sigmask(umask, sigsetsize)))
+  if((r = set_user_sigmask(umask, sigsetsize)))
     return r;
   r = do_poll(ufds, nfds, deadline);
-  put_timespec_left(uts, deadline);
+  restore_sigmask_unless(r == -ERESTARTNOHAND);
+  put_timespec_left(uts, deadline);   // a restart goes on with the time left
   return r;
 }
 
@@ -343,10 +384,11 @@ sys_pselect6(u64 n, u64 uin, u64 uout, u64 uex, u64 uts, u64 usig)
     u64 sig[2];
     if(copy_from_user(sig, (void *)usig, sizeof(sig)))
       return -EFAULT;
-    if((r = check_sigmask(sig[0], sig[1])))
+    if((r = set_user_sigmask(sig[0], sig[1])))
       return r;
   }
   r = do_select(n, uin, uout, uex, deadline);
+  restore_sigmask_unless(r == -ERESTARTNOHAND);
   put_timespec_left(uts, deadline);
   return r;
 }

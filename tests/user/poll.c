@@ -2,8 +2,9 @@
 // fills, empties and loses its other end (POLLIN, POLLOUT, POLLHUP, POLLERR; readable and
 // writable sets), POLLNVAL, ignored negative fds, files that are always ready, timeouts of
 // zero, of some milliseconds (the time left written back) and none (a thread's write ends the
-// wait), and EBADF, EFAULT and EINVAL. At the end threads are left blocked in read, write,
-// poll and select: returning from main must still end the process. Exits 0 when all hold.
+// wait), EBADF, EFAULT and EINVAL, and signals: EINTR, SA_RESTART, ppoll's mask, a SIGPIPE
+// handler. At the end threads are left blocked in read, write, poll and select: returning from
+// main must still end the process. Exits 0 when all hold.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -216,6 +217,118 @@ timeouts(void)
   close(p[1]);
 }
 
+// Signals: a handler without SA_RESTART makes a blocked read, poll and select fail with
+// EINTR; with SA_RESTART the read goes on and gets the data written later (poll never
+// restarts after a handler, as Linux); ppoll's mask lets a blocked signal in for the wait
+// only; a write to a broken pipe runs the SIGPIPE handler and fails with EPIPE.
+static int ipipe[2];
+static volatile int handled, which;
+static long result, result_errno;
+static volatile int finished;
+
+static void
+on_signal(int sig)
+{
+  handled++;
+  which = sig;
+}
+
+static void *
+interrupted_call(void *arg)
+{
+  char c;
+  struct pollfd fd = { ipipe[0], POLLIN, 0 };
+  fd_set rd;
+  FD_ZERO(&rd);
+  FD_SET(ipipe[0], &rd);
+  long kind = (long)arg;
+  errno = 0;
+  result = kind == 0 ? read(ipipe[0], &c, 1)
+         : kind == 1 ? poll(&fd, 1, -1)
+         : select(ipipe[0] + 1, &rd, NULL, NULL, NULL);
+  result_errno = errno;
+  finished = 1;
+  return NULL;
+}
+
+// Signals t until it has finished its call (a signal before it blocks only runs the handler).
+static void
+interrupt(pthread_t t)
+{
+  for(int i = 0; i < 500 && !finished; i++) {
+    pthread_kill(t, SIGUSR1);
+    usleep(10000);
+  }
+}
+
+static void *
+ppoll_unblocking(void *arg)
+{
+  sigset_t usr1, none, now;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  sigemptyset(&none);
+  pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+  raise(SIGUSR1);   // pending: blocked
+  int before = handled;
+  struct pollfd fd = { ipipe[0], POLLIN, 0 };
+  errno = 0;
+  result = ppoll(&fd, 1, NULL, &none);
+  result_errno = errno;
+  pthread_sigmask(SIG_BLOCK, NULL, &now);
+  finished = handled == before + 1 && sigismember(&now, SIGUSR1) ? 1 : 2;
+  return NULL;
+}
+
+static void
+interrupts(void)
+{
+  static const char *const what[] = { "read", "poll", "select" };
+  struct sigaction sa = { .sa_handler = on_signal };
+  sigaction(SIGUSR1, &sa, NULL);
+  check(pipe(ipipe) == 0, "pipe");
+  for(long kind = 0; kind < 3; kind++) {
+    pthread_t t;
+    finished = 0;
+    pthread_create(&t, NULL, interrupted_call, (void *)kind);
+    interrupt(t);
+    pthread_join(t, NULL);
+    char msg[64];
+    snprintf(msg, sizeof(msg), "a handler interrupts a blocked %s: EINTR", what[kind]);
+    check(result == -1 && result_errno == EINTR && handled > 0, msg);
+  }
+
+  sa.sa_flags = SA_RESTART;
+  sigaction(SIGUSR1, &sa, NULL);
+  pthread_t t;
+  finished = 0;
+  handled = 0;
+  pthread_create(&t, NULL, interrupted_call, (void *)0);
+  for(int i = 0; i < 5; i++) {
+    pthread_kill(t, SIGUSR1);
+    usleep(10000);
+  }
+  check(write(ipipe[1], "r", 1) == 1, "write after the signals");
+  pthread_join(t, NULL);
+  check(result == 1 && handled == 5, "SA_RESTART: the read goes on and gets the data");
+
+  finished = 0;
+  pthread_create(&t, NULL, ppoll_unblocking, NULL);
+  pthread_join(t, NULL);
+  check(result == -1 && result_errno == EINTR && finished == 1,
+        "ppoll's mask lets a pending signal in, the old mask comes back");
+
+  sa.sa_flags = 0;
+  sigaction(SIGPIPE, &sa, NULL);
+  handled = 0;
+  close(ipipe[0]);
+  FAILS(write(ipipe[1], "x", 1), EPIPE);
+  check(handled == 1 && which == SIGPIPE, "the SIGPIPE handler ran");
+  close(ipipe[1]);
+  sa.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &sa, NULL);
+}
+
 // Threads that never wake by themselves: returning from main must end them all.
 static int stuck[2], full[2];
 
@@ -272,6 +385,7 @@ main(void)
   pipe_readiness();
   fd_kinds();
   timeouts();
+  interrupts();
   leave_stuck();
   printf("poll: %d checks, %d failed\n", checks, fails);
   return fails != 0 || checks < 60;
