@@ -3,7 +3,6 @@
 // program's output never splits a kernel line; reads find no input (end-of-file).
 #include "errno.h"
 #include "fs.h"
-#include "poll.h"
 #include "printk.h"
 #include "spinlock.h"
 #include "string.h"
@@ -72,19 +71,10 @@ console_ioctl(struct file *f, unsigned cmd, void *arg)
   return 0;
 }
 
-// Writes never wait, and reads do not either while there is no input: both always ready.
-// Console input adds a wait queue here (poll_wait) and POLLIN only when a read would not block.
-unsigned
-tty_poll(struct file *f, struct poll_table *pt)
-{
-  return POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
-}
-
 static const struct file_operations console_fops = {
   .read = console_read,
   .write = console_write,
   .ioctl = console_ioctl,
-  .poll = tty_poll,
 };
 
 size_t

@@ -157,7 +157,7 @@ struct file_operations {
   int (*ioctl)(struct file *f, unsigned cmd, void *arg);
   // Files that may block (pipes): read(2) and write(2) hand over the user's buffer and the
   // open file's Linux O_* flags (O_NONBLOCK), and the file copies to and from user memory
-  // itself. The count moved, or -errno (-EAGAIN, -EINTR, -EPIPE, -EFAULT).
+  // itself. The count moved, or -errno (-EAGAIN, -ERESTARTSYS, -EPIPE, -EFAULT).
   ssize_t (*read_user)(struct file *f, char *ubuf, size_t len, unsigned flags);
   ssize_t (*write_user)(struct file *f, const char *ubuf, size_t len, unsigned flags);
   // poll(2): the POLL* events ready now, after poll_wait on pt for every wait queue whose
@@ -249,6 +249,12 @@ int vfs_readdir(struct file *f, filldir_t fill, void *arg);   // 1: more may fol
 // rcu_read_unlock. For tests and benchmarks of the walk itself.
 int vfs_lookup_rcu(const char *path, struct inode **inode);
 
+// Pipes (fs/pipe.c): a read end and a write end (files with no name, O_RDONLY and O_WRONLY)
+// of a new pipe; 0 or -ENOMEM.
+int create_pipe_files(struct file *res[2]);
+bool is_pipe(struct file *f);
+long pipe_fcntl(struct file *f, unsigned cmd, unsigned long arg);   // F_GETPIPE_SZ; -EBADF
+
 // Character devices (fs/char_dev.c): the file operations behind a device number, looked up
 // at open. fs/mem.c registers /dev/null and /dev/zero, fs/tty.c /dev/console.
 int register_chrdev(dev_t dev, const char *name, const struct file_operations *fops);
@@ -257,12 +263,6 @@ void chrdev_init(void);   // the devices, and their nodes under /dev
 void mem_dev_init(void);
 void tty_init(void);
 size_t tty_termios_size(void);   // bytes TCGETS fills in (Linux's struct termios: 36)
-
-// Pipes (fs/pipe.c): a read end and a write end (files with no name, O_RDONLY and O_WRONLY)
-// of a new pipe; 0 or -ENOMEM.
-int create_pipe_files(struct file *res[2]);
-bool is_pipe(struct file *f);
-long pipe_fcntl(struct file *f, unsigned cmd, unsigned long arg);   // F_GETPIPE_SZ; -EBADF
 
 // What glibc reads about the machine, present from boot (fs/sysfs.c, fs/proc.c):
 // /sys/devices/system/cpu/{online,possible} and /proc/self/exe.

@@ -40,6 +40,3 @@ void poll_wait(struct file *f, struct wait_queue_head *wq, struct poll_table *pt
 // Whether a registered queue has been woken since its entry went on it.
 bool poll_triggered(struct poll_table *pt);
 void poll_freewait(struct poll_table *pt);   // every entry off its queue, and freed
-
-// fs/tty.c: the console's readiness (f is NULL for the console behind fds 0-2).
-unsigned tty_poll(struct file *f, struct poll_table *pt);

@@ -32,11 +32,21 @@ struct pollfd {   // include/uapi/asm-generic/poll.h
   short events, revents;
 };
 
+// The console behind fds 0-2: writes never wait, and reads do not either while there is no
+// console input (they give end of file), so it is always ready. Console input makes this
+// poll_wait on its input queue and report POLLIN only when a read would not block; /dev/console
+// opened by name has no poll operation yet, so it is always ready too (DEFAULT_POLLMASK).
+static unsigned
+console_poll(struct poll_table *pt)
+{
+  return POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
+}
+
 static unsigned
 file_poll(struct ufile *uf, struct poll_table *pt)
 {
   if(!uf->file)
-    return tty_poll(NULL, pt);   // the console behind fds 0-2
+    return console_poll(pt);
   const struct file_operations *op = uf->file->f_op;
   return op && op->poll ? op->poll(uf->file, pt) : DEFAULT_POLLMASK;
 }
