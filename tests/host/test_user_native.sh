@@ -56,6 +56,7 @@ expect 0 files
 expect 0 pipe
 expect 141 pipe sigpipe
 expect 0 poll
+expect 0 pipeproc
 expect 3 exitgroup
 expect 139 fault null
 expect 139 fault kernel
