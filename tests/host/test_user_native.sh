@@ -70,6 +70,7 @@ expect 139 fault sysret
 expect 0 signals
 expect 134 signals abort
 expect 138 signals resethand
+expect 137 signals sigkill
 expect 139 signals badframe
 expect 139 signals badstack
 echo "test_user_native: $passed passed, $failed failed"

@@ -346,7 +346,8 @@ SELFTEST("planted-user-leak", planted_user_leak);
 // sigaltstack, SIGSEGV with siglongjmp, FPU state across handlers and under signals from
 // other CPUs, tgkill to another thread, process groups (tests/user/signals.c); then the ways
 // a signal ends a process: a SIGABRT handler that returns (134), SA_RESETHAND's second
-// signal (138), rt_sigreturn without a frame and a handler without a stack (139).
+// signal (138), SIGKILL with threads asleep (137), rt_sigreturn without a frame and a handler
+// without a stack (139).
 static bool
 user_signals(void)
 {
@@ -354,7 +355,8 @@ user_signals(void)
     const char *how;
     int status;
   } cases[] = {
-    { "abort", 134 }, { "resethand", 138 }, { "badframe", 139 }, { "badstack", 139 },
+    { "abort", 134 }, { "resethand", 138 }, { "sigkill", 137 }, { "badframe", 139 },
+    { "badstack", 139 },
   };
   const char *const argv[] = { "/bin/signals", NULL };
   bool ok = run("signals", argv, 0);
