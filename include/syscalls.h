@@ -19,6 +19,24 @@ long sys_mremap(u64 addr, u64 old_len, u64 new_len, u64 flags, u64 new_addr);
 long sys_msync(u64 addr, u64 len, u64 flags);
 long sys_mincore(u64 start, u64 len, u64 vec);
 
+// kernel/sys_signal.c and arch/x86_64/signal.c
+long sys_rt_sigaction(u64 sig, u64 act, u64 oact, u64 size);
+long sys_rt_sigprocmask(u64 how, u64 set, u64 oset, u64 size);
+long sys_rt_sigpending(u64 set, u64 size);
+long sys_rt_sigsuspend(u64 mask, u64 size);
+long sys_rt_sigtimedwait(u64 set, u64 info, u64 ts, u64 size);
+long sys_rt_sigreturn(void);
+long sys_sigaltstack(u64 ss, u64 oss);
+long sys_kill(u64 pid, u64 sig);
+long sys_tkill(u64 tid, u64 sig);
+long sys_tgkill(u64 tgid, u64 tid, u64 sig);
+long sys_restart_syscall(void);
+long sys_setpgid(u64 pid, u64 pgid);
+long sys_getpgid(u64 pid);
+long sys_getpgrp(void);
+long sys_setsid(void);
+long sys_getsid(u64 pid);
+
 // kernel/sys_time.c
 long sys_clock_gettime(u64 clock, u64 tp);
 long sys_clock_getres(u64 clock, u64 tp);
@@ -67,6 +85,13 @@ long sys_dup(u64 fd);
 long sys_dup2(u64 oldfd, u64 newfd);
 long sys_dup3(u64 oldfd, u64 newfd, u64 flags);
 long sys_fcntl(u64 fd, u64 cmd, u64 arg);
+// kernel/sys_pipe.c and kernel/sys_poll.c
+long sys_pipe(u64 fds);
+long sys_pipe2(u64 fds, u64 flags);
+long sys_poll(u64 fds, u64 nfds, u64 timeout_ms);
+long sys_ppoll(u64 fds, u64 nfds, u64 ts, u64 sigmask, u64 sigsetsize);
+long sys_select(u64 n, u64 in, u64 out, u64 ex, u64 tv);
+long sys_pselect6(u64 n, u64 in, u64 out, u64 ex, u64 ts, u64 sig);
 long sys_fstat(u64 fd, u64 st);
 long sys_newfstatat(u64 dirfd, u64 path, u64 st, u64 flags);
 long sys_getdents64(u64 fd, u64 dirp, u64 count);

@@ -23,3 +23,6 @@ user_bin_\name\()_end:
   userbin exitgroup, exitgroup
   userbin clock, clock
   userbin files, files
+  userbin pipe, pipe
+  userbin poll, poll
+  userbin signals, signals
