@@ -151,6 +151,10 @@ user_trap(struct trapframe *tf)
     }
     if(err == -ENOMEM)
       user_oom_kill(tf);
+    if(err == -EIO) {   // past a mapped file's end
+      user_fault(tf, SIGBUS, BUS_ADRERR, addr);
+      return;
+    }
     local_irq_enable();
     int code = segv_code(current->mm, addr);
     local_irq_disable();
