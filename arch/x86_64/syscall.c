@@ -193,7 +193,7 @@ user_fault(struct trapframe *tf, int sig, int code, u64 addr)
   }
   if(tf->vector == T_PGFLT)
     printk("%s[%d]: %s at %lx ip %016lx sp %016lx error %lx\n", p->name, p->pid,
-           sig == 7 ? "bus error" : "segfault", addr, tf->rip, tf->rsp, tf->error);   // SIGBUS
+           sig == SIGBUS ? "bus error" : "segfault", addr, tf->rip, tf->rsp, tf->error);
   else
     printk("traps: %s[%d] trap %s ip:%lx sp:%lx error:%lx\n", p->name, p->pid,
            trap_name(tf->vector), tf->rip, tf->rsp, tf->error);

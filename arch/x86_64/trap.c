@@ -151,10 +151,14 @@ user_trap(struct trapframe *tf)
     }
     if(err == -ENOMEM)
       user_oom_kill(tf);
+    if(err == -EIO) {   // past a mapped file's end
+      user_fault(tf, SIGBUS, BUS_ADRERR, addr);
+      return;
+    }
     local_irq_enable();
-    int code = err == -EIO ? BUS_ADRERR : segv_code(current->mm, addr);
+    int code = segv_code(current->mm, addr);
     local_irq_disable();
-    user_fault(tf, err == -EIO ? SIGBUS : SIGSEGV, code, addr);   // -EIO: past a mapped file's end
+    user_fault(tf, SIGSEGV, code, addr);
     return;
   }
   int code;
