@@ -66,7 +66,9 @@ sample_kind(struct trapframe *tf)
 
 // The stack, each frame as its function's start address: a table of functions, not of
 // instructions, stays small. A return address is looked up one byte back, inside the call:
-// a call to a function that never returns may be the last instruction of its caller.
+// a call to a function that never returns may be the last instruction of its caller. An
+// interrupted rip (the first, and the one after each trap_return: asm/stacktrace.h) is where
+// the code stood, possibly a function's first byte, and is looked up as it is.
 static void
 take_stack(struct trapframe *tf, struct prof_stack *s)
 {
@@ -80,7 +82,7 @@ take_stack(struct trapframe *tf, struct prof_stack *s)
   s->depth = stack_walk_tf(tf, raw, PROF_DEPTH, &more);
   s->cut = more;
   for(int i = 0; i < s->depth; i++) {
-    u64 a = raw[i] - (i > 0);
+    u64 a = raw[i] - (i > 0 && raw[i - 1] != (u64)trap_return);
     s->pc[i] = ksym_lookup(a, &off) ? a - off : raw[i];
   }
 }

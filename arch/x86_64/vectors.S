@@ -77,6 +77,10 @@ paranoid:
   mov %rsp, %rdi
   cld
   call trap
+  // trap()'s return address: a stack walk that meets it finds the trap frame just above it
+  // and goes on into the interrupted code (arch/x86_64/unwind.c).
+  .globl trap_return
+trap_return:
   testl %ebx, %ebx
   jz trap_pop_iret
   cli

@@ -479,15 +479,16 @@ enum { ACC_IPI, ACC_SEM, ACC_WORK, ACC_DONE, NACC };
 // and csd_wait under shootdown, the span shootdown times, answers to other CPUs' calls
 // included), a thread queued on the rwsem (rwsem_wait, the span that times mmap_sem's wait,
 // in madvise or in a fault), the transactions themselves, and the harness's worker thread
-// outside them (done: settling the run, parking). A page fault or interrupt hides the frame
-// it interrupted (the walk goes from the entry code, alltraps or a bare vector stub, to the
-// interrupted function's caller, here worker_main): the worker's own user accesses fault, so
-// an entry is work. Time halted is idle, not a function: a worker asleep on mmap_sem and one
-// done and parked both leave their CPU halted, so the profile tells those two apart only
-// while they run, and the comparison takes them together.
+// outside them (done: settling the run, parking). The walk goes on through a fault's or an
+// interrupt's trap frame into the code it stopped (arch/x86_64/unwind.c); only a sample taken
+// in the entry code itself, before it calls trap(), misses the stopped function: a page
+// fault's bare stub (vector14) is the worker's own user access, so work. Time halted is idle,
+// not a function: a worker asleep on mmap_sem and one done and parked both leave their CPU
+// halted, so the profile tells those two apart only while they run, and the comparison takes
+// them together.
 static const char *const prof_ipi[] = { "shootdown", "smp_call_function_many", "csd_wait", NULL };
 static const char *const prof_sem[] = { "rwsem_wait", NULL };
-static const char *const prof_work[] = { "madv_worker", "alltraps", "vector14", NULL };
+static const char *const prof_work[] = { "madv_worker", "vector14", NULL };
 static const char *const prof_done[] = { "worker_main", NULL };
 static const char *const *const prof_cats[NACC] = {
   [ACC_IPI] = prof_ipi, [ACC_SEM] = prof_sem, [ACC_WORK] = prof_work, [ACC_DONE] = prof_done,
