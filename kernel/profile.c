@@ -91,7 +91,7 @@ take_stack(struct trapframe *tf, struct prof_stack *s)
 // busy, each with a full barrier between (pairs with profile_collect's): either this CPU sees
 // sampling off and records nothing, or profile_collect sees busy and waits for it.
 static void
-record(struct prof_cpu *pc, struct trapframe *tf, u32 n, u32 idle)
+record(struct prof_cpu *pc, struct trapframe *tf, u32 n, u32 idle, u32 idle_cpus)
 {
   struct prof_stack s;
   u64 t0 = ktime_ns();
@@ -105,7 +105,7 @@ record(struct prof_cpu *pc, struct trapframe *tf, u32 n, u32 idle)
     if(idle) {
       s.kind = PROF_IDLE;
       s.depth = s.cut = 0;
-      prof_table_add(&pc->t, &s, idle);
+      prof_table_add_hits(&pc->t, &s, idle, idle_cpus);
     }
   }
   pc->cost_ns += ktime_ns() - t0;
@@ -113,7 +113,8 @@ record(struct prof_cpu *pc, struct trapframe *tf, u32 n, u32 idle)
 }
 
 // The sampler's share of an HPET NMI that stands for n periods: every other busy CPU is asked
-// for n samples; an idle one costs nothing and counts n idle samples here. A vCPU the host is
+// for n samples; an idle one costs nothing and counts n idle samples here (returns how many
+// CPUs were idle). A vCPU the host is
 // not running takes its NMI late, with the weight of every period it stood where it is. An NMI
 // IPI goes only to a CPU whose asked flag this sets from 0 to 1, and only that CPU's handler
 // clears it, so each IPI's NMI finds the flag set when it is handled: the flag is either still
@@ -131,7 +132,7 @@ fan_out(u32 n)
     if(cpu == me)
       continue;
     if(READ_ONCE(per_cpu_ptr(&cpu_info, cpu)->idle)) {
-      idle += n;
+      idle++;
       continue;
     }
     struct prof_cpu *o = per_cpu_ptr(&prof_cpu, cpu);
@@ -171,7 +172,7 @@ profile_nmi(struct trapframe *tf)
   if(!ticks && !asked)
     return sampler && (READ_ONCE(sampling) || ktime_ns() - READ_ONCE(stopped_ns) < LEFTOVER_NS);
   if(ticks + n || idle)
-    record(pc, tf, ticks + n, idle);
+    record(pc, tf, ticks + n, idle * ticks, idle);
   return true;
 }
 
