@@ -19,13 +19,16 @@
 // Tolerance of each share, in percentage points, against the thread's own clock of the same
 // three functions (see hot_thread), not against the cycle's nominal 60/30/10: the host
 // stretches whichever phase it deschedules the vCPU in, so the clock shares themselves ranged
-// over 50-75% and 18-36% in the runs below. Measured (9 debug boots, 3 each at 1, 2 and 8
+// over 46-75% and 18-36% in the runs below. Measured (9 debug boots, 3 each at 1, 2 and 8
 // vCPUs, the host at load 10-15 with other boots): |profile - clock| at most 6.8 points, 2.5
-// on average. 10 covers that; the irq-off share by the clock must be above it
-// (MIN_IRQOFF_PCT), so a profiler blind to irq-off regions (planted-profile-irqoff, reading
-// 0%) still misses by more than the tolerance.
-#define TOL_PCT 10
-#define MIN_IRQOFF_PCT 12
+// on average; in a `bench=quick selftest=all` boot at 8 vCPUs beside another 8-vCPU boot (load
+// about 20), 9.3 (spin 55.8% against 46.5%): when the sampler's own vCPU waits for a host core
+// too, the periods it missed go to wherever the thread is when it runs again, which pulls the
+// shares toward those of the thread's running time (README, Profiling). 12 covers that; the
+// irq-off share by the clock must be above it (MIN_IRQOFF_PCT), so a profiler blind to irq-off
+// regions (planted-profile-irqoff, reading 0%) still misses by more than the tolerance.
+#define TOL_PCT 12
+#define MIN_IRQOFF_PCT 15
 #define MIN_SAMPLES 600
 
 static volatile u64 hot_sink;
