@@ -21,14 +21,15 @@
 // stretches whichever phase it deschedules the vCPU in, so the clock shares themselves ranged
 // over 46-75% and 18-36% in the runs below. Measured (9 debug boots, 3 each at 1, 2 and 8
 // vCPUs, the host at load 10-15 with other boots): |profile - clock| at most 6.8 points, 2.5
-// on average; in a `bench=quick selftest=all` boot at 8 vCPUs beside another 8-vCPU boot (load
-// about 20), 9.3 (spin 55.8% against 46.5%): when the sampler's own vCPU waits for a host core
-// too, the periods it missed go to wherever the thread is when it runs again, which pulls the
-// shares toward those of the thread's running time (README, Profiling). 12 covers that; the
-// irq-off share by the clock must be above it (MIN_IRQOFF_PCT), so a profiler blind to irq-off
-// regions (planted-profile-irqoff, reading 0%) still misses by more than the tolerance.
-#define TOL_PCT 12
-#define MIN_IRQOFF_PCT 15
+// on average. At load 20 and more (beside other 8-vCPU boots) the profile drifts further, the
+// spinning function high and the others low: 9.3 points (spin 55.8% against 46.5%, 8 vCPUs)
+// and 10.7 (77.0% against 66.3%, irq-off 17.5% against 24.6%, 2 vCPUs) in four such boots. When
+// the sampler's own vCPU waits for a host core too, the periods it missed go to wherever the
+// thread is when it runs again (README, Profiling). 15 covers that; the irq-off share by the
+// clock must be above it (MIN_IRQOFF_PCT; it read 18.5% at the least), so a profiler blind to
+// irq-off regions (planted-profile-irqoff, reading 0%) still misses by more than the tolerance.
+#define TOL_PCT 15
+#define MIN_IRQOFF_PCT 17
 #define MIN_SAMPLES 600
 
 static volatile u64 hot_sink;
