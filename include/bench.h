@@ -258,7 +258,7 @@ void bench_profile_point_end(void);
 void bench_profile_run_end(int slot);
 void bench_profile_point(int slot, const char *suite, const char *point, int threads);
 // The samples of column slot's timed runs at the running point by category (prof_split's
-// cats and count, include/prof.h), and by the clock its CPUs' halted and total time; for a
-// suite's point_done. False without a profile.
+// cats, count and hits, include/prof.h), and by the clock its CPUs' halted and total time;
+// for a suite's point_done. False without a profile.
 bool bench_profile_split(int slot, const char *const *const *cats, u32 ncats, u64 *count,
-                         u64 *idle_ns, u64 *cpu_ns);
+                         u64 *hits, u64 *idle_ns, u64 *cpu_ns);

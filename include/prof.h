@@ -19,6 +19,8 @@ extern const char *const prof_kind_name[PROF_NKINDS];
 // A distinct stack: function start addresses, innermost first.
 struct prof_stack {
   u32 count;     // samples (0: a free slot)
+  // NMIs that took them: a late NMI stands for every period its CPU missed (kernel/profile.c)
+  u32 hits;
   u8 kind;       // enum prof_kind
   u8 depth;      // frames in pc
   u8 cut;        // the stack went deeper than PROF_DEPTH: its outermost frames are missing
@@ -41,8 +43,11 @@ struct prof_table {
 
 void prof_table_init(struct prof_table *t, struct prof_stack *slots, u32 size);
 void prof_table_reset(struct prof_table *t);
-// Adds n samples of stack s (its count is ignored); false if the table is full.
+// Adds n samples of stack s, taken by one NMI (its count and hits are ignored); false if the
+// table is full.
 bool prof_table_add(struct prof_table *t, const struct prof_stack *s, u32 n);
+// The same, taken by hits NMIs (the sampler's idle samples: one for each idle CPU).
+bool prof_table_add_hits(struct prof_table *t, const struct prof_stack *s, u32 n, u32 hits);
 void prof_table_merge(struct prof_table *dst, const struct prof_table *src);
 
 // Slot indexes of the used slots, largest count first; returns how many (at most t->used).
@@ -75,7 +80,8 @@ int prof_fold(char *buf, size_t size, const struct prof_stack *s, prof_name_fn n
 // order settles nesting: a wait inside an operation is listed before the operation. A kernel
 // stack no list names counts in count[ncats + PROF_SPLIT_OTHER], as do user samples; an idle
 // one in count[ncats + PROF_SPLIT_IDLE]. Dropped samples (a full table) count nowhere.
-// Returns the samples counted: the sum of count[0 .. ncats + 1].
+// Returns the samples counted: the sum of count[0 .. ncats + 1]. hits (NULL: not wanted) gets
+// the NMIs behind them the same way.
 enum { PROF_SPLIT_IDLE, PROF_SPLIT_OTHER };
 u64 prof_split(const struct prof_table *t, prof_name_fn name, void *arg,
-               const char *const *const *cats, u32 ncats, u64 *count);
+               const char *const *const *cats, u32 ncats, u64 *count, u64 *hits);

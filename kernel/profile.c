@@ -66,7 +66,9 @@ sample_kind(struct trapframe *tf)
 
 // The stack, each frame as its function's start address: a table of functions, not of
 // instructions, stays small. A return address is looked up one byte back, inside the call:
-// a call to a function that never returns may be the last instruction of its caller.
+// a call to a function that never returns may be the last instruction of its caller. An
+// interrupted rip (the first, and the one after each trap_return: asm/stacktrace.h) is where
+// the code stood, possibly a function's first byte, and is looked up as it is.
 static void
 take_stack(struct trapframe *tf, struct prof_stack *s)
 {
@@ -80,7 +82,7 @@ take_stack(struct trapframe *tf, struct prof_stack *s)
   s->depth = stack_walk_tf(tf, raw, PROF_DEPTH, &more);
   s->cut = more;
   for(int i = 0; i < s->depth; i++) {
-    u64 a = raw[i] - (i > 0);
+    u64 a = raw[i] - (i > 0 && raw[i - 1] != (u64)trap_return);
     s->pc[i] = ksym_lookup(a, &off) ? a - off : raw[i];
   }
 }
@@ -89,7 +91,7 @@ take_stack(struct trapframe *tf, struct prof_stack *s)
 // busy, each with a full barrier between (pairs with profile_collect's): either this CPU sees
 // sampling off and records nothing, or profile_collect sees busy and waits for it.
 static void
-record(struct prof_cpu *pc, struct trapframe *tf, u32 n, u32 idle)
+record(struct prof_cpu *pc, struct trapframe *tf, u32 n, u32 idle, u32 idle_cpus)
 {
   struct prof_stack s;
   u64 t0 = ktime_ns();
@@ -103,7 +105,7 @@ record(struct prof_cpu *pc, struct trapframe *tf, u32 n, u32 idle)
     if(idle) {
       s.kind = PROF_IDLE;
       s.depth = s.cut = 0;
-      prof_table_add(&pc->t, &s, idle);
+      prof_table_add_hits(&pc->t, &s, idle, idle_cpus);
     }
   }
   pc->cost_ns += ktime_ns() - t0;
@@ -111,7 +113,8 @@ record(struct prof_cpu *pc, struct trapframe *tf, u32 n, u32 idle)
 }
 
 // The sampler's share of an HPET NMI that stands for n periods: every other busy CPU is asked
-// for n samples; an idle one costs nothing and counts n idle samples here. A vCPU the host is
+// for n samples; an idle one costs nothing and counts n idle samples here (returns how many
+// CPUs were idle). A vCPU the host is
 // not running takes its NMI late, with the weight of every period it stood where it is. An NMI
 // IPI goes only to a CPU whose asked flag this sets from 0 to 1, and only that CPU's handler
 // clears it, so each IPI's NMI finds the flag set when it is handled: the flag is either still
@@ -129,7 +132,7 @@ fan_out(u32 n)
     if(cpu == me)
       continue;
     if(READ_ONCE(per_cpu_ptr(&cpu_info, cpu)->idle)) {
-      idle += n;
+      idle++;
       continue;
     }
     struct prof_cpu *o = per_cpu_ptr(&prof_cpu, cpu);
@@ -169,7 +172,7 @@ profile_nmi(struct trapframe *tf)
   if(!ticks && !asked)
     return sampler && (READ_ONCE(sampling) || ktime_ns() - READ_ONCE(stopped_ns) < LEFTOVER_NS);
   if(ticks + n || idle)
-    record(pc, tf, ticks + n, idle);
+    record(pc, tf, ticks + n, idle * ticks, idle);
   return true;
 }
 
@@ -354,8 +357,10 @@ profile_setup(u32 hz)
 
 // The cost of sampling, measured once at boot on this CPU (the sampler, CPU 0) with the others
 // idle: a fixed loop timed with sampling off and on in turn, off on on off ... (a drift of the
-// host falls on both alike), many short rounds; on a loaded host one vCPU of several is
-// descheduled at random, which a few long rounds would not average out.
+// host falls on both alike), many short rounds, compared by their medians: on a loaded host
+// one vCPU of several is descheduled at random, for milliseconds, and a few such rounds would
+// decide a comparison of sums. The loop's length is found the same way, by the fastest of
+// three timings, so that one descheduling cannot make a short loop look long.
 #define COST_ROUNDS 40
 #define COST_LOOP_NS 20000000UL   // each round
 
@@ -373,22 +378,46 @@ cost_spin(u64 iters)
   return x;
 }
 
+static u64
+fastest_of_3(u64 iters)
+{
+  u64 best = ~0UL;
+
+  for(int i = 0; i < 3; i++) {
+    u64 t0 = ktime_ns();
+    cost_spin(iters);
+    best = MIN(best, ktime_ns() - t0);
+  }
+  return best;
+}
+
+static u64
+median(u64 *v, int n)
+{
+  for(int i = 1; i < n; i++)
+    for(int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+      u64 x = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = x;
+    }
+  return (v[(n - 1) / 2] + v[n / 2]) / 2;
+}
+
 static void
 measure_cost(void)
 {
   struct prof_table *t = profile_table_alloc(PROFILE_CPU_STACKS);
-  u64 iters = 1024, t0, off = 0, on = 0, ns, handler;
+  u64 iters = 1024, t0, ns, handler, on_ns[COST_ROUNDS / 2], off_ns[COST_ROUNDS / 2], on, off;
+  int non = 0, noff = 0;
   char share[16], hshare[16];
 
   if(!t) {
     pr_err("profile: no memory to measure the cost of sampling\n");
     return;
   }
-  do {   // the loop's length
+  do   // the loop's length
     iters *= 2;
-    t0 = ktime_ns();
-    cost_spin(iters);
-  } while(ktime_ns() - t0 < COST_LOOP_NS / 2);
+  while(fastest_of_3(iters) < COST_LOOP_NS / 2);
   for(int r = 0; r < COST_ROUNDS; r++) {
     bool sample = (r % 4 == 1 || r % 4 == 2);
     if(sample)
@@ -399,15 +428,20 @@ measure_cost(void)
     if(sample)
       profile_stop();
     profile_collect(sample ? t : NULL);
-    *(sample ? &on : &off) += ns;
+    if(sample)
+      on_ns[non++] = ns;
+    else
+      off_ns[noff++] = ns;
   }
+  on = median(on_ns, non);
+  off = median(off_ns, noff);
   handler = t->samples ? t->cost_ns / t->samples : 0;
   fmt_share(share, sizeof(share), on > off ? on - off : off - on, off);
   fmt_share(hshare, sizeof(hshare), handler * profile_hz, 1000000000UL);
-  pr_info("profile: cost at %u Hz: a busy loop took %s %s with sampling on (%lu ms against %lu "
-          "ms off, %d rounds each way, CPU 0); %lu samples, %lu ns of NMI handler each: %s of "
-          "a busy CPU\n", profile_hz, share, on >= off ? "longer" : "less", on / 1000000,
-          off / 1000000, COST_ROUNDS / 2, t->samples, handler, hshare);
+  pr_info("profile: cost at %u Hz: a busy loop took %s %s with sampling on (median of %d rounds "
+          "each way: %lu us against %lu us off, CPU 0); %lu samples, %lu ns of NMI handler "
+          "each: %s of a busy CPU\n", profile_hz, share, on >= off ? "longer" : "less",
+          COST_ROUNDS / 2, on / 1000, off / 1000, t->samples, handler, hshare);
   profile_table_free(t);
 }
 

@@ -1,5 +1,6 @@
 // Register dumps and frame-pointer backtraces for panics, symbolized from the embedded table.
-// The kernel is built with frame pointers: each frame is [saved rbp][return address].
+// The kernel is built with frame pointers: each frame is [saved rbp][return address] (the walk
+// itself is arch/x86_64/unwind.c).
 #include "ksyms.h"
 #include "printk.h"
 #include "sections.h"
@@ -38,69 +39,6 @@ show_regs(struct trapframe *tf)
   printk(KERN_EMERG "  R13 0x%016lx  R14 0x%016lx  R15 0x%016lx\n", tf->r13, tf->r14, tf->r15);
   printk(KERN_EMERG "  CR2 0x%016lx  CR3 0x%016lx  CS %#lx  vector %lu  error %#lx\n", read_cr2(),
          read_cr3(), tf->cs, tf->vector, tf->error);
-}
-
-// A function that touches no stack may skip `push %rbp` even with frame pointers;
-// if the faulting one did, its caller's return address is still on top of the stack.
-static bool
-has_frame(u64 rip)
-{
-  u64 off;
-  if(!ksym_lookup(rip, &off) || !kernel_addr_mapped(rip - off))
-    return true;
-  return *(u8 *)(rip - off) == 0x55 && off > 0;   // push %rbp, and already past it
-}
-
-// GCC's shrink-wrapping sets up a function's frame only on the paths that need one, so a
-// function that does not begin with `push %rbp` may still have pushed it further on; then the
-// top of the stack holds the saved rbp, not a return address, and is no text address.
-static bool
-is_text(u64 addr)
-{
-  u64 off;
-  return ksym_lookup(addr, &off) != NULL;
-}
-
-// Walks the rbp chain from (rbp, rip): up to max addresses, the innermost first (rip, then
-// return addresses); rsp is the interrupted stack pointer (0 if unknown). Every frame is
-// checked to be mapped before it is read: a corrupt chain ends the walk instead of faulting
-// again. Reads nothing but the stack and the symbol table, so an NMI handler may call it.
-// *more (if not NULL) says whether the chain went on past max.
-int
-stack_walk(u64 rbp, u64 rip, u64 rsp, u64 *pcs, int max, bool *more)
-{
-  int n = 0;
-
-  if(more)
-    *more = false;
-  if(rip && n < max)
-    pcs[n++] = rip;
-  if(rip && rsp && !has_frame(rip) && kernel_addr_mapped(rsp) && kernel_addr_mapped(rsp + 7) &&
-     n < max && is_text(*(u64 *)rsp))
-    pcs[n++] = *(u64 *)rsp;
-  while(rbp) {
-    if((rbp & 7) || !kernel_addr_mapped(rbp) || !kernel_addr_mapped(rbp + 15))
-      break;
-    u64 *frame = (u64 *)rbp;
-    if(!frame[1])
-      break;
-    if(n == max) {
-      if(more)
-        *more = true;
-      break;
-    }
-    pcs[n++] = frame[1];
-    if(frame[0] <= rbp)   // stacks grow down: a caller's frame is higher
-      break;
-    rbp = frame[0];
-  }
-  return n;
-}
-
-int
-stack_walk_tf(struct trapframe *tf, u64 *pcs, int max, bool *more)
-{
-  return stack_walk(tf->rbp, tf->rip, tf->rsp, pcs, max, more);
 }
 
 void

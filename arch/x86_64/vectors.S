@@ -37,19 +37,20 @@ alltraps:
   xorl %ebx, %ebx                // 1: swapgs again on the way out (callee-saved over trap)
   movq TF_VECTOR(%rsp), %rax
   cmpq $1, %rax
-  je paranoid
+  je .Lparanoid
   cmpq $2, %rax
-  je paranoid
+  je .Lparanoid
   cmpq $8, %rax
-  je paranoid
+  je .Lparanoid
   cmpq $18, %rax
-  je paranoid
+  je .Lparanoid
   testb $3, TF_CS(%rsp)
   jz 1f
   swapgs
   movl $1, %ebx
   jmp 1f
-paranoid:
+  // .L: no symbol, so a stack walk names the code from alltraps to trap_return alltraps.
+.Lparanoid:
   testb $3, TF_CS(%rsp)
   jz 2f
   // From ring 3: move the frame to the thread's stack, where it may sleep or exit like any
@@ -77,6 +78,10 @@ paranoid:
   mov %rsp, %rdi
   cld
   call trap
+  // trap()'s return address: a stack walk that meets it finds the trap frame just above it
+  // and goes on into the interrupted code (arch/x86_64/unwind.c).
+  .globl trap_return
+trap_return:
   testl %ebx, %ebx
   jz trap_pop_iret
   cli

@@ -479,15 +479,16 @@ enum { ACC_IPI, ACC_SEM, ACC_WORK, ACC_DONE, NACC };
 // and csd_wait under shootdown, the span shootdown times, answers to other CPUs' calls
 // included), a thread queued on the rwsem (rwsem_wait, the span that times mmap_sem's wait,
 // in madvise or in a fault), the transactions themselves, and the harness's worker thread
-// outside them (done: settling the run, parking). A page fault or interrupt hides the frame
-// it interrupted (the walk goes from the entry code, alltraps or a bare vector stub, to the
-// interrupted function's caller, here worker_main): the worker's own user accesses fault, so
-// an entry is work. Time halted is idle, not a function: a worker asleep on mmap_sem and one
-// done and parked both leave their CPU halted, so the profile tells those two apart only
-// while they run, and the comparison takes them together.
+// outside them (done: settling the run, parking). The walk goes on through a fault's or an
+// interrupt's trap frame into the code it stopped (arch/x86_64/unwind.c); only a sample taken
+// in the entry code itself, before it calls trap(), misses the stopped function: a page
+// fault's bare stub (vector14) is the worker's own user access, so work. Time halted is idle,
+// not a function: a worker asleep on mmap_sem and one done and parked both leave their CPU
+// halted, so the profile tells those two apart only while they run, and the comparison takes
+// them together.
 static const char *const prof_ipi[] = { "shootdown", "smp_call_function_many", "csd_wait", NULL };
 static const char *const prof_sem[] = { "rwsem_wait", NULL };
-static const char *const prof_work[] = { "madv_worker", "alltraps", "vector14", NULL };
+static const char *const prof_work[] = { "madv_worker", "vector14", NULL };
 static const char *const prof_done[] = { "worker_main", NULL };
 static const char *const *const prof_cats[NACC] = {
   [ACC_IPI] = prof_ipi, [ACC_SEM] = prof_sem, [ACC_WORK] = prof_work, [ACC_DONE] = prof_done,
@@ -498,15 +499,39 @@ static const char *const *const prof_cats[NACC] = {
 // time, idle but for the odd kernel thread, is taken off the profile's idle share. Its busy
 // samples are scaled to the busy share the idle clock gives (profile_print_top's "by the
 // clock": the samples of halted CPUs can be biased, kernel/profile.c).
+// Periods an NMI of category k stood for on average, as "1.4" (a vCPU the host did not run
+// takes one NMI for every period it missed, kernel/profile.c).
+static const char *
+weight(char *buf, size_t size, const u64 *count, const u64 *hits, int k)
+{
+  u64 w = hits[k] ? count[k] * 10 / hits[k] : 0;
+  scnprintf(buf, size, "%lu.%lu", w / 10, w % 10);
+  return buf;
+}
+
+// The busy categories' shares of the workers' time, from per-category counts (samples, or
+// NMIs), scaled to the busy share the clock gives.
+static void
+busy_shares(const u64 *count, s64 idle_pm, int cpus, int n, s64 *q)
+{
+  u64 busy = 0;
+
+  for(int k = 0; k < NACC + 2; k++)
+    if(k != NACC + PROF_SPLIT_IDLE)
+      busy += count[k];
+  for(int k = 0; k < NACC + 2; k++)
+    q[k] = busy ? (1000 - idle_pm) * (s64)count[k] / (s64)busy * cpus / n : 0;
+}
+
 static void
 compare_profile(struct bench_ctx *ctx, const s64 *acc)
 {
-  u64 count[NACC + 2], idle_ns, cpu_ns, all, busy;
+  u64 count[NACC + 2], hits[NACC + 2], idle_ns, cpu_ns, all;
   int cpus = num_online_cpus(), n = ctx->threads;
-  s64 idle_pm, idle_s_pm, q[NACC + 2];
+  s64 idle_pm, idle_s_pm, q[NACC + 2], qh[NACC + 2];
   char a[8], b[8], c[8], d[8], e[8], f[8], g[8], h[8], i[8], j[8], o[8];
 
-  if(!bench_profile_split(ctx->slot, prof_cats, NACC, count, &idle_ns, &cpu_ns))
+  if(!bench_profile_split(ctx->slot, prof_cats, NACC, count, hits, &idle_ns, &cpu_ns))
     return;
   if(n > cpus) {
     pr_info("bench: madvise: %s at %d threads: profile / account: not compared (more threads "
@@ -517,11 +542,10 @@ compare_profile(struct bench_ctx *ctx, const s64 *acc)
   all = 0;
   for(int k = 0; k < NACC + 2; k++)
     all += count[k];
-  busy = all - count[NACC + PROF_SPLIT_IDLE];
   idle_s_pm = pm_of(count[NACC + PROF_SPLIT_IDLE], all);
   idle_pm = cpu_ns ? pm_of(idle_ns, cpu_ns) : idle_s_pm;
-  for(int k = 0; k < NACC + 2; k++)
-    q[k] = busy ? (1000 - idle_pm) * (s64)count[k] / (s64)busy * cpus / n : 0;
+  busy_shares(count, idle_pm, cpus, n, q);
+  busy_shares(hits, idle_pm, cpus, n, qh);
   q[NACC + PROF_SPLIT_IDLE] = (idle_pm * cpus - (cpus - n) * 1000) / n;
   idle_s_pm = (idle_s_pm * cpus - (cpus - n) * 1000) / n;
   pr_info("bench: madvise: %s at %d thread%s: profile / account: shootdown answers %s / %s, "
@@ -534,6 +558,15 @@ compare_profile(struct bench_ctx *ctx, const s64 *acc)
           pct(f, 8, idle_s_pm), pct(g, 8, acc[ACC_SEM]), pct(h, 8, acc[ACC_DONE]),
           pct(i, 8, q[ACC_WORK] + q[NACC + PROF_SPLIT_OTHER]), pct(j, 8, acc[ACC_WORK]),
           pct(o, 8, q[NACC + PROF_SPLIT_OTHER]));
+  // The same busy samples each counted once, and what they stood for: README, Profiling.
+  pr_info("bench: madvise: %s at %d thread%s: profile by NMIs, each once: shootdown answers %s, "
+          "mmap_sem queue or done %s, the rest %s; periods an NMI stood for: shootdown answers "
+          "%s, mmap_sem queue %s, the rest %s, done %s\n", ctx->variant->name, n,
+          n == 1 ? "" : "s", pct(a, 8, qh[ACC_IPI]),
+          pct(c, 8, q[NACC + PROF_SPLIT_IDLE] + qh[ACC_SEM] + qh[ACC_DONE]),
+          pct(i, 8, qh[ACC_WORK] + qh[NACC + PROF_SPLIT_OTHER]),
+          weight(b, 8, count, hits, ACC_IPI), weight(d, 8, count, hits, ACC_SEM),
+          weight(e, 8, count, hits, ACC_WORK), weight(f, 8, count, hits, ACC_DONE));
 }
 
 static void

@@ -98,13 +98,13 @@ bench_profile_point(int slot, const char *suite, const char *point, int threads)
 
 bool
 bench_profile_split(int slot, const char *const *const *cats, u32 ncats, u64 *count,
-                    u64 *idle_ns, u64 *cpu_ns)
+                    u64 *hits, u64 *idle_ns, u64 *cpu_ns)
 {
   const struct prof_table *t = on() ? points[slot] : NULL;
 
   if(!t || !t->samples)
     return false;
-  prof_split(t, profile_sym, NULL, cats, ncats, count);
+  prof_split(t, profile_sym, NULL, cats, ncats, count, hits);
   *idle_ns = t->idle_ns;
   *cpu_ns = t->cpu_ns;
   return true;

@@ -51,8 +51,8 @@ same_stack(const struct prof_stack *a, const struct prof_stack *b)
 }
 
 // Linear probing; a table is never emptied slot by slot, so the first free slot ends a search.
-bool
-prof_table_add(struct prof_table *t, const struct prof_stack *s, u32 n)
+static bool
+add(struct prof_table *t, const struct prof_stack *s, u32 n, u32 hits)
 {
   u32 mask = t->size - 1, i = stack_hash(s) & mask;
 
@@ -64,11 +64,13 @@ prof_table_add(struct prof_table *t, const struct prof_stack *s, u32 n)
         break;
       *e = *s;
       e->count = n;
+      e->hits = hits;
       t->used++;
       return true;
     }
     if(same_stack(e, s)) {
       e->count += n;
+      e->hits += hits;
       return true;
     }
   }
@@ -76,12 +78,24 @@ prof_table_add(struct prof_table *t, const struct prof_stack *s, u32 n)
   return false;
 }
 
+bool
+prof_table_add(struct prof_table *t, const struct prof_stack *s, u32 n)
+{
+  return add(t, s, n, 1);
+}
+
+bool
+prof_table_add_hits(struct prof_table *t, const struct prof_stack *s, u32 n, u32 hits)
+{
+  return add(t, s, n, hits);
+}
+
 void
 prof_table_merge(struct prof_table *dst, const struct prof_table *src)
 {
   for(u32 i = 0; i < src->size; i++)
     if(src->slot[i].count)
-      prof_table_add(dst, &src->slot[i], src->slot[i].count);
+      add(dst, &src->slot[i], src->slot[i].count, src->slot[i].hits);
   // Samples src had to drop count as dropped here too; its kept ones were added above.
   dst->samples += src->dropped;
   dst->dropped += src->dropped;
@@ -210,11 +224,13 @@ category(const struct prof_stack *s, prof_name_fn name, void *arg,
 
 u64
 prof_split(const struct prof_table *t, prof_name_fn name, void *arg,
-           const char *const *const *cats, u32 ncats, u64 *count)
+           const char *const *const *cats, u32 ncats, u64 *count, u64 *hits)
 {
   u64 all = 0;
 
   memset(count, 0, (ncats + 2) * sizeof(count[0]));
+  if(hits)
+    memset(hits, 0, (ncats + 2) * sizeof(hits[0]));
   for(u32 i = 0; i < t->size; i++) {
     const struct prof_stack *s = &t->slot[i];
     int k;
@@ -225,6 +241,8 @@ prof_split(const struct prof_table *t, prof_name_fn name, void *arg,
     else if(s->kind != PROF_KERNEL || (k = category(s, name, arg, cats, ncats)) < 0)
       k = ncats + PROF_SPLIT_OTHER;
     count[k] += s->count;
+    if(hits)
+      hits[k] += s->hits;
     all += s->count;
   }
   return all;

@@ -101,18 +101,18 @@ main(void)
   static const char *const l7[] = { "f7", NULL }, *const lf[] = { "f", "f7.isra.0.x", NULL };
   u64 cnt[6];
   const char *const *c32[] = { l3, l2 };
-  CHECK(prof_split(&t, name, NULL, c32, 2, cnt) == 21);
+  CHECK(prof_split(&t, name, NULL, c32, 2, cnt, NULL) == 21);
   CHECK(cnt[0] == 6 && cnt[1] == 2 && cnt[2 + PROF_SPLIT_IDLE] == 10 &&
         cnt[2 + PROF_SPLIT_OTHER] == 3);
   const char *const *c12[] = { l1, l2 };   // every kernel stack has f1: all are the first's
-  CHECK(prof_split(&t, name, NULL, c12, 2, cnt) == 21);
+  CHECK(prof_split(&t, name, NULL, c12, 2, cnt, NULL) == 21);
   CHECK(cnt[0] == 11 && cnt[1] == 0 && cnt[2 + PROF_SPLIT_OTHER] == 0);
   const char *const *c21[] = { l2, l1 };   // f2's first, then the rest (f1;f4;f4) f1's
-  CHECK(prof_split(&t, name, NULL, c21, 2, cnt) == 21 && cnt[0] == 8 && cnt[1] == 3);
+  CHECK(prof_split(&t, name, NULL, c21, 2, cnt, NULL) == 21 && cnt[0] == 8 && cnt[1] == 3);
   const char *const *ctie[] = { l23, l2 };   // a frame two lists name: the first list's
-  CHECK(prof_split(&t, name, NULL, ctie, 2, cnt) == 21 && cnt[0] == 8 && cnt[1] == 0);
+  CHECK(prof_split(&t, name, NULL, ctie, 2, cnt, NULL) == 21 && cnt[0] == 8 && cnt[1] == 0);
   const char *const *cnone[] = { NULL };
-  CHECK(prof_split(&t, name, NULL, cnone, 0, cnt) == 21 && cnt[PROF_SPLIT_IDLE] == 10 &&
+  CHECK(prof_split(&t, name, NULL, cnone, 0, cnt, NULL) == 21 && cnt[PROF_SPLIT_IDLE] == 10 &&
         cnt[PROF_SPLIT_OTHER] == 11);
   // GCC's suffixes: f7 names f7.isra.0, but f does not, nor a longer name.
   prof_table_init(&u, slots2, 64);
@@ -120,7 +120,7 @@ main(void)
   struct prof_stack s7 = stack(2, c7), su = { .kind = PROF_USER };
   CHECK(prof_table_add(&u, &s7, 4) && prof_table_add(&u, &su, 1));
   const char *const *c7f[] = { lf, l7 };
-  CHECK(prof_split(&u, name, NULL, c7f, 2, cnt) == 5 && cnt[0] == 0 && cnt[1] == 4 &&
+  CHECK(prof_split(&u, name, NULL, c7f, 2, cnt, NULL) == 5 && cnt[0] == 0 && cnt[1] == 4 &&
         cnt[2 + PROF_SPLIT_OTHER] == 1);
 
   // Merge: counts add, stacks new to the target are inserted.
@@ -130,6 +130,15 @@ main(void)
   CHECK(u.used == 4 && u.samples == 25);
   n = prof_sorted(&u, idx);
   CHECK(u.slot[idx[0]].count == 10 && u.slot[idx[1]].count == 6 && u.slot[idx[2]].count == 6);
+  // Hits: one an add (the NMI), however many samples it stands for; merged, they add up. sb
+  // was added once to u and once to t, sa twice to t.
+  u64 hit[4];
+  CHECK(prof_split(&u, name, NULL, c21, 2, cnt, hit) == 25 && cnt[0] == 12 && hit[0] == 4 &&
+        hit[1] == 1 && hit[2 + PROF_SPLIT_IDLE] == 1 && hit[2 + PROF_SPLIT_OTHER] == 0);
+  struct prof_stack sw = sb;
+  sw.count = 99, sw.hits = 99;   // ignored
+  CHECK(prof_table_add_hits(&u, &sw, 7, 3));
+  CHECK(prof_split(&u, name, NULL, c21, 2, cnt, hit) == 32 && cnt[0] == 19 && hit[0] == 7);
 
   // A full table (7 of 8 slots) drops new stacks and counts them; known ones still add.
   prof_table_init(&s8, small, 8);
@@ -149,7 +158,7 @@ main(void)
   prof_table_merge(&u, &s8);
   CHECK(u.samples == 10 && u.dropped == 2 && u.used == 7);
   // Dropped samples are in no category.
-  CHECK(prof_split(&u, name, NULL, c21, 2, cnt) == 8 && cnt[0] == 1 && cnt[1] == 2 &&
+  CHECK(prof_split(&u, name, NULL, c21, 2, cnt, NULL) == 8 && cnt[0] == 1 && cnt[1] == 2 &&
         cnt[2 + PROF_SPLIT_OTHER] == 5);
 
   // Many random stacks against a plain count.

@@ -25,6 +25,7 @@ _Static_assert(sizeof(struct trapframe) == TF_SIZE, "asm/frame.h");
 #define VEC_TIMER       0xe0   // local APIC timer
 #define VEC_CALL        0xe1   // smp_call_function
 #define VEC_RESCHED     0xe2   // wake an idle CPU to run a thread
+#define VEC_TEST        0xf0   // raised by `int` in self-tests (tests/kernel/stackwalk_test.c)
 #define VEC_SPURIOUS    0xff   // local APIC spurious vector (low 4 bits set: SDM 10.9)
 
 typedef void (*irq_handler_t)(struct trapframe *tf);
