@@ -9,6 +9,7 @@
 #include "printk.h"
 #include "process.h"
 #include "sched.h"
+#include "signal.h"
 #include "spinlock.h"
 #include "string.h"
 #include "time.h"
@@ -27,8 +28,7 @@
 static DEFINE_SPINLOCK(tty_lock);
 static struct n_tty ldisc;
 static struct winsize tty_winsize = { 24, 80, 0, 0 };
-static int fg_pgrp;                  // TIOCSPGRP's foreground process group
-static struct process *fg_proc;      // init='s process, until process_wait frees it
+static int fg_pgrp;                  // the foreground process group (TIOCSPGRP), 0: none
 static bool session;                 // init= runs: input is taken and reads wait for it
 static bool interactive;             // output as written, not as printk lines
 static DECLARE_WAIT_QUEUE_HEAD(read_wait);
@@ -75,14 +75,13 @@ tty_write(const u8 *buf, u32 n)
   }
 }
 
-// The foreground's signal. Until signals are delivered (include/signal.h's kill_pgrp), the
-// process init= started is ended as a fatal signal would (tty_lock keeps it from being freed:
-// tty_forget). TODO(signals): kill_pgrp(fg_pgrp, sig).
+// ^C, ^\ and ^Z: to every process of the foreground group, as Linux's n_tty does (isig);
+// ESRCH (the group is gone) is nobody's business.
 static void
 tty_signal(int sig)
 {
-  if(fg_proc)
-    process_kill(fg_proc, sig);
+  if(fg_pgrp > 0)
+    kill_pgrp(fg_pgrp, sig);
 }
 
 static void
@@ -153,7 +152,7 @@ tty_close_session(void)
   spin_lock(&tty_lock);
   session = false;
   interactive = false;
-  fg_proc = NULL;
+  fg_pgrp = 0;
   spin_unlock(&tty_lock);
   wake_up_all(&read_wait);
 }
@@ -162,17 +161,7 @@ void
 tty_set_foreground(struct process *p)
 {
   spin_lock(&tty_lock);
-  fg_proc = p;
-  fg_pgrp = p->pid;   // a process the kernel starts leads its own group
-  spin_unlock(&tty_lock);
-}
-
-void
-tty_forget(struct process *p)
-{
-  spin_lock(&tty_lock);
-  if(fg_proc == p)
-    fg_proc = NULL;
+  fg_pgrp = READ_ONCE(p->pgid);   // a process the kernel starts leads its own group
   spin_unlock(&tty_lock);
 }
 
@@ -194,11 +183,6 @@ tty_claim(void)
   return r;
 }
 
-static bool
-interrupted(void)
-{
-  return current->proc && READ_ONCE(current->proc->exiting);
-}
 
 // Canonical mode waits for a line; non-canonical mode follows VMIN and VTIME (termios(3)):
 // MIN bytes (or n if fewer), TIME tenths of a second between bytes once one came; with MIN 0,
@@ -243,8 +227,12 @@ tty_read(u8 *buf, u32 n, bool nonblock)
       r = got;
       break;
     }
-    if(nonblock || interrupted()) {
-      r = got ? (long)got : nonblock ? -EAGAIN : -EINTR;
+    if(nonblock) {
+      r = got ? (long)got : -EAGAIN;
+      break;
+    }
+    if(signal_pending(current)) {   // a handler runs, then read is restarted or says EINTR
+      r = got ? (long)got : -ERESTARTSYS;
       break;
     }
     if(deadline) {
@@ -272,6 +260,19 @@ tty_set_termios(const struct termios *t, bool flush)
   n_tty_set_termios(&ldisc, t);
   spin_unlock(&tty_lock);
   wake_up_all(&read_wait);   // a new mode may make what is there readable
+}
+
+static bool
+pgrp_exists(int pgrp)
+{
+  bool found = false;
+  u64 flags;
+  spin_lock_irqsave(&process_list_lock, flags);
+  struct process *p;
+  list_for_each_entry(p, &process_list, tasks)
+    found |= READ_ONCE(p->pgid) == pgrp;
+  spin_unlock_irqrestore(&process_list_lock, flags);
+  return found;
 }
 
 long
@@ -314,6 +315,8 @@ tty_ioctl(u32 cmd, u64 arg)
       return -EFAULT;
     if(v < 0)
       return -EINVAL;
+    if(!pgrp_exists(v))
+      return -ESRCH;   // Linux's tiocspgrp: no such group
     WRITE_ONCE(fg_pgrp, v);
     return 0;
   case FIONREAD:

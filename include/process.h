@@ -2,6 +2,7 @@
 // binaries in ring 3, and the exit status a shell would see (kernel/process.c, kernel/exec.c).
 #pragma once
 #include "list.h"
+#include "signal.h"
 #include "spinlock.h"
 #include "types.h"
 #include "wait.h"
@@ -34,9 +35,22 @@ struct process {
   int line_len;
   u64 bytes_written;          // to fds 1 and 2
   u64 min_flt;                // page faults that mapped a page (getrusage's ru_minflt)
-  u64 sigmask;                // rt_sigprocmask: remembered, nothing delivered yet
-  u64 sigaction[64][4];       // rt_sigaction: remembered (handler, flags, restorer, mask)
+  int killed_by;              // the wait status's low byte: the fatal signal, | 0x80 with core
+  struct list_head tasks;     // in process_list, under process_list_lock
+  // Signals (kernel/signal.c). siglock is taken with interrupts off (the console's Ctrl-C
+  // sends from its interrupt handler); it also guards every change to threads, after lock.
+  spinlock_t siglock;
+  int pgid, sid;              // process group and session (setpgid, setsid), under siglock
+  struct k_sigaction action[NSIG];    // rt_sigaction, shared by the threads; under siglock
+  struct sigpending shared_pending;   // process-directed signals (kill); under siglock
 };
+
+// Every process from spawn to process_wait's reaping, under process_list_lock (irqsave):
+// kill(-1), kill(-pgrp), tgkill and setpgid find their targets here.
+extern struct list_head process_list;
+extern spinlock_t process_list_lock;
+struct process *find_process(int pid);            // caller holds process_list_lock
+struct thread *find_thread_in(struct process *p, int tid);   // caller holds p->siglock
 
 // Starts image (an ELF file in memory) as a new process with argv and envp (NULL-terminated);
 // NULL with *err set (-ENOEXEC and a console line naming why, -ENOMEM). The process runs at once.
@@ -67,7 +81,9 @@ void exit_to_user_mode(struct trapframe *tf);   // pending exit, rescheduling; r
 bool user_mode(const struct trapframe *tf);
 void load_fsbase(u64 base);   // this CPU's FS base: the running thread's TLS
 u64 elf_hwcap(void);          // AT_HWCAP: CPUID.1:EDX, as Linux gives it
-void user_fault(struct trapframe *tf, int sig, u64 addr) __attribute__((noreturn));   // a fault in ring 3 ends the process
+// A fault in ring 3: the signal, to the program's handler, or the end of the process with
+// Linux's console line when it has none.
+void user_fault(struct trapframe *tf, int sig, int code, u64 addr);
 void user_oom_kill(struct trapframe *tf) __attribute__((noreturn));   // no page for its fault
 
 // kernel/user_init.c: init= from the command line; 0 when it passed or there is none.

@@ -22,6 +22,7 @@ enum thread_state {
 struct wait_queue_head;
 struct mm;
 struct process;
+struct sigthread;
 
 struct thread {
   u64 rsp;                    // saved stack pointer; switch.S relies on this being first
@@ -63,6 +64,7 @@ struct thread {
   void *fpu;                  // its FPU registers while switched out (a page; schedule())
   u64 fsbase;                 // FS base (arch_prctl, clone's tls), loaded when switched in
   u32 *clear_child_tid;       // zeroed and woken at exit (CLONE_CHILD_CLEARTID)
+  struct sigthread *sig;      // masks, pending signals, sigaltstack (kernel/signal.c)
   u64 user_ticks;             // ticks that found it in ring 3
   struct cpumask affinity;    // sched_setaffinity: where it may run (user threads only)
   // Allocations that fault injection failed while it ran (mm/fault_inject.c): whether a

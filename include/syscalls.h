@@ -16,6 +16,24 @@ long sys_munmap(u64 addr, u64 len);
 long sys_mprotect(u64 addr, u64 len, u64 prot);
 long sys_madvise(u64 addr, u64 len, u64 advice);
 
+// kernel/sys_signal.c and arch/x86_64/signal.c
+long sys_rt_sigaction(u64 sig, u64 act, u64 oact, u64 size);
+long sys_rt_sigprocmask(u64 how, u64 set, u64 oset, u64 size);
+long sys_rt_sigpending(u64 set, u64 size);
+long sys_rt_sigsuspend(u64 mask, u64 size);
+long sys_rt_sigtimedwait(u64 set, u64 info, u64 ts, u64 size);
+long sys_rt_sigreturn(void);
+long sys_sigaltstack(u64 ss, u64 oss);
+long sys_kill(u64 pid, u64 sig);
+long sys_tkill(u64 tid, u64 sig);
+long sys_tgkill(u64 tgid, u64 tid, u64 sig);
+long sys_restart_syscall(void);
+long sys_setpgid(u64 pid, u64 pgid);
+long sys_getpgid(u64 pid);
+long sys_getpgrp(void);
+long sys_setsid(void);
+long sys_getsid(u64 pid);
+
 // kernel/sys_time.c
 long sys_clock_gettime(u64 clock, u64 tp);
 long sys_clock_getres(u64 clock, u64 tp);

@@ -122,11 +122,10 @@ void tty_default_termios(struct termios *t);
 void tty_open_session(void);
 void tty_close_session(void);
 void tty_reset(void);   // Linux's defaults again: termios, 80x24, no input, no foreground group
-void tty_set_foreground(struct process *p);   // ^C's target until signals have process groups
-void tty_forget(struct process *p);           // p is being freed
+void tty_set_foreground(struct process *p);   // p's group gets ^C, ^\ and ^Z (TIOCSPGRP moves it)
 bool tty_interactive(void);                   // output goes to the terminal as written
 bool tty_claim(void);                         // a reader: in a session, the terminal is in use
-// Reads into a kernel buffer: bytes, 0 at end of file, -EAGAIN, -EINTR.
+// Reads into a kernel buffer: bytes, 0 at end of file, -EAGAIN, -ERESTARTSYS (a signal).
 long tty_read(u8 *buf, u32 n, bool nonblock);
 void tty_write(const u8 *buf, u32 n);          // terminal output, processed (ONLCR)
 long tty_ioctl(u32 cmd, u64 arg);              // arg a user pointer

@@ -6,6 +6,7 @@
 #include "errno.h"
 #include "process.h"
 #include "sched.h"
+#include "signal.h"
 #include "spinlock.h"
 #include "time.h"
 #include <asm/uaccess.h>
@@ -101,8 +102,11 @@ futex_wait(u32 *uaddr, u32 val, u64 deadline, u32 bitset)
   for(;;) {
     if(READ_ONCE(q.woken))
       break;
-    if(READ_ONCE(t->proc->exiting)) {
-      ret = -EINTR;
+    // A signal (or the process ending) interrupts the wait, as Linux's futex_wait: an
+    // untimed wait restarts under SA_RESTART, a timed one goes on through restart_syscall
+    // with the same deadline when no handler runs, else both say EINTR.
+    if(signal_pending(t)) {
+      ret = deadline ? -ERESTART_RESTARTBLOCK : -ERESTARTSYS;
       break;
     }
     if(deadline) {
@@ -131,6 +135,25 @@ futex_wait(u32 *uaddr, u32 val, u64 deadline, u32 bitset)
   return ret;
 }
 
+static long
+futex_wait_restart(struct restart_block *r)
+{
+  return do_futex((u32 *)r->arg[0], (int)r->arg[1], (u32)r->arg[2], r->arg[3], NULL,
+                  (u32)r->arg[4]);
+}
+
+static long
+wait_restartable(long ret, u32 *uaddr, int op, u32 val, u64 deadline, u32 val3)
+{
+  if(ret == -ERESTART_RESTARTBLOCK) {
+    struct restart_block *r = &current->sig->restart;
+    r->fn = futex_wait_restart;
+    r->arg[0] = (u64)uaddr, r->arg[1] = op, r->arg[2] = val, r->arg[3] = deadline;
+    r->arg[4] = val3;
+  }
+  return ret;
+}
+
 long
 do_futex(u32 *uaddr, int op, u32 val, u64 deadline, u32 *uaddr2, u32 val3)
 {
@@ -139,9 +162,12 @@ do_futex(u32 *uaddr, int op, u32 val, u64 deadline, u32 *uaddr2, u32 val3)
     return -EINVAL;
   switch(cmd) {
   case FUTEX_WAIT:
-    return futex_wait(uaddr, val, deadline, ~0u);
+    return wait_restartable(futex_wait(uaddr, val, deadline, ~0u), uaddr, op, val, deadline, val3);
   case FUTEX_WAIT_BITSET:
-    return val3 ? futex_wait(uaddr, val, deadline, val3) : -EINVAL;
+    if(!val3)
+      return -EINVAL;
+    return wait_restartable(futex_wait(uaddr, val, deadline, val3), uaddr, op, val, deadline,
+                            val3);
   case FUTEX_WAKE:
     return futex_wake(uaddr, (int)val, ~0u);
   case FUTEX_WAKE_BITSET:

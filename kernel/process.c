@@ -34,7 +34,30 @@
 #define CLONE_DETACHED       0x00400000
 #define CLONE_CHILD_SETTID   0x01000000
 
-bool process_planted_leak;   // planted-user-leak: the first thread's FPU page is kept
+bool process_planted_leak;
+
+LIST_HEAD(process_list);
+spinlock_t process_list_lock = SPINLOCK_INIT(process_list_lock);
+
+struct process *
+find_process(int pid)
+{
+  struct process *p;
+  list_for_each_entry(p, &process_list, tasks)
+    if(p->pid == pid)
+      return p;
+  return NULL;
+}
+
+struct thread *
+find_thread_in(struct process *p, int tid)
+{
+  struct thread *t;
+  list_for_each_entry(t, &p->threads, proc_node)
+    if(t->tid == tid && !t->sig->exited)
+      return t;
+  return NULL;
+}   // planted-user-leak: the first thread's FPU page is kept
 
 // A new thread's first code: adopt the process's address space (one mm reference per thread),
 // then ring 3 through its frame, unless the process is already ending.
@@ -62,26 +85,46 @@ affinity_cpu(const struct cpumask *allowed)
 // A thread of p, prepared but not started, on the least loaded CPU it may use: the caller
 // fills in its frame and FPU area.
 static struct thread *
-new_user_thread(struct process *p, const struct cpumask *allowed)
+new_user_thread(struct process *p, const struct cpumask *allowed, struct thread *parent)
 {
   int cpu = affinity_cpu(allowed);
   void *fpu = cpu >= 0 ? (void *)__get_free_page(GFP_KERNEL) : NULL;
   if(!fpu)
     return NULL;
-  struct thread *t = kthread_prepare(user_thread_fn, NULL, cpu, p->name);
+  struct sigthread *sig = sigthread_alloc(parent ? parent->sig : NULL);
+  struct thread *t = sig ? kthread_prepare(user_thread_fn, NULL, cpu, p->name) : NULL;
   if(!t) {
+    kfree(sig);
     free_page((unsigned long)fpu);
     return NULL;
   }
   t->proc = p;
   t->fpu = fpu;
+  t->sig = sig;
   t->affinity = *allowed;
   spin_lock(&p->lock);
+  u64 flags;
+  spin_lock_irqsave(&p->siglock, flags);
   list_add_tail(&t->proc_node, &p->threads);
+  spin_unlock_irqrestore(&p->siglock, flags);
   p->nr_live++;
   p->nr_started++;
   spin_unlock(&p->lock);
   return t;
+}
+
+// Takes a dead thread off its process's list (the signal code walks it under siglock),
+// then joins it and frees its signal state.
+static void
+reap_thread(struct process *p, struct thread *t)
+{
+  u64 flags;
+  spin_lock_irqsave(&p->siglock, flags);
+  list_del(&t->proc_node);
+  spin_unlock_irqrestore(&p->siglock, flags);
+  struct sigthread *sig = t->sig;
+  kthread_join(t);
+  kfree(sig);
 }
 
 // Marks p as ending with status (the first reason wins) and sends every other thread on its
@@ -108,7 +151,11 @@ process_end(struct process *p, int status)
 void
 process_kill(struct process *p, int sig)
 {
-  process_end(p, 128 + sig);
+  spin_lock(&p->lock);
+  if(!p->exiting)
+    p->killed_by = sig;
+  spin_unlock(&p->lock);
+  process_end(p, 128 + (sig & 0x7f));
 }
 
 void
@@ -132,6 +179,7 @@ user_thread_exit(int code)
     if(put_user(0u, ctid) == 0)
       futex_wake(ctid, 1, ~0u);
   }
+  signal_thread_exit(t);
   u64 flags = local_irq_save();   // schedule() must not save into a freed area
   void *fpu = t->fpu;
   t->fpu = NULL;
@@ -159,6 +207,7 @@ process_spawn(const char *path, const void *image, size_t len, const char *const
     return NULL;
   }
   spin_lock_init(&p->lock);
+  spin_lock_init(&p->siglock);
   INIT_LIST_HEAD(&p->threads);
   init_waitqueue_head(&p->exit_wq);
   // /proc/self/exe is absolute (glibc asserts it: dl-origin.c), relative to / here: the
@@ -171,7 +220,7 @@ process_spawn(const char *path, const void *image, size_t len, const char *const
   strlcpy(p->name, base, sizeof(p->name));
   p->mm = mm_create();
   p->files = files_alloc();
-  struct thread *t = p->mm && p->files ? new_user_thread(p, &cpu_online_mask) : NULL;
+  struct thread *t = p->mm && p->files ? new_user_thread(p, &cpu_online_mask, NULL) : NULL;
   if(!t) {
     if(p->mm)
       mmput(p->mm);
@@ -182,6 +231,7 @@ process_spawn(const char *path, const void *image, size_t len, const char *const
   }
   p->mm->user = true;
   p->pid = t->tid;
+  signal_init_process(p);
   fpu_init_state(t->fpu);
   // The loader writes the new address space through uaccess, from this thread.
   use_mm(p->mm);
@@ -193,6 +243,10 @@ process_spawn(const char *path, const void *image, size_t len, const char *const
     process_wait(p);
     return NULL;
   }
+  u64 flags;
+  spin_lock_irqsave(&process_list_lock, flags);
+  list_add_tail(&p->tasks, &process_list);
+  spin_unlock_irqrestore(&process_list_lock, flags);
   kthread_start(t);
   return p;
 }
@@ -201,12 +255,14 @@ int
 process_wait(struct process *p)
 {
   wait_event_idle(p->exit_wq, READ_ONCE(p->nr_live) == 0);
+  u64 flags;
+  spin_lock_irqsave(&process_list_lock, flags);
+  if(p->tasks.next)   // a process that failed to load was never listed
+    list_del(&p->tasks);
+  spin_unlock_irqrestore(&process_list_lock, flags);
   // Each thread is past its last use of p once it is dead: join them all, then free.
-  while(!list_empty(&p->threads)) {
-    struct thread *t = list_first_entry(&p->threads, struct thread, proc_node);
-    list_del(&t->proc_node);
-    kthread_join(t);
-  }
+  while(!list_empty(&p->threads))
+    reap_thread(p, list_first_entry(&p->threads, struct thread, proc_node));
   console_flush(p);
   files_put(p->files);   // closes every file the program left open
   mmput(p->mm);   // the process's own reference, from mm_create
@@ -223,17 +279,22 @@ reap_dead_threads(struct process *p)
 {
   LIST_HEAD(dead);
   struct thread *t, *n;
+  u64 flags;
   spin_lock(&p->lock);
+  spin_lock_irqsave(&p->siglock, flags);
   list_for_each_entry_safe(t, n, &p->threads, proc_node) {
     if(smp_load_acquire(&t->state) == T_DEAD) {
       list_del(&t->proc_node);
       list_add(&t->proc_node, &dead);
     }
   }
+  spin_unlock_irqrestore(&p->siglock, flags);
   spin_unlock(&p->lock);
   list_for_each_entry_safe(t, n, &dead, proc_node) {
     list_del(&t->proc_node);
+    struct sigthread *sig = t->sig;
     kthread_join(t);
+    kfree(sig);
   }
 }
 
@@ -257,7 +318,7 @@ sys_clone(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls)
   struct thread *parent = current;
   struct process *p = parent->proc;
   reap_dead_threads(p);
-  struct thread *t = new_user_thread(p, &parent->affinity);   // inherited, as in Linux
+  struct thread *t = new_user_thread(p, &parent->affinity, parent);   // inherited, as in Linux
   if(!t)
     return -EAGAIN;   // out of thread slots or memory: pthread_create says EAGAIN
   struct trapframe *tf = user_regs(t);

@@ -48,7 +48,6 @@ console_flush(struct process *p)
       emit_line(p);
     spin_unlock(&p->lock);
   }
-  tty_forget(p);
 }
 
 long

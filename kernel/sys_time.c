@@ -7,6 +7,7 @@
 #include "process.h"
 #include "random.h"
 #include "sched.h"
+#include "signal.h"
 #include "smp.h"
 #include "string.h"
 #include "syscalls.h"
@@ -143,22 +144,54 @@ sys_time(u64 tloc)
   return t;
 }
 
-// Sleeps until deadline (ktime ns); a process that is ending cuts it short with EINTR.
+// Sleeps until deadline (ktime ns); a signal cuts it short. The sleeper's state is set
+// before signal_pending is tested, so a signal sent in between wakes it (kernel/signal.c).
 static long
 sleep_until(u64 deadline)
 {
   struct thread *t = current;
+  long ret = 0;
+  t->wait_on = "nanosleep";
   for(;;) {
+    set_current_state(T_SLEEPING);
     u64 now = ktime_ns();
     if(now >= deadline)
-      return 0;
-    if(READ_ONCE(t->proc->exiting))
-      return -EINTR;
-    set_current_state(T_SLEEPING);
-    t->wait_on = "nanosleep";
+      break;
+    if(signal_pending(t)) {
+      ret = -EINTR;
+      break;
+    }
     schedule_timeout(deadline - now);
-    t->wait_on = NULL;
   }
+  set_current_state(T_RUNNING);
+  t->wait_on = NULL;
+  return ret;
+}
+
+// The rest of a relative sleep a signal interrupted: it says EINTR with the time left in rem
+// when a handler runs, and goes on to the same deadline through restart_syscall when none
+// does (Linux's hrtimer_nanosleep_restart). arg: deadline, rem.
+static long relative_sleep(u64 deadline, u64 rem);
+
+static long
+nanosleep_restart(struct restart_block *r)
+{
+  return relative_sleep(r->arg[0], r->arg[1]);
+}
+
+static long
+relative_sleep(u64 deadline, u64 rem)
+{
+  if(sleep_until(deadline) == 0)
+    return 0;
+  u64 now = ktime_ns();
+  if(rem && put_timespec(rem, deadline > now ? deadline - now : 0))
+    return -EFAULT;
+  struct restart_block *r = &current->sig->restart;
+  r->fn = nanosleep_restart;
+  r->arg[0] = deadline;
+  r->arg[1] = rem;
+  return -ERESTART_RESTARTBLOCK;
 }
 
 long
@@ -168,12 +201,10 @@ sys_nanosleep(u64 req, u64 rem)
   long err = get_timespec(req, &ns);
   if(err)
     return err;
-  err = sleep_until(ktime_ns() + ns);
-  if(err && rem)
-    put_timespec(rem, 0);
-  return err;
+  return relative_sleep(ktime_ns() + ns, rem);
 }
 
+// An absolute sleep is simply called again after a signal without a handler (-ERESTARTNOHAND).
 long
 sys_clock_nanosleep(u64 clock, u64 flags, u64 req, u64 rem)
 {
@@ -186,8 +217,9 @@ sys_clock_nanosleep(u64 clock, u64 flags, u64 req, u64 rem)
   if((err = get_timespec(req, &ns)))
     return err;
   if(!(flags & TIMER_ABSTIME))
-    return sleep_until(ktime_ns() + ns);
-  return sleep_until(ns > now ? ktime_ns() + (ns - now) : 0);
+    return relative_sleep(ktime_ns() + ns, rem);
+  err = sleep_until(ns > now ? ktime_ns() + (ns - now) : 0);
+  return err ? -ERESTARTNOHAND : 0;
 }
 
 // FUTEX_WAIT's timeout is relative; WAIT_BITSET's absolute, on CLOCK_REALTIME with

@@ -1,5 +1,5 @@
 // The system-call table of the Linux x86-64 ABI (arch/x86/entry/syscalls/syscall_64.tbl) and
-// the calls about threads, identity and signals. An unknown number is -ENOSYS, named on the
+// the calls about threads and identity. An unknown number is -ENOSYS, named on the
 // console once; the calls glibc probes and copes without (rseq, clone3, mremap) are -ENOSYS
 // quietly.
 #include "errno.h"
@@ -15,10 +15,6 @@
 #define ARCH_SET_FS 0x1002
 #define ARCH_GET_FS 0x1003
 #define ARCH_GET_GS 0x1004
-#define SIGABRT 6
-#define SIGKILL 9
-#define SIGSTOP 19
-#define NSIG 64
 
 static long
 sys_exit(u64 code)
@@ -90,90 +86,6 @@ sys_sched_yield(void)
   return 0;
 }
 
-// Signals are remembered, not delivered (handlers come with the processes issue).
-static long
-sys_rt_sigaction(u64 sig, u64 act, u64 oact, u64 size)
-{
-  struct process *p = current->proc;
-  if(size != 8)
-    return -EINVAL;
-  if(sig < 1 || sig > NSIG || ((sig == SIGKILL || sig == SIGSTOP) && act))
-    return -EINVAL;
-  u64 old[4], new[4];
-  if(act && copy_from_user(new, (void *)act, sizeof(new)))
-    return -EFAULT;
-  spin_lock(&p->lock);
-  memcpy(old, p->sigaction[sig - 1], sizeof(old));
-  if(act)
-    memcpy(p->sigaction[sig - 1], new, sizeof(new));
-  spin_unlock(&p->lock);
-  if(oact && copy_to_user((void *)oact, old, sizeof(old)))
-    return -EFAULT;
-  return 0;
-}
-
-static long
-sys_rt_sigprocmask(u64 how, u64 set, u64 oset, u64 size)
-{
-  struct process *p = current->proc;
-  if(size != 8 || how > 2)
-    return -EINVAL;
-  u64 new = 0, old = p->sigmask;
-  if(set && copy_from_user(&new, (void *)set, 8))
-    return -EFAULT;
-  if(set) {
-    new &= ~((1UL << (SIGKILL - 1)) | (1UL << (SIGSTOP - 1)));
-    p->sigmask = how == 0 ? old | new : how == 1 ? old & ~new : new;   // BLOCK, UNBLOCK, SETMASK
-  }
-  if(oset && copy_to_user((void *)oset, &old, 8))
-    return -EFAULT;
-  return 0;
-}
-
-static long
-sys_sigaltstack(u64 ss, u64 oss)
-{
-  u64 old[3] = { 0, 2, 0 };   // ss_sp, ss_flags = SS_DISABLE, ss_size
-  if(oss && copy_to_user((void *)oss, old, sizeof(old)))
-    return -EFAULT;
-  return 0;
-}
-
-// Without delivery, every signal but 0 takes its default action on this process: the ones
-// that matter here (SIGKILL, SIGTERM, SIGABRT: abort()) terminate it.
-static long
-kill_self(u64 sig)
-{
-  if(sig > NSIG)
-    return -EINVAL;
-  if(sig == 0)
-    return 0;
-  process_kill(current->proc, (int)sig);
-  user_thread_exit(0);
-}
-
-static long
-sys_kill(u64 pid, u64 sig)
-{
-  if((int)pid != current->proc->pid && (int)pid != 0 && (int)pid != -1)
-    return -ESRCH;
-  return kill_self(sig);
-}
-
-static long
-sys_tgkill(u64 tgid, u64 tid, u64 sig)
-{
-  if((int)tgid != current->proc->pid)
-    return -ESRCH;
-  return kill_self(sig);
-}
-
-static long
-sys_tkill(u64 tid, u64 sig)
-{
-  return kill_self(sig);
-}
-
 typedef long (*syscall_fn)(u64, u64, u64, u64, u64, u64);
 
 struct syscall {
@@ -189,7 +101,7 @@ struct syscall {
 static const struct syscall table[NR_SYSCALLS] = {
   SYS(0, read), SYS(1, write), SYS(2, open), SYS(3, close), SYS(5, fstat), SYS(8, lseek), SYS(9, mmap),
   SYS(10, mprotect), SYS(11, munmap), SYS(12, brk), SYS(13, rt_sigaction),
-  SYS(14, rt_sigprocmask), SYS(16, ioctl), SYS(17, pread64), SYS(18, pwrite64),
+  SYS(14, rt_sigprocmask), SYS(15, rt_sigreturn), SYS(16, ioctl), SYS(17, pread64), SYS(18, pwrite64),
   SYS(19, readv), SYS(20, writev), SYS(21, access), SYS(24, sched_yield),
   [25] = { (syscall_fn)(void (*)(void))sys_enosys, "mremap" },
   SYS(28, madvise), SYS(32, dup), SYS(33, dup2), SYS(35, nanosleep), SYS(39, getpid), SYS(56, clone), SYS(60, exit),
@@ -201,9 +113,11 @@ static const struct syscall table[NR_SYSCALLS] = {
   [104] = { (syscall_fn)(void (*)(void))sys_getuid, "getgid" },
   [107] = { (syscall_fn)(void (*)(void))sys_getuid, "geteuid" },
   [108] = { (syscall_fn)(void (*)(void))sys_getuid, "getegid" },
-  SYS(110, getppid), SYS(131, sigaltstack), SYS(158, arch_prctl), SYS(186, gettid),
+  SYS(109, setpgid), SYS(110, getppid), SYS(111, getpgrp), SYS(112, setsid),
+  SYS(121, getpgid), SYS(124, getsid), SYS(127, rt_sigpending), SYS(128, rt_sigtimedwait),
+  SYS(130, rt_sigsuspend), SYS(131, sigaltstack), SYS(158, arch_prctl), SYS(186, gettid),
   SYS(200, tkill), SYS(201, time), SYS(202, futex), SYS(203, sched_setaffinity),
-  SYS(204, sched_getaffinity), SYS(217, getdents64), SYS(218, set_tid_address), SYS(228, clock_gettime),
+  SYS(204, sched_getaffinity), SYS(217, getdents64), SYS(218, set_tid_address), SYS(219, restart_syscall), SYS(228, clock_gettime),
   SYS(229, clock_getres), SYS(230, clock_nanosleep), SYS(231, exit_group), SYS(234, tgkill),
   SYS(257, openat), SYS(258, mkdirat), SYS(262, newfstatat), SYS(263, unlinkat),
   SYS(266, symlinkat), SYS(267, readlinkat), SYS(269, faccessat), SYS(273, set_robust_list), SYS(292, dup3),

@@ -10,6 +10,7 @@
 bool fpu_xsave;          // XSAVE/XRSTOR with xcr0, else FXSAVE/FXRSTOR
 u64 fpu_xcr0;            // x87 | SSE (| AVX): what XCR0 enables and what XSAVE saves
 u32 fpu_size = 512;      // bytes of one thread's area (CPUID.(EAX=0DH,ECX=0).EBX with XSAVE)
+u32 fpu_mxcsr_mask;      // MXCSR bits FXRSTOR/XRSTOR accept (a signal frame's are checked)
 static u8 fpu_initial[FPU_AREA_MAX] __aligned(64);
 
 // Linux's initial state of a new process (fpstate_init): FCW 0x37f (all x87 exceptions
@@ -51,6 +52,10 @@ fpu_init_cpu(bool boot_cpu)
     }
   }
   if(boot_cpu) {
+    // MXCSR_MASK from an FXSAVE image; 0 means the default 0xffbf (SDM vol. 1, 11.6.6).
+    static u8 probe[512] __aligned(16);
+    __asm__ volatile("fxsave64 %0" : "=m"(probe));
+    fpu_mxcsr_mask = *(u32 *)&probe[28] ? *(u32 *)&probe[28] : 0xffbf;
     fpu_make_initial();
     printk("fpu: %s, xcr0 %#lx, %u bytes per thread\n", fpu_xsave ? "xsave" : "fxsave",
            fpu_xcr0, fpu_size);

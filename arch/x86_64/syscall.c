@@ -8,6 +8,7 @@
 #include "process.h"
 #include "rcupdate.h"
 #include "sched.h"
+#include "signal.h"
 #include "watchdog.h"
 #include <asm/cpu.h>
 #include <asm/fpu.h>
@@ -120,6 +121,11 @@ exit_to_user_mode(struct trapframe *tf)
       local_irq_enable();
       user_thread_exit(0);
     }
+    if(signal_work(t, tf)) {
+      local_irq_enable();
+      do_signal(tf);
+      continue;
+    }
     if(!cpumask_test_cpu(t->cpu, &t->affinity)) {   // sched_setaffinity moved it
       int cpu = affinity_cpu(&t->affinity);
       if(cpu >= 0) {
@@ -150,6 +156,7 @@ bool
 do_syscall_64(struct trapframe *tf)
 {
   local_irq_enable();
+  tf->error = tf->rax;   // orig_ax, as Linux's pt_regs: a restart calls it again
   tf->rax = syscall_dispatch(tf);
   exit_to_user_mode(tf);
   return sysret_ok(tf);
@@ -168,19 +175,29 @@ user_oom_kill(struct trapframe *tf)
   user_thread_exit(0);
 }
 
-// A fault in ring 3 that paging did not resolve: Linux's console line, then the process ends
-// as if killed by sig (show_signal_msg in arch/x86/mm/fault.c; do_trap's "traps:" line).
+// A fault in ring 3 that paging did not resolve: the signal, to the program's handler if it
+// has one that may run now. Otherwise Linux's console line, and the process ends as if
+// killed by sig (show_signal_msg in arch/x86/mm/fault.c; do_trap's "traps:" line).
 void
-user_fault(struct trapframe *tf, int sig, u64 addr)
+user_fault(struct trapframe *tf, int sig, int code, u64 addr)
 {
-  struct process *p = current->proc;
+  struct thread *t = current;
+  struct process *p = t->proc;
+  t->sig->fault_error = tf->error;
+  t->sig->fault_trapno = tf->vector;
+  if(tf->vector == T_PGFLT)
+    t->sig->fault_cr2 = addr;
+  if(sig_handler_installed(t, sig)) {
+    force_sig_fault(sig, code, addr, tf->vector);
+    return;
+  }
   if(tf->vector == T_PGFLT)
     printk("%s[%d]: segfault at %lx ip %016lx sp %016lx error %lx\n", p->name, p->pid, addr,
            tf->rip, tf->rsp, tf->error);
   else
     printk("traps: %s[%d] trap %s ip:%lx sp:%lx error:%lx\n", p->name, p->pid,
            trap_name(tf->vector), tf->rip, tf->rsp, tf->error);
-  process_kill(p, sig);
+  process_kill(p, sig | 0x80);   // each of these dumps core by default (signal(7))
   local_irq_enable();
   user_thread_exit(0);
 }

@@ -103,26 +103,36 @@ page_fault(struct trapframe *tf)
   return fixup_exception(tf);
 }
 
-// Linux's signal for each exception raised in ring 3 (arch/x86/kernel/traps.c).
-#define SIGILL 4
-#define SIGTRAP 5
-#define SIGBUS 7
-#define SIGFPE 8
-#define SIGSEGV 11
-
+// Linux's signal and si_code for each exception raised in ring 3, with si_addr the faulting
+// instruction where Linux gives it (arch/x86/kernel/traps.c).
 static int
-user_trap_signal(u64 v)
+user_trap_signal(struct trapframe *tf, int *code, u64 *addr)
 {
-  switch(v) {
-  case 0: case 16: case 19: return SIGFPE;    // #DE, #MF, #XM
-  case 1: case 3: return SIGTRAP;            // #DB, #BP
-  case 6: return SIGILL;                     // #UD
-  case 17: return SIGBUS;                    // #AC
-  default: return SIGSEGV;                   // #GP, #SS, #NP, #PF, bound, overflow
+  *addr = 0;
+  *code = SI_KERNEL;
+  switch(tf->vector) {
+  case 0: *code = FPE_INTDIV; *addr = tf->rip; return SIGFPE;      // #DE
+  case 16: case 19: *code = FPE_FLTINV; *addr = tf->rip; return SIGFPE;   // #MF, #XM
+  case 1: case 3: return SIGTRAP;                                  // #DB, #BP
+  case 6: *code = ILL_ILLOPN; *addr = tf->rip; return SIGILL;      // #UD
+  case 17: *code = 1; return SIGBUS;                               // #AC: BUS_ADRALN
+  default: return SIGSEGV;                   // #GP, #SS, #NP, bound, overflow: SI_KERNEL
   }
 }
 
-// An exception in ring 3: demand paging, or the end of the process.
+// SIGSEGV's si_code for an unresolved user page fault, as Linux's bad_area (no mapping:
+// SEGV_MAPERR) and bad_area_access_error (a mapping that forbids the access: SEGV_ACCERR).
+static int
+segv_code(struct mm *mm, u64 addr)
+{
+  down_read(&mm->mmap_sem);
+  struct vma *v = find_vma(mm, addr);
+  bool mapped = v && v->start <= addr;
+  up_read(&mm->mmap_sem);
+  return mapped ? SEGV_ACCERR : SEGV_MAPERR;
+}
+
+// An exception in ring 3: demand paging, or a signal.
 static void
 user_trap(struct trapframe *tf)
 {
@@ -141,9 +151,16 @@ user_trap(struct trapframe *tf)
     }
     if(err == -ENOMEM)
       user_oom_kill(tf);
-    user_fault(tf, SIGSEGV, addr);
+    local_irq_enable();
+    int code = segv_code(current->mm, addr);
+    local_irq_disable();
+    user_fault(tf, SIGSEGV, code, addr);
+    return;
   }
-  user_fault(tf, user_trap_signal(v), 0);
+  int code;
+  u64 addr;
+  int sig = user_trap_signal(tf, &code, &addr);
+  user_fault(tf, sig, code, addr);
 }
 
 void

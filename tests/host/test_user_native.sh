@@ -63,5 +63,10 @@ expect 136 fault div0
 expect 134 fault abort
 expect 143 fault term
 expect 139 fault sysret
+expect 0 signals
+expect 134 signals abort
+expect 138 signals resethand
+expect 139 signals badframe
+expect 139 signals badstack
 echo "test_user_native: $passed passed, $failed failed"
 [ "$failed" = 0 ]

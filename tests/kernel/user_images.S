@@ -23,3 +23,4 @@ user_bin_\name\()_end:
   userbin clock, clock
   userbin files, files
   userbin termios, termios
+  userbin signals, signals

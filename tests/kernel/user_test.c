@@ -17,6 +17,7 @@
 
 extern bool process_planted_leak;
 extern bool planted_no_user_preempt;
+extern bool planted_sigreturn_fpu;
 
 static const char *const env[] = { "HOME=/", "TERM=linux", "PATH=/bin:/usr/bin", NULL };
 
@@ -315,3 +316,40 @@ planted_user_leak(void)
   return ok;
 }
 SELFTEST("planted-user-leak", planted_user_leak);
+
+// Signal handlers: siginfo, masks, nesting, EINTR and SA_RESTART, sigsuspend, sigtimedwait,
+// sigaltstack, SIGSEGV with siglongjmp, FPU state across handlers and under signals from
+// other CPUs, tgkill to another thread, process groups (tests/user/signals.c); then the ways
+// a signal ends a process: a SIGABRT handler that returns (134), SA_RESETHAND's second
+// signal (138), rt_sigreturn without a frame and a handler without a stack (139).
+static bool
+user_signals(void)
+{
+  static const struct {
+    const char *how;
+    int status;
+  } cases[] = {
+    { "abort", 134 }, { "resethand", 138 }, { "badframe", 139 }, { "badstack", 139 },
+  };
+  const char *const argv[] = { "/bin/signals", NULL };
+  bool ok = run("signals", argv, 0);
+  for(size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    const char *const a[] = { "/bin/signals", cases[i].how, NULL };
+    ok &= run("signals", a, cases[i].status);
+  }
+  return ok;
+}
+SELFTEST_NOINJECT("user-signals", user_signals);
+
+// The planted bug: rt_sigreturn leaves the handler's FPU registers in place, so user-signals'
+// checks of xmm, MXCSR and FCW after a handler, and its exact sums, must fail.
+static bool
+planted_signal_fpu(void)
+{
+  const char *const argv[] = { "/bin/signals", NULL };
+  WRITE_ONCE(planted_sigreturn_fpu, true);
+  bool ok = run("signals", argv, 0);
+  WRITE_ONCE(planted_sigreturn_fpu, false);
+  return ok;
+}
+SELFTEST_NOINJECT("planted-signal-fpu", planted_signal_fpu);

@@ -8,6 +8,7 @@
 extern bool fpu_xsave;
 extern u64 fpu_xcr0;
 extern u32 fpu_size;
+extern u32 fpu_mxcsr_mask;
 
 void fpu_init_cpu(bool boot_cpu);
 void fpu_init_state(void *area);     // Linux's initial state: FCW 0x37f, MXCSR 0x1f80

@@ -1,0 +1,217 @@
+// Signals as Linux delivers them: numbers and flags of the user ABI, the pending sets and masks
+// of processes and threads, and sending (kernel/signal.c); the x86-64 frame is arch/x86_64/signal.c.
+#pragma once
+#include "types.h"
+
+struct process;
+struct thread;
+struct trapframe;
+
+// Signal numbers (include/uapi/asm-generic/signal.h as x86-64 uses them).
+#define SIGHUP    1
+#define SIGINT    2
+#define SIGQUIT   3
+#define SIGILL    4
+#define SIGTRAP   5
+#define SIGABRT   6
+#define SIGBUS    7
+#define SIGFPE    8
+#define SIGKILL   9
+#define SIGUSR1   10
+#define SIGSEGV   11
+#define SIGUSR2   12
+#define SIGPIPE   13
+#define SIGALRM   14
+#define SIGTERM   15
+#define SIGSTKFLT 16
+#define SIGCHLD   17
+#define SIGCONT   18
+#define SIGSTOP   19
+#define SIGTSTP   20
+#define SIGTTIN   21
+#define SIGTTOU   22
+#define SIGURG    23
+#define SIGXCPU   24
+#define SIGXFSZ   25
+#define SIGVTALRM 26
+#define SIGPROF   27
+#define SIGWINCH  28
+#define SIGIO     29
+#define SIGPWR    30
+#define SIGSYS    31
+#define SIGRTMIN  32   // the kernel's; glibc keeps 32 and 33 for itself
+#define NSIG      64   // _NSIG: signals 1..64, one bit each in a u64 set (sigsetsize 8)
+
+#define sigmask(sig) (1UL << ((sig) - 1))
+
+// sigaction's sa_flags (include/uapi/asm-generic/signal-defs.h, arch/x86/include/uapi/asm/signal.h).
+#define SA_NOCLDSTOP 0x00000001u
+#define SA_NOCLDWAIT 0x00000002u
+#define SA_SIGINFO   0x00000004u
+#define SA_RESTORER  0x04000000u
+#define SA_ONSTACK   0x08000000u
+#define SA_RESTART   0x10000000u
+#define SA_NODEFER   0x40000000u
+#define SA_RESETHAND 0x80000000u
+
+#define SIG_DFL 0UL
+#define SIG_IGN 1UL
+
+// rt_sigprocmask's how.
+#define SIG_BLOCK   0
+#define SIG_UNBLOCK 1
+#define SIG_SETMASK 2
+
+// sigaltstack (include/uapi/linux/signal.h; MINSIGSTKSZ of arch/x86/include/uapi/asm/signal.h).
+#define SS_ONSTACK    1
+#define SS_DISABLE    2
+#define SS_AUTODISARM (1u << 31)
+#define MINSIGSTKSZ   2048
+
+// si_code values (include/uapi/asm-generic/siginfo.h).
+#define SI_USER     0
+#define SI_KERNEL   0x80
+#define SI_QUEUE    (-1)
+#define SI_TKILL    (-6)
+#define ILL_ILLOPN  2
+#define ILL_PRVOPC  5
+#define FPE_INTDIV  1
+#define FPE_FLTINV  7
+#define SEGV_MAPERR 1
+#define SEGV_ACCERR 2
+#define BUS_ADRERR  2
+#define TRAP_BRKPT  1
+#define CLD_EXITED  1
+#define CLD_KILLED  2
+#define CLD_DUMPED  3
+
+// What a blocking system call returns when a signal interrupts it; exit_to_user_mode turns it
+// into -EINTR or a restart, so user space never sees these (include/linux/errno.h).
+#define ERESTARTSYS            512   // restart if the handler has SA_RESTART, else -EINTR
+#define ERESTARTNOINTR         513   // always restart
+#define ERESTARTNOHAND         514   // restart if no handler runs, else -EINTR
+#define ERESTART_RESTARTBLOCK  516   // as NOHAND, but restart through restart_syscall
+
+// A pending signal's information, what the handler's siginfo_t is built from.
+// Every sender is uid 0 here, so si_uid is always 0.
+struct ksiginfo {
+  int signo;
+  int code;      // SI_USER, SI_TKILL, SI_KERNEL, SEGV_MAPERR, CLD_EXITED, ...
+  int pid;       // the sender (SI_USER, SI_TKILL, SI_QUEUE), or the child (SIGCHLD)
+  int status;    // SIGCHLD: the exit code, or the signal that ended the child
+  u64 addr;      // faults: si_addr; SI_QUEUE: si_value
+};
+
+// A set of pending signals and, per signal, the information of its first instance: a standard
+// signal sent while already pending is merged, as in Linux; real-time signals are not queued
+// more than once each here (Linux queues them; say so where it matters).
+struct sigpending {
+  u64 signal;
+  struct ksiginfo info[NSIG];
+};
+
+// restart_syscall(2): how a call interrupted with -ERESTART_RESTARTBLOCK goes on when no
+// handler ran (nanosleep's and a timed futex wait's remaining time; Linux's restart_block).
+struct restart_block {
+  long (*fn)(struct restart_block *);
+  u64 arg[5];
+};
+
+// A user thread's own signal state, allocated with it (t->sig). The thread alone writes
+// blocked, under its process's siglock; senders read it under the same lock.
+struct sigthread {
+  u64 blocked;                 // rt_sigprocmask
+  u64 saved_blocked;           // rt_sigsuspend: the mask to restore after the handler
+  bool restore_blocked;
+  bool exited;                 // past user_thread_exit: no longer a target
+  struct sigpending pending;   // thread-directed: tgkill, faults; under siglock
+  u64 ss_sp, ss_size;          // sigaltstack: the thread's own
+  u32 ss_flags;                // SS_DISABLE, SS_AUTODISARM
+  u64 fault_error, fault_trapno, fault_cr2;   // the last fault, for the frame's sigcontext
+  struct restart_block restart;
+};
+
+struct k_sigaction {
+  u64 handler;   // SIG_DFL, SIG_IGN or the user's function
+  u64 flags;     // SA_*
+  u64 restorer;  // SA_RESTORER: glibc's __restore_rt, which calls rt_sigreturn
+  u64 mask;      // blocked while the handler runs (plus the signal, unless SA_NODEFER)
+};
+
+// Sending. Each may be called with interrupts off or from an interrupt handler (the console's
+// Ctrl-C); each returns 0 or -errno (-EINVAL for a bad number; sig 0 only checks the target).
+// A signal ignored by its disposition is dropped at once, as Linux's sig_ignored().
+int send_signal_process(struct process *p, int sig);   // kill(2): SI_USER from current
+int send_signal_thread(struct thread *t, int sig);     // tgkill(2): SI_TKILL, to that thread
+int send_sig_info(struct process *p, struct thread *t, const struct ksiginfo *info);   // t or p
+int kill_pgrp(int pgrp, int sig);                      // every process of the group; -ESRCH if none
+// SIGCHLD to parent about the child pid: code CLD_EXITED (status = exit code), CLD_KILLED or
+// CLD_DUMPED (status = signal). Ignored by default; the caller reaps as Linux does when the
+// parent's SIGCHLD is SIG_IGN or has SA_NOCLDWAIT (sigchld_autoreap).
+void send_sigchld(struct process *parent, int pid, int code, int status);
+bool sigchld_autoreap(struct process *parent);
+
+// A signal that this thread will act on is pending (or its process is ending): a sleeping
+// system call stops and returns -EINTR, or -ERESTARTSYS to be restarted under SA_RESTART.
+// Sending wakes a thread sleeping with T_SLEEPING; its wait loop must test this.
+bool signal_pending(struct thread *t);
+
+// A fault in ring 3 (from user_fault): sig with si_code and si_addr for current, unblocked and
+// not ignorable, so the program's handler runs or the default action ends the process.
+void force_sig_fault(int sig, int code, u64 addr, int trapno);
+
+// From exit_to_user_mode with interrupts on: delivers one pending signal (a handler's frame
+// on the user stack, or the default action) and turns -ERESTART* results into -EINTR or a
+// restart. tf is the thread's user frame; syscall says it came from a system call.
+void do_signal(struct trapframe *tf);
+// exit_to_user_mode's test, interrupts off: a signal to act on, or a system call's -ERESTART*
+// result to turn into -EINTR or a restart.
+bool signal_work(struct thread *t, const struct trapframe *tf);
+
+// kernel/signal.c, for the process code: a new thread's state (blocked inherited from parent,
+// NULL for the first thread), freed after the thread is joined.
+struct sigthread *sigthread_alloc(const struct sigthread *parent);
+void signal_thread_exit(struct thread *t);   // user_thread_exit: no longer a target
+void signal_init_process(struct process *p);
+// The process's default action takes it: 128 + sig, and the wait status (killed_by) says
+// whether it dumped core.
+void sig_default_kill(int sig) __attribute__((noreturn));
+
+// The siginfo_t of the user ABI (include/uapi/asm-generic/siginfo.h on x86-64): 128 bytes.
+struct user_siginfo {
+  int si_signo, si_errno, si_code, __pad0;
+  union {
+    u64 si_addr;             // SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP
+    struct {
+      int si_pid;            // kill, tkill, sigqueue, SIGCHLD
+      u32 si_uid;
+      union {
+        int si_status;       // SIGCHLD
+        u64 si_value;        // sigqueue
+      };
+    };
+    u8 __pad1[112];
+  };
+};
+_Static_assert(sizeof(struct user_siginfo) == 128, "siginfo_t is 128 bytes");
+
+// stack_t: sigaltstack's argument and a frame's uc_stack.
+struct user_stack {
+  u64 ss_sp;
+  int ss_flags;
+  int __pad;
+  u64 ss_size;
+};
+
+// Between kernel/signal.c, its system calls (kernel/sys_signal.c) and the frame code.
+#define SIG_KERNEL_ONLY (sigmask(SIGKILL) | sigmask(SIGSTOP))
+int kill_pgrp_info(int pgrp, const struct ksiginfo *info);
+int send_sig_info_locked(struct process *p, struct thread *t, const struct ksiginfo *info);
+bool sig_handler_installed(struct thread *t, int sig);   // a handler that would run now
+void force_sigsegv(int sig);
+int dequeue_signal(struct thread *t, u64 allowed, struct ksiginfo *info);   // under siglock
+int get_signal(struct k_sigaction *ka, struct ksiginfo *info);
+void signal_delivered(int sig, const struct k_sigaction *ka);
+void set_current_blocked(u64 blocked);
+void restore_saved_sigmask(void);
+void fill_siginfo(struct user_siginfo *u, const struct ksiginfo *k);
