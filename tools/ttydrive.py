@@ -10,7 +10,8 @@
 
 The session (tests/user/termios.c, "interactive"): a line, an erase (DEL), a kill (^U), ^D at a
 line's start (end of file), raw mode (no echo, VMIN 3), a VTIME time-out, O_NONBLOCK's EAGAIN,
-then ^C to the spinning program, which must end by SIGINT. Prints one PASS/FAIL line per step
+a blocked read a signal interrupts (EINTR) or restarts (SA_RESTART, then a typed line), ^\ to a
+SIGQUIT handler, then ^C to the spinning program, which must end by SIGINT. Prints one PASS/FAIL line per step
 and `N passed, N failed`; exits 0 only when all passed.
 """
 import argparse
@@ -118,6 +119,22 @@ def session(term, boot_secs):
            repr(shown))
     shown = term.expect(rb"got (no )?eagain\n")
     result("O_NONBLOCK read: EAGAIN", shown is not None and b"no eagain" not in shown, repr(shown))
+    shown = term.expect(rb"got (no )?eintr\n")
+    result("a signal ends a blocked read: EINTR", shown is not None and b"no eintr" not in shown,
+           repr(shown))
+    if term.expect(rb"handled\n") is None:
+        return result("SA_RESTART", False, "(no handler ran)")
+    term.send(b"after\r")
+    shown = term.expect(rb"got restarted \[after\] handled 1\n")
+    result("SA_RESTART: the read goes on after the handler", shown is not None,
+           repr(term.seen[-200:]))
+    if term.expect(rb"quit> ") is None:
+        return result("^\\", False, "(no prompt)")
+    time.sleep(0.5)   # in its loop, not in a read
+    term.send(b"\x1c")
+    shown = term.expect(rb"got sigquit\n")
+    result("^\\ sends SIGQUIT (echoed ^\\)", shown is not None and b"^\\" in shown,
+           repr(term.seen[-200:]))
     if not result("spinning", term.expect(rb"spinning\n") is not None, repr(term.seen[-200:])):
         return False
     time.sleep(0.5)   # the program is in its loop, not in a read

@@ -1,10 +1,13 @@
 // termios: the console as a terminal, from a program's side. Without arguments it checks what
 // needs no typing (Linux's default termios, TCSETS/TCSETSW/TCSETSF round trips, window size,
 // VMIN/VTIME reads with nothing typed, errnos) and exits 0 when all hold. With "interactive" it
-// then runs the session tools/ttydrive.py types into: lines, erase, kill, EOF, raw mode, ^C.
+// then runs the session tools/ttydrive.py types into: lines, erase, kill, EOF, raw mode, a
+// read that signals interrupt (EINTR) or restart (SA_RESTART), ^\ to a handler, and ^C.
 // A pseudo-terminal on the host (Linux) is the oracle for both.
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +101,7 @@ quiet_checks(void)
   FAILS(ioctl(99, TCGETS, &t), EBADF);
 }
 
+
 static int
 read_line(char *buf, size_t n)
 {
@@ -109,6 +113,78 @@ read_line(char *buf, size_t n)
   if(r && buf[r - 1] == '\n')
     buf[--r] = 0;
   return r;
+}
+
+static volatile sig_atomic_t handled, stop_poking;
+static pthread_t main_thread;
+
+static void
+on_signal(int sig)
+{
+  handled++;
+  if(sig == SIGUSR2)
+    say("handled\n");   // write(2) is async-signal-safe
+}
+
+// Signals the main thread every 200 ms until it says stop: one lands inside its read.
+static void *
+poke(void *arg)
+{
+  int sig = (int)(long)arg;
+  while(!stop_poking) {
+    usleep(200000);
+    if(!stop_poking)
+      pthread_kill(main_thread, sig);
+    if(sig == SIGUSR2)
+      break;   // one only: the restarted read then waits for typing
+  }
+  return NULL;
+}
+
+static void
+catch(int sig, int flags)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_signal;
+  sa.sa_flags = flags;
+  sigaction(sig, &sa, NULL);
+}
+
+// A blocked read and signals: without SA_RESTART it fails with EINTR, with it the read goes on
+// and returns the line typed after the handler ran; ^\ reaches a SIGQUIT handler.
+static void
+signal_steps(void)
+{
+  char buf[256], out[300];
+  pthread_t th;
+  main_thread = pthread_self();
+  catch(SIGUSR1, 0);
+  stop_poking = 0;
+  pthread_create(&th, NULL, poke, (void *)(long)SIGUSR1);
+  say("eintr> ");
+  ssize_t r = read(0, buf, sizeof(buf));
+  int e = errno;
+  stop_poking = 1;
+  pthread_join(th, NULL);
+  say(r == -1 && e == EINTR ? "got eintr\n" : "got no eintr\n");
+
+  catch(SIGUSR2, SA_RESTART);
+  handled = 0;
+  stop_poking = 0;
+  pthread_create(&th, NULL, poke, (void *)(long)SIGUSR2);
+  r = read_line(buf, sizeof(buf));
+  pthread_join(th, NULL);
+  snprintf(out, sizeof(out), "got restarted [%s] handled %d\n", buf, (int)handled);
+  say(out);
+
+  catch(SIGQUIT, 0);
+  handled = 0;
+  say("quit> ");
+  while(!handled)   // until ^\ arrives
+    __asm__ volatile("" ::: "memory");
+  say("got sigquit\n");
+  signal(SIGQUIT, SIG_DFL);
 }
 
 // The session the driver types into; each step prints what it got for the driver to compare.
@@ -158,6 +234,7 @@ interactive(void)
   say(r == -1 && errno == EAGAIN ? "got eagain\n" : "got no eagain\n");
   fcntl(0, F_SETFL, fl);
   tcsetattr(0, TCSANOW, &t);
+  signal_steps();
   if(failures)
     exit(1);
   say("spinning\n");
