@@ -3,7 +3,7 @@
 
   ttydrive.py pty PROGRAM            the program under a pseudo-terminal on this host (Linux is
                                      the oracle: the same session must pass there)
-  ttydrive.py qemu [--smp N] [--log LOG] [--timeout S]
+  ttydrive.py qemu [--smp N] [--log LOG] [--timeout S] [--image debug]
                                      this kernel's serial console: tools/qemu.sh boots
                                      `bench=none init=/bin/termios -- interactive` with the
                                      serial on pipes (QEMU's -serial stdio)
@@ -170,12 +170,14 @@ def run_pty(program):
                and os.WTERMSIG(status) == signal.SIGINT, f"(wait status {status})")
 
 
-def run_qemu(smp, log, timeout):
+def run_qemu(smp, log, timeout, image):
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     cmd = [os.path.join(top, "tools/qemu.sh"), "--smp", str(smp), "--timeout", str(timeout),
            "--cmdline", "bench=none init=/bin/termios -- interactive"]
     if log:
         cmd += ["--log", log]
+    if image:
+        cmd += ["--image", image]
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=top)
     term = Term(p.stdout.fileno(), p.stdin.fileno())
     ok = session(term, timeout)
@@ -193,6 +195,10 @@ def run_qemu(smp, log, timeout):
         p.wait()
     while term._fill(time.monotonic() + 1):
         pass
+    if image == "debug":
+        result("no LOCKDEP report (debug image)", b"LOCKDEP kind=" not in term.seen and
+               re.search(rb"lockdep: [0-9]+ classes, .* 0 reports, 0 errors", term.seen),
+               "(see the log)")
 
 
 def main():
@@ -204,11 +210,12 @@ def main():
     b.add_argument("--smp", type=int, default=2)
     b.add_argument("--log", default="")
     b.add_argument("--timeout", type=int, default=300)
+    b.add_argument("--image", default="", help="release or debug (lockdep); default: release")
     args = ap.parse_args()
     if args.mode == "pty":
         run_pty(args.program)
     else:
-        run_qemu(args.smp, args.log, args.timeout)
+        run_qemu(args.smp, args.log, args.timeout, args.image)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 and passed > 0 else 1
 
