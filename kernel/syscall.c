@@ -60,6 +60,36 @@ sys_arch_prctl(u64 code, u64 addr)
   }
 }
 
+#define PR_SET_NAME 15   // include/uapi/linux/prctl.h
+#define PR_GET_NAME 16
+#define TASK_COMM_LEN 16
+
+// prctl(2): the thread's name (busybox reads it at start); other options are EINVAL, as
+// Linux answers an option it does not know.
+static long
+sys_prctl(u64 option, u64 arg2)
+{
+  char name[TASK_COMM_LEN];
+  switch(option) {
+  case PR_SET_NAME: {
+    long n = strncpy_from_user(name, (const char *)arg2, sizeof(name));
+    if(n == -ENAMETOOLONG)   // Linux keeps the first 15 bytes of a longer name
+      n = copy_from_user(name, (const char *)arg2, sizeof(name) - 1) ? -EFAULT : 0;
+    if(n < 0)
+      return -EFAULT;
+    name[sizeof(name) - 1] = 0;
+    strlcpy(current->name, name, sizeof(name));
+    return 0;
+  }
+  case PR_GET_NAME:
+    memset(name, 0, sizeof(name));
+    strlcpy(name, current->name, sizeof(name));
+    return copy_to_user((void *)arg2, name, sizeof(name)) ? -EFAULT : 0;
+  default:
+    return -EINVAL;
+  }
+}
+
 static long
 sys_set_tid_address(u64 tidptr)
 {
@@ -115,7 +145,8 @@ static const struct syscall table[NR_SYSCALLS] = {
   [108] = { (syscall_fn)(void (*)(void))sys_getuid, "getegid" },
   SYS(109, setpgid), SYS(110, getppid), SYS(111, getpgrp), SYS(112, setsid),
   SYS(121, getpgid), SYS(124, getsid), SYS(127, rt_sigpending), SYS(128, rt_sigtimedwait),
-  SYS(130, rt_sigsuspend), SYS(131, sigaltstack), SYS(158, arch_prctl), SYS(186, gettid),
+  SYS(130, rt_sigsuspend), SYS(131, sigaltstack), SYS(157, prctl), SYS(158, arch_prctl),
+  SYS(186, gettid),
   SYS(200, tkill), SYS(201, time), SYS(202, futex), SYS(203, sched_setaffinity),
   SYS(204, sched_getaffinity), SYS(217, getdents64), SYS(218, set_tid_address), SYS(219, restart_syscall), SYS(228, clock_gettime),
   SYS(229, clock_getres), SYS(230, clock_nanosleep), SYS(231, exit_group), SYS(234, tgkill),
