@@ -1,11 +1,16 @@
 // tty-input: the console's input path as typed bytes take it, from the receive interrupt's
 // entry (tty_receive_irq) through the ring and the kthread "tty" to a read, in a session of
-// the test's own with echo off (the console shows nothing), and no input outside a session.
+// the test's own with echo off (the console shows nothing), and no input outside a session;
+// and a kernel line printed after terminal output that ended mid-line starts a line of its own.
 #include "errno.h"
+#include "printk.h"
 #include "sched.h"
 #include "selftest.h"
 #include "string.h"
 #include "tty.h"
+
+extern char log_buf[LOG_BUF_SIZE];
+extern u64 log_next;
 
 static void
 feed(const char *s)
@@ -65,7 +70,16 @@ tty_input(void)
   tty_open_session();
   ok &= tty_read(buf, sizeof(buf), true) == -EAGAIN;
   tty_close_session();
-  selftest_extra("last-read=%ld", r);
+  // Terminal output without a newline, then a kernel line: the log (and the console) holds a
+  // newline between them, whatever else printed meanwhile.
+  static const char raw[] = "tty-input: terminal output without a newline";
+  u64 at = READ_ONCE(log_next);
+  console_write_raw(raw, sizeof(raw) - 1);
+  printk("tty-input: a kernel line after it\n");
+  bool whole = memcmp(&log_buf[at % LOG_BUF_SIZE], raw, sizeof(raw) - 1) != 0 ||
+               log_buf[(at + sizeof(raw) - 1) % LOG_BUF_SIZE] == '\n';
+  ok &= whole;
+  selftest_extra("last-read=%ld kernel-line-whole=%d", r, whole);
   return ok;
 }
 SELFTEST("tty-input", tty_input);
