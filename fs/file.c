@@ -51,6 +51,7 @@ vfs_open_mode(const char *path, unsigned oflags, u32 mode, unsigned flags, struc
   f->f_inode = d->d_inode;
   f->f_pos = 0;
   f->f_op = fop;
+  f->private_data = NULL;
   if(S_ISREG(f->f_inode->i_mode) && !fop) {
     __atomic_add_fetch(&f->f_inode->i_data.users, 1, __ATOMIC_RELAXED);
     if(oflags & O_TRUNC)
@@ -67,7 +68,10 @@ vfs_close(struct file *f)
     return;
   if(S_ISREG(f->f_inode->i_mode) && !f->f_op)
     __atomic_sub_fetch(&f->f_inode->i_data.users, 1, __ATOMIC_RELAXED);
-  dput(f->f_dentry);   // an unlinked file's last close frees its inode and pages
+  if(f->f_op && f->f_op->release)
+    f->f_op->release(f);
+  if(f->f_dentry)
+    dput(f->f_dentry);   // an unlinked file's last close frees its inode and pages
   kfree(f);
 }
 

@@ -34,6 +34,7 @@
 #define EFBIG 27
 #define ENOSPC 28
 #define ESPIPE 29
+#define EPIPE 32
 #define ERANGE 34
 #define ENAMETOOLONG 36
 #define ENOSYS 38

@@ -145,6 +145,7 @@ struct inode_operations {
 };
 
 struct file;
+struct poll_table;
 
 // Files whose data does not come from the page cache: character devices (fs/char_dev.c) and
 // the generated files under /sys and /proc. pos is the file's position, or pread's.
@@ -154,13 +155,24 @@ struct file_operations {
   // cmd with a kernel buffer of the command's size (the caller copies from and to user
   // space): -ENOTTY for a command the file does not know.
   int (*ioctl)(struct file *f, unsigned cmd, void *arg);
+  // Files that may block (pipes): read(2) and write(2) hand over the user's buffer and the
+  // open file's Linux O_* flags (O_NONBLOCK), and the file copies to and from user memory
+  // itself. The count moved, or -errno (-EAGAIN, -ERESTARTSYS, -EPIPE, -EFAULT).
+  ssize_t (*read_user)(struct file *f, char *ubuf, size_t len, unsigned flags);
+  ssize_t (*write_user)(struct file *f, const char *ubuf, size_t len, unsigned flags);
+  // poll(2): the POLL* events ready now, after poll_wait on pt for every wait queue whose
+  // wake-up may change them (include/poll.h). NULL: always ready (DEFAULT_POLLMASK).
+  unsigned (*poll)(struct file *f, struct poll_table *pt);
+  void (*release)(struct file *f);   // vfs_close, before the file is freed
 };
 
 struct file {
-  struct dentry *f_dentry;   // holds a reference, so the inode lives while the file is open
+  struct dentry *f_dentry;   // holds a reference, so the inode lives while the file is open;
+                             // NULL for a file with no name (a pipe end: f_op->release)
   struct inode *f_inode;
   u64 f_pos;                 // the opener's: threads sharing a file use pread and pwrite
   const struct file_operations *f_op;   // the inode's i_fop, or a device's, or NULL
+  void *private_data;        // the f_op's own (a pipe end: its pipe)
 };
 
 struct kstat {
@@ -236,6 +248,12 @@ int vfs_readdir(struct file *f, filldir_t fill, void *arg);   // 1: more may fol
 // RCU-walk alone, no references taken: the inode at path, valid until the caller's
 // rcu_read_unlock. For tests and benchmarks of the walk itself.
 int vfs_lookup_rcu(const char *path, struct inode **inode);
+
+// Pipes (fs/pipe.c): a read end and a write end (files with no name, O_RDONLY and O_WRONLY)
+// of a new pipe; 0 or -ENOMEM.
+int create_pipe_files(struct file *res[2]);
+bool is_pipe(struct file *f);
+long pipe_fcntl(struct file *f, unsigned cmd, unsigned long arg);   // F_GETPIPE_SZ; -EBADF
 
 // Character devices (fs/char_dev.c): the file operations behind a device number, looked up
 // at open. fs/mem.c registers /dev/null and /dev/zero, fs/tty.c /dev/console.

@@ -83,6 +83,13 @@ long sys_dup(u64 fd);
 long sys_dup2(u64 oldfd, u64 newfd);
 long sys_dup3(u64 oldfd, u64 newfd, u64 flags);
 long sys_fcntl(u64 fd, u64 cmd, u64 arg);
+// kernel/sys_pipe.c and kernel/sys_poll.c
+long sys_pipe(u64 fds);
+long sys_pipe2(u64 fds, u64 flags);
+long sys_poll(u64 fds, u64 nfds, u64 timeout_ms);
+long sys_ppoll(u64 fds, u64 nfds, u64 ts, u64 sigmask, u64 sigsetsize);
+long sys_select(u64 n, u64 in, u64 out, u64 ex, u64 tv);
+long sys_pselect6(u64 n, u64 in, u64 out, u64 ex, u64 ts, u64 sig);
 long sys_fstat(u64 fd, u64 st);
 long sys_newfstatat(u64 dirfd, u64 path, u64 st, u64 flags);
 long sys_getdents64(u64 fd, u64 dirp, u64 count);

@@ -46,6 +46,35 @@ signal_init_process(struct process *p)
 }
 
 void
+signal_fork(struct process *child, const struct process *parent, struct thread *ct,
+            const struct thread *pt)
+{
+  memcpy(child->action, parent->action, sizeof(child->action));
+  child->pgid = READ_ONCE(parent->pgid);
+  child->sid = parent->sid;
+  ct->sig->blocked = pt->sig->blocked;
+  ct->sig->ss_sp = pt->sig->ss_sp;
+  ct->sig->ss_size = pt->sig->ss_size;
+  ct->sig->ss_flags = pt->sig->ss_flags;
+}
+
+void
+signal_exec(struct process *p, struct thread *t)
+{
+  u64 flags;
+  spin_lock_irqsave(&p->siglock, flags);
+  for(int i = 0; i < NSIG; i++) {
+    struct k_sigaction *a = &p->action[i];
+    if(a->handler != SIG_IGN)
+      a->handler = SIG_DFL;
+    a->flags = a->restorer = a->mask = 0;
+  }
+  spin_unlock_irqrestore(&p->siglock, flags);
+  t->sig->ss_sp = t->sig->ss_size = 0;
+  t->sig->ss_flags = 0;
+}
+
+void
 signal_thread_exit(struct thread *t)
 {
   u64 flags;

@@ -37,6 +37,8 @@
 #define F_GETFL 3
 #define F_SETFL 4
 #define F_DUPFD_CLOEXEC 1030
+#define F_SETPIPE_SZ 1031
+#define F_GETPIPE_SZ 1032
 #define FD_CLOEXEC 1
 #define SEEK_SET 0
 #define SEEK_CUR 1
@@ -215,6 +217,28 @@ file_rw(struct ufile *uf, u64 ubuf, u64 n, u64 *pos, bool write)
   return done;
 }
 
+// A file that copies to and from user memory itself and may block (a pipe end): it gets
+// the description's flags (O_NONBLOCK) and no position.
+static bool
+copies_itself(struct ufile *uf)
+{
+  const struct file_operations *op = uf->file ? uf->file->f_op : NULL;
+  return op && (op->read_user || op->write_user);
+}
+
+static long
+rw_user(struct ufile *uf, u64 buf, u64 n, bool write)
+{
+  const struct file_operations *op = uf->file->f_op;
+  if((uf->flags & L_O_ACCMODE) == (write ? 0 : L_O_WRONLY))
+    return -EBADF;
+  if((s64)n < 0)
+    return -EINVAL;
+  if(write)
+    return op->write_user ? op->write_user(uf->file, (const char *)buf, n, uf->flags) : -EINVAL;
+  return op->read_user ? op->read_user(uf->file, (char *)buf, n, uf->flags) : -EINVAL;
+}
+
 // At the file's offset: O_APPEND moves it to the end first (serialized by nothing but the
 // VFS's i_mutex per write: appends by two fds may interleave, as on NFS).
 static long
@@ -224,7 +248,9 @@ rw_at_pos(u64 fd, u64 buf, u64 n, bool write)
   if(!uf)
     return -EBADF;
   long r;
-  if(uf->file && S_ISDIR(uf->file->f_inode->i_mode)) {
+  if(copies_itself(uf)) {
+    r = rw_user(uf, buf, n, write);
+  } else if(uf->file && S_ISDIR(uf->file->f_inode->i_mode)) {
     r = -EISDIR;
   } else if(uf->file) {
     if(write && (uf->flags & L_O_APPEND)) {
@@ -334,7 +360,7 @@ sys_lseek(u64 fd, u64 off, u64 whence)
   if(!uf)
     return -EBADF;
   long r;
-  if(!uf->file) {
+  if(!uf->file || is_pipe(uf->file)) {
     r = -ESPIPE;
   } else {
     struct file *f = uf->file;
@@ -471,6 +497,15 @@ sys_fcntl(u64 fd, u64 cmd, u64 arg)
       r = uf->flags;
     else   // fcntl(2): only O_APPEND and O_NONBLOCK (of what this kernel has) change
       uf->flags = (uf->flags & ~(L_O_APPEND | L_O_NONBLOCK)) | (arg & (L_O_APPEND | L_O_NONBLOCK));
+    fput(uf);
+    return r;
+  }
+  case F_GETPIPE_SZ:
+  case F_SETPIPE_SZ: {   // F_SETPIPE_SZ: a pipe's size is fixed here (EINVAL)
+    struct ufile *uf = fget((int)fd);
+    if(!uf)
+      return -EBADF;
+    long r = pipe_fcntl(uf->file, cmd, arg);
     fput(uf);
     return r;
   }

@@ -155,6 +155,9 @@ static const struct syscall table[NR_SYSCALLS] = {
   SYS(302, prlimit64), SYS(309, getcpu), SYS(318, getrandom),
   [334] = { (syscall_fn)(void (*)(void))sys_enosys, "rseq" },
   SYS(435, clone3),
+  // Pipes and readiness (kernel/sys_pipe.c, kernel/sys_poll.c).
+  SYS(7, poll), SYS(22, pipe), SYS(23, select), SYS(270, pselect6), SYS(271, ppoll),
+  SYS(293, pipe2),
 };
 
 static u64 reported[(NR_SYSCALL_NAMES + 63) / 64 + 1];

@@ -53,6 +53,10 @@ expect 0 spin 0.5
 expect 0 hostile
 expect 0 clock
 expect 0 files
+expect 0 pipe
+expect 141 pipe sigpipe
+expect 0 poll
+expect 0 pipeproc
 expect 3 exitgroup
 expect 139 fault null
 expect 139 fault kernel
@@ -66,6 +70,7 @@ expect 139 fault sysret
 expect 0 signals
 expect 134 signals abort
 expect 138 signals resethand
+expect 137 signals sigkill
 expect 139 signals badframe
 expect 139 signals badstack
 echo "test_user_native: $passed passed, $failed failed"

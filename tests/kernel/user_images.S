@@ -23,4 +23,6 @@ user_bin_\name\()_end:
   userbin clock, clock
   userbin files, files
   userbin termios, termios
+  userbin pipe, pipe
+  userbin poll, poll
   userbin signals, signals

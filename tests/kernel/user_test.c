@@ -17,6 +17,7 @@
 
 extern bool process_planted_leak;
 extern bool planted_no_user_preempt;
+extern bool pipe_planted_torn;
 extern bool planted_sigreturn_fpu;
 
 static const char *const env[] = { "HOME=/", "TERM=linux", "PATH=/bin:/usr/bin", NULL };
@@ -132,6 +133,42 @@ user_termios(void)
   return run("termios", argv, 0);
 }
 SELFTEST_NOINJECT("user-termios", user_termios);
+
+// Pipes between threads: round trips, capacity, EOF and EPIPE, sleepers woken, PIPE_BUF
+// atomicity with eight writers; then a write with no reader and SIGPIPE's default action
+// ends the process as SIGPIPE does (141). Every pipe's pages come back.
+static bool
+user_pipe(void)
+{
+  const char *const argv[] = { "/bin/pipe", NULL };
+  const char *const sigpipe[] = { "/bin/pipe", "sigpipe", NULL };
+  return run("pipe", argv, 0) & run("pipe", sigpipe, 141);
+}
+SELFTEST_NOINJECT("user-pipe", user_pipe);
+
+// The planted bug: pipe writes go in halves with a chance for another writer between them,
+// so PIPE_BUF writes interleave: user-pipe's atomicity check must fail.
+static bool
+planted_pipe_torn(void)
+{
+  const char *const argv[] = { "/bin/pipe", NULL };
+  WRITE_ONCE(pipe_planted_torn, true);
+  bool ok = run("pipe", argv, 0);
+  WRITE_ONCE(pipe_planted_torn, false);
+  return ok;
+}
+SELFTEST("planted-pipe-torn", planted_pipe_torn);
+
+// poll, ppoll, select and pselect6 on pipes, /dev/null, a directory and the console, with
+// their timeouts and errors; the process ends with threads blocked in read, write, poll and
+// select.
+static bool
+user_poll(void)
+{
+  const char *const argv[] = { "/bin/poll", NULL };
+  return run("poll", argv, 0);
+}
+SELFTEST_NOINJECT("user-poll", user_poll);
 
 // Each way of dying: the status a shell would show (128 + SIGSEGV, SIGILL, SIGFPE, SIGABRT,
 // SIGTERM), and the kernel carries on.
@@ -321,7 +358,8 @@ SELFTEST("planted-user-leak", planted_user_leak);
 // sigaltstack, SIGSEGV with siglongjmp, FPU state across handlers and under signals from
 // other CPUs, tgkill to another thread, process groups (tests/user/signals.c); then the ways
 // a signal ends a process: a SIGABRT handler that returns (134), SA_RESETHAND's second
-// signal (138), rt_sigreturn without a frame and a handler without a stack (139).
+// signal (138), SIGKILL with threads asleep (137), rt_sigreturn without a frame and a handler
+// without a stack (139).
 static bool
 user_signals(void)
 {
@@ -329,7 +367,8 @@ user_signals(void)
     const char *how;
     int status;
   } cases[] = {
-    { "abort", 134 }, { "resethand", 138 }, { "badframe", 139 }, { "badstack", 139 },
+    { "abort", 134 }, { "resethand", 138 }, { "sigkill", 137 }, { "badframe", 139 },
+    { "badstack", 139 },
   };
   const char *const argv[] = { "/bin/signals", NULL };
   bool ok = run("signals", argv, 0);

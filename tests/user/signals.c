@@ -4,7 +4,8 @@
 // that siglongjmps; FPU and SSE state kept across handlers (also under signals from other
 // CPUs); tgkill to another thread; process groups. Exits 0 when all hold. With an argument it
 // dies instead, as the caller expects: abort (a SIGABRT handler that returns: 134), resethand
-// (the second SIGUSR1 takes the default action: 138), badframe (rt_sigreturn without a frame:
+// (the second SIGUSR1 takes the default action: 138), sigkill (with threads asleep in a futex
+// and in nanosleep: 137), badframe (rt_sigreturn without a frame:
 // 139), badstack (no stack for the handler's frame: 139).
 #define _GNU_SOURCE
 #include <errno.h>
@@ -648,6 +649,19 @@ returning_handler(int sig)
 {
 }
 
+static void *
+sleep_forever(void *arg)
+{
+  if(arg) {
+    struct timespec hour = { 3600, 0 };
+    nanosleep(&hour, NULL);
+  } else {
+    static uint32_t never;
+    syscall(SYS_futex, &never, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+  }
+  return NULL;
+}
+
 static void
 die(const char *how)
 {
@@ -658,6 +672,14 @@ die(const char *how)
     on(SIGUSR1, record, SA_RESETHAND, NULL);
     raise(SIGUSR1);
     raise(SIGUSR1);
+  } else if(!strcmp(how, "sigkill")) {
+    // SIGKILL takes every thread, the sleeping ones too (and cannot be caught).
+    pthread_t a, b;
+    pthread_create(&a, NULL, sleep_forever, NULL);
+    pthread_create(&b, NULL, sleep_forever, (void *)1);
+    struct timespec ms = { 0, 10000000 };
+    nanosleep(&ms, NULL);
+    kill(getpid(), SIGKILL);
   } else if(!strcmp(how, "badframe")) {
     __asm__ volatile("mov $16, %%rsp\n mov $15, %%eax\n syscall" ::: "memory");
   } else if(!strcmp(how, "badstack")) {
