@@ -6,12 +6,14 @@
 // whole printk lines until the terminal is in use, then goes to it as written (doc/console.md).
 #include "errno.h"
 #include "fs.h"
+#include "poll.h"
 #include "printk.h"
 #include "process.h"
 #include "sched.h"
 #include "signal.h"
 #include "spinlock.h"
 #include "string.h"
+#include "syscalls.h"
 #include "time.h"
 #include "tty.h"
 #include "wait.h"
@@ -384,9 +386,30 @@ console_fread(struct file *f, void *buf, size_t len, u64 *pos)
   return tty_read(buf, MIN(len, (size_t)N_TTY_BUF_SIZE), false);
 }
 
+// poll(2): writes never wait; a read would not wait outside a session (end of file), or when
+// a line is there (canonical), or VMIN bytes with VTIME 0, else one (Linux's
+// input_available_p with poll set). A program polling in a session puts the terminal in use,
+// as a read does, so its prompt shows. f is NULL for the console behind fds 0-2.
+unsigned
+tty_poll(struct file *f, struct poll_table *pt)
+{
+  if(tty_claim() && current->proc)
+    console_flush(current->proc);
+  poll_wait(f, &read_wait, pt);
+  unsigned mask = POLLOUT | POLLWRNORM;
+  spin_lock(&tty_lock);
+  const struct termios *t = &ldisc.termios;
+  u32 want = !(t->c_lflag & ICANON) && !t->c_cc[VTIME] && t->c_cc[VMIN] ? t->c_cc[VMIN] : 1;
+  if(!session || n_tty_avail(&ldisc) >= want)
+    mask |= POLLIN | POLLRDNORM;
+  spin_unlock(&tty_lock);
+  return mask;
+}
+
 static const struct file_operations console_fops = {
   .read = console_fread,
   .write = console_fwrite,
+  .poll = tty_poll,
 };
 
 bool

@@ -4,6 +4,7 @@
 #include "types.h"
 
 struct file;
+struct poll_table;
 struct process;
 
 // Linux's struct termios as TCGETS/TCSETS copy it (include/uapi/asm-generic/termbits.h): 36
@@ -133,3 +134,5 @@ void tty_set_termios(const struct termios *t, bool flush);   // TCSETS (TCSETSF:
 // From the receive interrupt: bytes as they came off the line.
 void tty_receive_irq(u8 c);
 bool tty_is_console(const struct file *f);     // /dev/console opened by name
+// poll(2)'s events of the console (f NULL: fds 0-2), with a wait on its input queue.
+unsigned tty_poll(struct file *f, struct poll_table *pt);

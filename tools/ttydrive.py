@@ -10,7 +10,7 @@
 
 The session (tests/user/termios.c, "interactive"): a line, an erase (DEL), a kill (^U), ^D at a
 line's start (end of file), raw mode (no echo, VMIN 3), a VTIME time-out, O_NONBLOCK's EAGAIN,
-a blocked read a signal interrupts (EINTR) or restarts (SA_RESTART, then a typed line), ^\ to a
+poll (idle, then a typed line), a blocked read a signal interrupts (EINTR) or restarts (SA_RESTART, then a typed line), ^\ to a
 SIGQUIT handler, then ^C to the spinning program, which must end by SIGINT. Prints one PASS/FAIL line per step
 and `N passed, N failed`; exits 0 only when all passed.
 """
@@ -119,6 +119,14 @@ def session(term, boot_secs):
            repr(shown))
     shown = term.expect(rb"got (no )?eagain\n")
     result("O_NONBLOCK read: EAGAIN", shown is not None and b"no eagain" not in shown, repr(shown))
+    shown = term.expect(rb"poll (not )?idle\n")
+    result("poll: an idle terminal is writable, not readable", shown is not None and
+           b"not idle" not in shown, repr(shown))
+    if term.expect(rb"poll> ") is None:
+        return result("poll", False, "(no prompt)")
+    term.send(b"pp\r")
+    shown = term.expect(rb"got polled \[pp\] 1\n")
+    result("poll: a typed line is readable", shown is not None, repr(term.seen[-200:]))
     shown = term.expect(rb"got (no )?eintr\n")
     result("a signal ends a blocked read: EINTR", shown is not None and b"no eintr" not in shown,
            repr(shown))

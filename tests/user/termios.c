@@ -6,6 +6,7 @@
 // A pseudo-terminal on the host (Linux) is the oracle for both.
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -234,6 +235,17 @@ interactive(void)
   say(r == -1 && errno == EAGAIN ? "got eagain\n" : "got no eagain\n");
   fcntl(0, F_SETFL, fl);
   tcsetattr(0, TCSANOW, &t);
+  // poll: nothing typed is not readable, the output always writable; then a typed line is.
+  struct pollfd pfd[2] = { { 0, POLLIN, 0 }, { 1, POLLOUT, 0 } };
+  r = poll(pfd, 2, 0);
+  say(r == 1 && !pfd[0].revents && (pfd[1].revents & POLLOUT) ? "poll idle\n" : "poll not idle\n");
+  say("poll> ");
+  r = poll(pfd, 1, -1);
+  int ready = r == 1 && (pfd[0].revents & POLLIN);
+  r = read(0, buf, sizeof(buf) - 1);
+  buf[r > 0 ? r - 1 : 0] = 0;
+  snprintf(out, sizeof(out), "got polled [%s] %d\n", buf, ready);
+  say(out);
   signal_steps();
   if(failures)
     exit(1);
