@@ -231,7 +231,7 @@ HOSTCFLAGS := -std=gnu11 $(HOSTINC) $(HOSTSAN) -g -O1 -Wall -Wextra -Werror \
 HOSTLDFLAGS := -Wl,-T,$(HOSTLIB)/percpu.ld
 HOST_TESTS := test_cmdline test_vsprintf test_ksyms test_stats test_acpi test_radix test_bench \
   test_spinlock test_pagecache test_path test_vma test_prof test_lockdep test_inflate test_cpio \
-  test_unwind
+  test_unwind test_n_tty
 HOST_BINS := $(addprefix $(BUILD)/host/,$(HOST_TESTS))
 
 # Each test's sources, its own file first.
@@ -256,6 +256,7 @@ HOSTSRC_test_pagecache := tests/host/test_pagecache.c mm/filemap.c mm/pagecache_
 HOSTSRC_test_path := tests/host/test_path.c fs/path.c
 HOSTSRC_test_inflate := tests/host/test_inflate.c kernel/lib/inflate.c kernel/lib/gunzip.c
 HOSTSRC_test_cpio := tests/host/test_cpio.c kernel/lib/cpio.c
+HOSTSRC_test_n_tty := tests/host/test_n_tty.c fs/n_tty.c
 HOSTSRC_test_lockdep := tests/host/test_lockdep.c kernel/locking/lockdep_graph.c
 HOSTSRC_test_vma := tests/host/test_vma.c mm/mmap.c kernel/lib/cpumask.c kernel/locking/ticket.c \
   kernel/locking/paravirt.c kernel/locking/rwsem.c \

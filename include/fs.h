@@ -269,7 +269,6 @@ const struct file_operations *chrdev_lookup(dev_t dev);
 void chrdev_init(void);   // the devices, and their nodes under /dev
 void mem_dev_init(void);
 void tty_init(void);
-size_t tty_termios_size(void);   // bytes TCGETS fills in (Linux's struct termios: 36)
 
 // What glibc reads about the machine, present from boot (fs/sysfs.c, fs/proc.c):
 // /sys/devices/system/cpu/{online,possible} and /proc/self/exe.

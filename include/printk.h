@@ -18,6 +18,9 @@
 
 int printk(const char *fmt, ...) __printf(1, 2);
 void printk_panic_mode(void);
+// Bytes for the terminal exactly as given (a program's output and echo once the console is in
+// use as a terminal: fs/tty.c), into the log too; the next printk line starts on a line of its own.
+void console_write_raw(const char *s, size_t n);
 
 #define pr_err(fmt, ...) printk(KERN_ERR fmt, ##__VA_ARGS__)
 #define pr_warn(fmt, ...) printk(KERN_WARNING fmt, ##__VA_ARGS__)

@@ -16,6 +16,9 @@ u64 log_next;
 
 static DEFINE_SPINLOCK(log_lock);
 static bool panicking;
+// The terminal's cursor is not at a line start: console_write_raw's last byte was not a
+// newline. A printk line then starts on a new line, so kernel lines stay whole. log_lock.
+static bool midline;
 // Levels below this reach the console; KERN_DEBUG stays in the ring (Linux's default of 7).
 static int console_loglevel = 7;
 
@@ -75,6 +78,11 @@ printk(const char *fmt, ...)
   // so one printk is always whole lines.
   const char *p = msg;
   const char *end = msg + len;
+  if(midline && level < console_loglevel) {
+    serial_write("\n", 1);
+    log_store("\n", 1);
+    midline = false;
+  }
   while(p < end) {
     const char *nl = memchr(p, '\n', end - p);
     size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -93,4 +101,20 @@ printk(const char *fmt, ...)
     spin_unlock(&log_lock);
   local_irq_restore(flags);
   return len;
+}
+
+void
+console_write_raw(const char *s, size_t n)
+{
+  if(!n)
+    return;
+  u64 flags = local_irq_save();
+  bool locked = log_lock_take();
+  log_store(s, n);
+  for(size_t i = 0; i < n; i++)
+    serial_putc(s[i]);
+  midline = s[n - 1] != '\n';
+  if(locked)
+    spin_unlock(&log_lock);
+  local_irq_restore(flags);
 }

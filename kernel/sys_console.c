@@ -1,17 +1,18 @@
-// The console behind a process's fds 0, 1 and 2 (kernel/sys_file.c dispatches to it).
-// Output is collected per process and printed a line at a time, so a program's lines and the
-// kernel's never split each other. fstat says character device 5:1 (/dev/console) and TCGETS
-// succeeds, so glibc line-buffers stdout (its stdio asks isatty(3), which is TCGETS).
+// The console behind a process's fds 0, 1 and 2 (kernel/sys_file.c dispatches to it; the
+// terminal itself is fs/tty.c). Until the terminal is in use, output is collected per process
+// and printed a line at a time, so a program's lines and the kernel's never split each other.
+// fstat says character device 5:1 (/dev/console) and TCGETS succeeds, so glibc line-buffers
+// stdout (its stdio asks isatty(3), which is TCGETS).
 #include "errno.h"
 #include "printk.h"
 #include "process.h"
 #include "sched.h"
+#include "slab.h"
 #include "string.h"
 #include "syscalls.h"
+#include "tty.h"
 #include <asm/uaccess.h>
 
-#define TCGETS 0x5401
-#define TIOCGWINSZ 0x5413
 #define S_IFCHR 0020000
 
 // Under p->lock.
@@ -23,13 +24,30 @@ emit_line(struct process *p)
   p->line_len = 0;
 }
 
+// Once the terminal is in use, what p had not ended with a newline goes to it as it is.
+static void
+flush_raw(struct process *p)
+{
+  char held[sizeof(p->line)];
+  spin_lock(&p->lock);
+  int n = p->line_len;
+  memcpy(held, p->line, n);
+  p->line_len = 0;
+  spin_unlock(&p->lock);
+  tty_write((const u8 *)held, n);
+}
+
 void
 console_flush(struct process *p)
 {
-  spin_lock(&p->lock);
-  if(p->line_len)
-    emit_line(p);
-  spin_unlock(&p->lock);
+  if(tty_interactive()) {
+    flush_raw(p);
+  } else {
+    spin_lock(&p->lock);
+    if(p->line_len)
+      emit_line(p);
+    spin_unlock(&p->lock);
+  }
 }
 
 long
@@ -42,16 +60,23 @@ console_write(const char *ubuf, u64 n)
     u64 k = MIN(n - done, sizeof(chunk));
     if(copy_from_user(chunk, ubuf + done, k))
       return done ? (long)done : -EFAULT;
-    spin_lock(&p->lock);
-    for(u64 i = 0; i < k; i++) {
-      if(chunk[i] == '\n') {
-        emit_line(p);
-        continue;
+    if(tty_interactive()) {
+      flush_raw(p);
+      tty_write((const u8 *)chunk, k);
+    } else {
+      spin_lock(&p->lock);
+      for(u64 i = 0; i < k; i++) {
+        if(chunk[i] == '\n') {
+          emit_line(p);
+          continue;
+        }
+        p->line[p->line_len++] = chunk[i];
+        if(p->line_len == sizeof(p->line) - 1)   // an over-long line goes out in pieces
+          emit_line(p);
       }
-      p->line[p->line_len++] = chunk[i];
-      if(p->line_len == sizeof(p->line) - 1)   // an over-long line goes out in pieces
-        emit_line(p);
+      spin_unlock(&p->lock);
     }
+    spin_lock(&p->lock);
     p->bytes_written += k;
     spin_unlock(&p->lock);
     done += k;
@@ -60,23 +85,30 @@ console_write(const char *ubuf, u64 n)
   return done;
 }
 
+// A read puts the terminal in use (in a session): the prompt the program wrote without a
+// newline appears at once, then the read waits for what is typed.
+long
+console_read(char *ubuf, u64 n, bool nonblock)
+{
+  if(!n)
+    return 0;
+  if(tty_claim())
+    flush_raw(current->proc);
+  u32 k = MIN(n, (u64)N_TTY_BUF_SIZE);
+  u8 *buf = kmalloc(k, GFP_KERNEL);
+  if(!buf)
+    return -ENOMEM;
+  long r = tty_read(buf, k, nonblock);
+  if(r > 0 && copy_to_user(ubuf, buf, r))
+    r = -EFAULT;
+  kfree(buf);
+  return r;
+}
+
 long
 console_ioctl(u64 cmd, u64 arg)
 {
-  if(cmd == TCGETS) {
-    // struct termios (asm-generic/termbits.h): iflag ICRNL, oflag OPOST|ONLCR, cflag B38400|
-    // CS8|CREAD, lflag ISIG|ICANON|ECHO..., then c_line and 19 control characters.
-    u8 t[36];
-    memset(t, 0, sizeof(t));
-    u32 flags[4] = { 0x500, 0x5, 0xbf, 0x8a3b };
-    memcpy(t, flags, sizeof(flags));
-    return copy_to_user((void *)arg, t, sizeof(t)) ? -EFAULT : 0;
-  }
-  if(cmd == TIOCGWINSZ) {
-    u16 ws[4] = { 24, 80, 0, 0 };
-    return copy_to_user((void *)arg, ws, sizeof(ws)) ? -EFAULT : 0;
-  }
-  return -ENOTTY;
+  return tty_ioctl((u32)cmd, arg);
 }
 
 // x86-64 struct stat (144 bytes, Linux's arch/x86/include/uapi/asm/stat.h): st_mode at 24,

@@ -10,6 +10,7 @@
 #include "slab.h"
 #include "string.h"
 #include "syscalls.h"
+#include "tty.h"
 #include <asm/uaccess.h>
 
 // Linux's values (asm-generic/fcntl.h): not the VFS's O_CREAT etc., translated at open.
@@ -45,7 +46,6 @@
 #define PATH_MAX 4096
 #define IOV_MAX 1024
 #define CHUNK 4096
-#define TCGETS 0x5401
 
 // The absolute path of upath relative to dirfd, in a PATH_MAX buffer the caller frees:
 // NULL with *err set (-EFAULT, -ENAMETOOLONG, -ENOENT for "", -EBADF, -ENOTDIR).
@@ -180,8 +180,10 @@ file_rw(struct ufile *uf, u64 ubuf, u64 n, u64 *pos, bool write)
     return -EINVAL;
   if((uf->flags & L_O_ACCMODE) == (write ? 0 : L_O_WRONLY))
     return -EBADF;
+  if(!uf->file && write)
+    return console_write((const char *)ubuf, n);
   if(!uf->file)
-    return write ? console_write((const char *)ubuf, n) : 0;   // the console: no input yet
+    return console_read((char *)ubuf, n, uf->flags & L_O_NONBLOCK);
   char *k = kmalloc(CHUNK, GFP_KERNEL);
   if(!k)
     return -ENOMEM;
@@ -207,7 +209,7 @@ file_rw(struct ufile *uf, u64 ubuf, u64 n, u64 *pos, bool write)
     }
     *pos += r;
     done += r;
-    if((size_t)r < c)
+    if((size_t)r < c || tty_is_console(uf->file))   // a terminal read ends with its line
       break;
     cond_resched();
   }
@@ -416,16 +418,10 @@ sys_ioctl(u64 fd, u64 cmd, u64 arg)
   if(!uf)
     return -EBADF;
   long r;
-  if(!uf->file) {
+  if(!uf->file || tty_is_console(uf->file))   // fds 0-2, or /dev/console opened by name
     r = console_ioctl(cmd, arg);
-  } else if(cmd == TCGETS) {   // /dev/console opened by name: its driver's termios
-    u8 t[64];
-    r = vfs_ioctl(uf->file, cmd, t);
-    if(!r && copy_to_user((void *)arg, t, tty_termios_size()))
-      r = -EFAULT;
-  } else {
+  else
     r = -ENOTTY;
-  }
   fput(uf);
   return r;
 }

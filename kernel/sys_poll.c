@@ -13,6 +13,7 @@
 #include "slab.h"
 #include "string.h"
 #include "syscalls.h"
+#include "tty.h"
 #include "time.h"
 #include <asm/uaccess.h>
 
@@ -32,14 +33,12 @@ struct pollfd {   // include/uapi/asm-generic/poll.h
   short events, revents;
 };
 
-// The console behind fds 0-2: writes never wait, and reads do not either while there is no
-// console input (they give end of file), so it is always ready. Console input makes this
-// poll_wait on its input queue and report POLLIN only when a read would not block; /dev/console
-// opened by name has no poll operation yet, so it is always ready too (DEFAULT_POLLMASK).
+// The console behind fds 0-2: its terminal's readiness (fs/tty.c), as /dev/console's poll
+// operation gives it.
 static unsigned
 console_poll(struct poll_table *pt)
 {
-  return POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM;
+  return tty_poll(NULL, pt);
 }
 
 static unsigned

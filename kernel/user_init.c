@@ -8,6 +8,7 @@
 #include "mm.h"
 #include "printk.h"
 #include "process.h"
+#include "tty.h"
 #include "user_bins.h"
 
 // Reads the regular file at path into pages of its own (the loader copies the segments out,
@@ -79,14 +80,19 @@ run_init_program(void)
   }
   printk("init: %s: %s, %lu bytes\n", kcmdline.init,
          file ? "a file" : "a test program built into the image", (unsigned long)len);
+  // The console is init='s terminal while it runs (fs/tty.c): input, echo, ^C.
+  tty_open_session();
   struct process *p = process_spawn(kcmdline.init, image, len, argv, envp, &err);
   if(file)
     free_pages((unsigned long)file, order);
   if(!p) {
+    tty_close_session();
     pr_err("init: %s: cannot run it (error %d)\n", kcmdline.init, err);
     return 1;
   }
+  tty_set_foreground(p);
   int status = process_wait(p);
+  tty_close_session();
   if(status > 128)
     printk("init: %s killed by signal %d (status %d)\n", kcmdline.init, status - 128, status);
   else

@@ -133,6 +133,20 @@ result "user/init= gets the words after -- verbatim" $? "(log $logs/$name.log)"
 has "$name" 'init: /bin/hello: a file, [0-9]+ bytes'
 result "user/init= runs the initramfs's /bin/hello" $? "($(grep -m 1 'init: /bin/hello:' "$logs/$name.log"))"
 
+echo "== the serial console as a terminal: tools/ttydrive.py types into init=/bin/termios"
+# QEMU's serial on pipes: lines, erase, kill, ^D, raw mode, VTIME, EAGAIN, EINTR, SA_RESTART,
+# ^\ to a handler, then ^C (status 130); the debug image, so lockdep watches the input path.
+name=tty-smp2
+python3 tools/ttydrive.py qemu --smp 2 --timeout 300 --image debug --log "$logs/$name.log" \
+  > "$logs/$name.out" 2>&1
+rc=$?
+while read -r verdict t rest; do
+  [ "$verdict" = PASS ]
+  result "$t" $? "$rest"
+done < <(grep -E '^(PASS|FAIL)  tty/' "$logs/$name.out")
+grep -qE '^[0-9]+ passed, 0 failed$' "$logs/$name.out"
+result "boot/$name typed session" $? "(exit $rc, log $logs/$name.log)" "$logs/$name.log"
+
 echo "== boots: BOOT cpus=N at each CPU count, nr_cpus=, bad command-line words"
 for smp in 4 16 64; do
   name=boot-smp$smp

@@ -12,7 +12,11 @@
 #define IOAPICVER  0x01
 #define REDTBL(n)  (0x10 + 2 * (n))
 #define RTE_MASKED 0x10000
+#define RTE_LEVEL  0x8000   // trigger mode: level (else edge)
+#define RTE_LOW    0x2000   // pin polarity: active low (else high)
 #define RTE_DM_NMI 0x400
+#define ISO_POLARITY 0x3    // MPS INTI flags (ACPI 6.4, table 5.51): 01 high, 11 low, 00 the bus's
+#define ISO_TRIGGER  0xc    // 01 edge, 11 level, 00 the bus's (ISA: edge, active high)
 
 
 struct ioapic {
@@ -110,4 +114,47 @@ ioapic_route_nmi(u32 gsi, u32 apic_id)
     return;
   ioapic_write(io, REDTBL(pin) + 1, apic_id << 24);
   ioapic_write(io, REDTBL(pin), RTE_DM_NMI);
+}
+
+// The MADT's interrupt source override for an ISA IRQ, or NULL: the IRQ is the GSI of the same
+// number, edge triggered and active high (ACPI 6.4, 5.2.12.5).
+static const struct acpi_iso *
+isa_override(u32 irq)
+{
+  for(int i = 0; i < acpi.niso; i++)
+    if(acpi.iso[i].bus_irq == irq)
+      return &acpi.iso[i];
+  return NULL;
+}
+
+u32
+isa_irq_gsi(u32 irq)
+{
+  const struct acpi_iso *iso = isa_override(irq);
+  return iso ? iso->gsi : irq;
+}
+
+void
+ioapic_route_isa(u32 irq, u8 vector, u32 apic_id)
+{
+  const struct acpi_iso *iso = isa_override(irq);
+  u32 pin, flags = 0;
+  struct ioapic *io = ioapic_pin(isa_irq_gsi(irq), &pin);
+  if(!io)
+    return;
+  if(iso && (iso->flags & ISO_POLARITY) == 0x3)
+    flags |= RTE_LOW;
+  if(iso && (iso->flags & ISO_TRIGGER) == 0xc)
+    flags |= RTE_LEVEL;
+  ioapic_write(io, REDTBL(pin) + 1, apic_id << 24);
+  ioapic_write(io, REDTBL(pin), vector | flags);
+}
+
+void
+ioapic_mask(u32 gsi)
+{
+  u32 pin;
+  struct ioapic *io = ioapic_pin(gsi, &pin);
+  if(io)
+    ioapic_write(io, REDTBL(pin), RTE_MASKED);
 }

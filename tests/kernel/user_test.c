@@ -10,6 +10,7 @@
 #include "selftest.h"
 #include "slab.h"
 #include "string.h"
+#include "tty.h"
 #include "user_bins.h"
 #include "vsprintf.h"
 #include "watchdog.h"
@@ -134,6 +135,17 @@ user_files(void)
   return run("files", argv, 0);
 }
 SELFTEST_NOINJECT("user-files", user_files);
+
+// The termios calls with nothing typed (outside init='s session a read is end of file, which
+// is what a VMIN 0 read of an idle terminal returns too); tools/ttydrive.py types into it.
+static bool
+user_termios(void)
+{
+  const char *const argv[] = { "/bin/termios", NULL };
+  tty_reset();   // whatever user-hostile's random ioctls set
+  return run("termios", argv, 0);
+}
+SELFTEST_NOINJECT("user-termios", user_termios);
 
 // Pipes between threads: round trips, capacity, EOF and EPIPE, sleepers woken, PIPE_BUF
 // atomicity with eight writers; then a write with no reader and SIGPIPE's default action

@@ -47,4 +47,8 @@ void lapic_calibrate(void);
 void ioapic_init(void);
 void ioapic_route(u32 gsi, u8 vector, u32 apic_id);
 void ioapic_route_nmi(u32 gsi, u32 apic_id);   // edge, delivery mode NMI
+// An ISA IRQ through the MADT's interrupt source overrides: its GSI, polarity and trigger mode.
+u32 isa_irq_gsi(u32 irq);
+void ioapic_route_isa(u32 irq, u8 vector, u32 apic_id);
+void ioapic_mask(u32 gsi);
 void pic_disable(void);

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Types into a terminal program as a person would and checks what the terminal shows.
+
+  ttydrive.py pty PROGRAM            the program under a pseudo-terminal on this host (Linux is
+                                     the oracle: the same session must pass there)
+  ttydrive.py qemu [--smp N] [--log LOG] [--timeout S] [--image debug]
+                                     this kernel's serial console: tools/qemu.sh boots
+                                     `bench=none init=/bin/termios -- interactive` with the
+                                     serial on pipes (QEMU's -serial stdio)
+
+The session (tests/user/termios.c, "interactive"): a line, an erase (DEL), a kill (^U), ^D at a
+line's start (end of file), raw mode (no echo, VMIN 3), a VTIME time-out, O_NONBLOCK's EAGAIN,
+poll (idle, then a typed line), a blocked read a signal interrupts (EINTR) or restarts (SA_RESTART, then a typed line), ^\ to a
+SIGQUIT handler, then ^C to the spinning program, which must end by SIGINT. Prints one PASS/FAIL line per step
+and `N passed, N failed`; exits 0 only when all passed.
+"""
+import argparse
+import os
+import re
+import select
+import signal
+import struct
+import subprocess
+import sys
+import time
+
+STEP_SECS = 120   # a generous bound for one step on a loaded host: never a measured time
+
+
+class Term:
+    """What the terminal showed so far, read from fd; send() types."""
+
+    def __init__(self, rfd, wfd):
+        self.rfd, self.wfd = rfd, wfd
+        self.seen = b""      # everything shown, carriage returns kept
+        self.pos = 0         # expect() searches from here
+
+    def send(self, data):
+        os.write(self.wfd, data)
+
+    def _fill(self, deadline):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        r, _, _ = select.select([self.rfd], [], [], left)
+        if not r:
+            return False
+        try:
+            chunk = os.read(self.rfd, 4096)
+        except OSError:   # a pty's master reads EIO once the program is gone
+            chunk = b""
+        if not chunk:
+            return False
+        self.seen += chunk
+        return True
+
+    def expect(self, pattern, secs=STEP_SECS):
+        """Waits for pattern (bytes, a regex over the output with \\r removed) after the last
+        match; returns the text between the last match and this one's end, or None."""
+        deadline = time.monotonic() + secs
+        rx = re.compile(pattern)
+        while True:
+            text = self.seen[self.pos:].replace(b"\r", b"")
+            m = rx.search(text)
+            if m:
+                # Advance over the raw bytes that hold the matched text.
+                raw, k = self.pos, 0
+                while k < m.end():
+                    if self.seen[raw:raw + 1] != b"\r":
+                        k += 1
+                    raw += 1
+                self.pos = raw
+                return text[:m.end()]
+            if not self._fill(deadline):
+                return None
+
+
+passed = failed = 0
+
+
+def result(name, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"PASS  tty/{name}")
+    else:
+        failed += 1
+        print(f"FAIL  tty/{name} {detail}")
+    sys.stdout.flush()
+    return ok
+
+
+def session(term, boot_secs):
+    """The typed session; returns False when it could not go on."""
+    shown = term.expect(rb"termios: ready\n", boot_secs)
+    if not result("program ready", shown is not None, repr(term.seen[-300:])):
+        return False
+    steps = [
+        ("line", b"hello world\r", rb"hello world\ngot \[hello world\] 11\n"),
+        ("erase with DEL", b"abx\x7fc\r", rb"abx\x08 \x08c\ngot \[abc\] 3\n"),
+        ("kill with ^U", b"junk\x15ok\r", rb"junk(\x08 \x08){4}ok\ngot \[ok\] 2\n"),
+        ("^D at line start is end of file", b"\x04", rb"got eof\n"),
+    ]
+    for name, typed, want in steps:
+        if term.expect(rb"line> ") is None:
+            return result(name, False, "(no prompt)")
+        term.send(typed)
+        shown = term.expect(want)
+        if not result(name, shown is not None, repr(term.seen[term.pos:][-200:])):
+            return False
+    if term.expect(rb"raw> ") is None:
+        return result("raw mode", False, "(no prompt)")
+    term.send(b"xyz")
+    shown = term.expect(rb"got raw \[xyz\]\n")
+    result("raw mode: VMIN 3, no echo", shown is not None and b"xyz" not in
+           shown.split(b"got raw")[0], repr(shown))
+    shown = term.expect(rb"got (no )?timeout\n")
+    result("VMIN 0 VTIME 2 times out with 0", shown is not None and b"no timeout" not in shown,
+           repr(shown))
+    shown = term.expect(rb"got (no )?eagain\n")
+    result("O_NONBLOCK read: EAGAIN", shown is not None and b"no eagain" not in shown, repr(shown))
+    shown = term.expect(rb"poll (not )?idle\n")
+    result("poll: an idle terminal is writable, not readable", shown is not None and
+           b"not idle" not in shown, repr(shown))
+    if term.expect(rb"poll> ") is None:
+        return result("poll", False, "(no prompt)")
+    term.send(b"pp\r")
+    shown = term.expect(rb"got polled \[pp\] 1\n")
+    result("poll: a typed line is readable", shown is not None, repr(term.seen[-200:]))
+    shown = term.expect(rb"got (no )?eintr\n")
+    result("a signal ends a blocked read: EINTR", shown is not None and b"no eintr" not in shown,
+           repr(shown))
+    if term.expect(rb"handled\n") is None:
+        return result("SA_RESTART", False, "(no handler ran)")
+    term.send(b"after\r")
+    shown = term.expect(rb"got restarted \[after\] handled 1\n")
+    result("SA_RESTART: the read goes on after the handler", shown is not None,
+           repr(term.seen[-200:]))
+    if term.expect(rb"quit> ") is None:
+        return result("^\\", False, "(no prompt)")
+    time.sleep(0.5)   # in its loop, not in a read
+    term.send(b"\x1c")
+    shown = term.expect(rb"got sigquit\n")
+    result("^\\ sends SIGQUIT (echoed ^\\)", shown is not None and b"^\\" in shown,
+           repr(term.seen[-200:]))
+    if not result("spinning", term.expect(rb"spinning\n") is not None, repr(term.seen[-200:])):
+        return False
+    time.sleep(0.5)   # the program is in its loop, not in a read
+    term.send(b"\x03")
+    return True
+
+
+def run_pty(program):
+    import pty
+    pid, fd = pty.fork()
+    if pid == 0:
+        # The window size the kernel's console starts with, before the program asks.
+        import fcntl
+        import termios
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        os.execv(program, [program, "interactive"])
+    term = Term(fd, fd)
+    ok = session(term, STEP_SECS)
+    deadline = time.monotonic() + STEP_SECS
+    status = None
+    while time.monotonic() < deadline:
+        term._fill(time.monotonic() + 0.2)
+        wpid, st = os.waitpid(pid, os.WNOHANG)
+        if wpid:
+            status = st
+            break
+    if status is None:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    if ok:
+        result("^C echoed", b"^C" in term.seen, repr(term.seen[-200:]))
+        result("^C ends the program by SIGINT", status is not None and os.WIFSIGNALED(status)
+               and os.WTERMSIG(status) == signal.SIGINT, f"(wait status {status})")
+
+
+def run_qemu(smp, log, timeout, image):
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    cmd = [os.path.join(top, "tools/qemu.sh"), "--smp", str(smp), "--timeout", str(timeout),
+           "--cmdline", "bench=none init=/bin/termios -- interactive"]
+    if log:
+        cmd += ["--log", log]
+    if image:
+        cmd += ["--image", image]
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=top)
+    term = Term(p.stdout.fileno(), p.stdin.fileno())
+    ok = session(term, timeout)
+    if ok:
+        # The kernel's line starts a line of its own after the echoed ^C.
+        shown = term.expect(rb"\^C\n(\[ *[0-9.]+\] )?init: /bin/termios killed by signal 2 "
+                            rb"\(status 130\)\n")
+        result("^C ends the program by SIGINT (status 130)", shown is not None,
+               repr(term.seen[-300:]))
+    try:
+        p.stdin.close()
+        p.wait(timeout=60)
+    except (subprocess.TimeoutExpired, BrokenPipeError):
+        p.kill()
+        p.wait()
+    while term._fill(time.monotonic() + 1):
+        pass
+    if image == "debug":
+        result("no LOCKDEP report (debug image)", b"LOCKDEP kind=" not in term.seen and
+               re.search(rb"lockdep: [0-9]+ classes, .* 0 reports, 0 errors", term.seen),
+               "(see the log)")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="mode", required=True)
+    a = sub.add_parser("pty")
+    a.add_argument("program")
+    b = sub.add_parser("qemu")
+    b.add_argument("--smp", type=int, default=2)
+    b.add_argument("--log", default="")
+    b.add_argument("--timeout", type=int, default=300)
+    b.add_argument("--image", default="", help="release or debug (lockdep); default: release")
+    args = ap.parse_args()
+    if args.mode == "pty":
+        run_pty(args.program)
+    else:
+        run_qemu(args.smp, args.log, args.timeout, args.image)
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
