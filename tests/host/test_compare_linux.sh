@@ -91,6 +91,7 @@ check "compare-linux.md written" [ -s "$md" ]
 check "the report's table" grep -qxF '| 1 | 110 ± 24.8 | 200 | 250 | 0.550 ± 0.124 | slower |' "$md"
 check "the report's COMPARE lines" grep -qF 'COMPARE suite=upread variant=shared threads=2' "$md"
 check "the report names each boot" [ "$(grep -c '^| round [123], .* | pass' "$md")" -eq 9 ]
+check "Linux's command line in the report" grep -qF '`console=ttyS0,115200 quiet panic=-1 no5lvl -- --secs 0.25 --runs 3 --threads 1,2 --dir /tmp/ubench`' "$md"
 check "QEMU's options in the report" grep -qF '`-machine pc -cpu max -smp 2 -m 1G' "$md"
 if command -v gnuplot > /dev/null; then
   check "compare-linux.png is a PNG" [ "$(head -c 8 "$tmp/rep/compare-linux.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
