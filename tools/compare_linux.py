@@ -288,15 +288,14 @@ def chart(table, outdir, title):
     """compare-linux.png: per point, this/Linux with its interval and this/(Linux
     mitigations=off), on a log scale around 1. Returns an error message or None."""
     data = ["# index label this/linux ci95 this/linux_nomit"]
-    labels = []
+    labels, nomits = [], 0
     for i, (key, values) in enumerate(table.items()):
         c = compare(values)
         nomit = (c["this"][0] / c["nomit"][0]) if c["this"] and c["nomit"] else None
         labels.append("%s %s %d" % key)
+        nomits += nomit is not None
         data.append("%d %s %s %s" % (i, num(c["ratio"], "%r"), num(c["ci95"] or 0, "%r"),
                                       num(nomit, "%r")))
-    if not labels:
-        return "no point to draw"
     gnuplot = shutil.which("gnuplot")
     term = report.terminal() if gnuplot else "pngcairo"
     font = ' font ",10"' if term == "pngcairo" else ""
@@ -314,9 +313,10 @@ def chart(table, outdir, title):
           "set arrow from graph 0, first 1 to graph 1, first 1 nohead dashtype 2 "
           "linecolor rgb 'gray30'",
           "plot 'compare-linux.dat' using 1:2:3 with yerrorbars pointtype 7 linewidth 2 "
-          "title 'this / Linux (95% interval over rounds)', \\",
-          "     'compare-linux.dat' using 1:4 with points pointtype 5 "
-          "title 'this / Linux mitigations=off'"]
+          "title 'this / Linux (95% interval over rounds)'" + (", \\" if nomits else "")]
+    if nomits:
+        gp.append("     'compare-linux.dat' using 1:4 with points pointtype 5 "
+                  "title 'this / Linux mitigations=off'")
     written = []
     report.write(os.path.join(outdir, "compare-linux.dat"), "\n".join(data) + "\n", written)
     report.write(os.path.join(outdir, "compare-linux.gp"), "\n".join(gp) + "\n", written)
@@ -363,8 +363,9 @@ def finish(meta, rounds, fails, outdir, smp):
         errors.append("no u* BENCH line in any log")
     md += tables(table, suites, smp)
     lines = [compare_line(k, compare(v)) for k, v in table.items()]
+    ratios = any(compare(v)["ratio"] is not None for v in table.values())
     md += ["Machine-read lines (doc/console.md):", "", "```", meta["fetch"]] + lines + \
-        ["```", "", "![this kernel / Linux](compare-linux.png)", ""]
+        ["```", ""] + (["![this kernel / Linux](compare-linux.png)", ""] if ratios else [])
     print("\n".join(tables(table, suites, smp)))
     for l in lines:
         print(l)
@@ -372,15 +373,18 @@ def finish(meta, rounds, fails, outdir, smp):
         os.makedirs(outdir, exist_ok=True)
         with open(os.path.join(outdir, "compare-linux.md"), "w", encoding="utf-8") as f:
             f.write("\n".join(md))
-        if table:
+        png = os.path.join(outdir, "compare-linux.png")
+        if os.path.exists(png):
+            os.remove(png)    # never an older run's chart beside this report
+        if ratios:
             err = chart(table, outdir, ["this kernel / Linux: the same program, same QEMU",
                                         meta["fetch"]])
             if err:
                 errors.append(err)
     except OSError as e:
         errors.append("cannot write the report in %s: %s" % (outdir, e.strerror))
-    print("compare-linux: wrote %s and compare-linux.png" %
-          shown(os.path.join(outdir, "compare-linux.md")))
+    print("compare-linux: wrote %s%s" % (shown(os.path.join(outdir, "compare-linux.md")),
+                                         " and compare-linux.png" if ratios else ""))
     return errors
 
 

@@ -107,6 +107,20 @@ check "one round: ci95 and verdict n/a" has \
   "COMPARE suite=ucreate variant=private threads=1 this=100.0 linux=200.0 linux_nomit=250.0 ratio=0.500 ci95=n/a verdict=n/a" "$tmp/out1"
 check "one round: the ratio's cell" grep -qxF '| 1 | 100 | 200 | 250 | 0.500 (n/a) | n/a |' "$tmp/out1"
 
+# No mitigations=off boot: the chart without its points. No Linux at all: no chart.
+rm "$tmp/one"/r1-nomit.log
+"$compare" --logs "$tmp/one" --report "$tmp/rep2" > "$tmp/out2" 2>&1
+check "no mitigations=off boot: exit 0" [ $? -eq 0 ]
+check "no mitigations=off boot: its column n/a" grep -qF 'linux=200.0 linux_nomit=n/a ratio=0.500' "$tmp/out2"
+if command -v gnuplot > /dev/null; then
+  check "no mitigations=off boot: still a chart" [ -s "$tmp/rep2/compare-linux.png" ]
+fi
+rm "$tmp/one"/r1-linux.log
+"$compare" --logs "$tmp/one" --report "$tmp/rep2" > "$tmp/out3" 2>&1
+check "this kernel alone: exit 0" [ $? -eq 0 ]
+check "this kernel alone: no chart, not an old one" [ ! -e "$tmp/rep2/compare-linux.png" ]
+check "this kernel alone: no chart named" [ "$(grep -c 'png' "$tmp/rep2/compare-linux.md")" -eq 0 ]
+
 # A failed boot: Linux's program killed in round 2, this kernel's cut short in round 3.
 mk3 "$tmp/bad"
 sed -i 's/exited with status 0/killed by signal 9/' "$tmp/bad/r2-linux.log"

@@ -1,6 +1,7 @@
 // linux/init: /init of the Linux initramfs of `make compare-linux` (tools/compare_linux.py), never
 // put in this kernel's: mounts /proc, /sys and a ramfs, runs /bin/ubench, powers the machine off.
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #define PROGRAM "/bin/ubench"
+#define MAXARGS 32   // as many as this kernel's init= takes after "--"
 
 // Where ubench's file benchmarks work (its --dir, /tmp/ubench). On this kernel /tmp is a
 // directory of the root ramfs; Linux unpacks its initramfs into a tmpfs instead when it has
@@ -25,6 +27,30 @@ mount_or_say(const char *source, const char *target, const char *type, const cha
   mkdir(target, 0755);
   if(mount(source, target, type, 0, opts) < 0)
     printf("init: mount %s on %s: %s\n", type, target, strerror(errno));
+}
+
+// The words after the first lone "--" of /proc/cmdline into args (at most max), split at
+// spaces as Linux splits them when nothing is quoted; their count, or -1 when there is none.
+static int
+cmdline_args(char *line, int size, char **args, int max)
+{
+  int fd = open("/proc/cmdline", O_RDONLY), len, n = -1;
+  if(fd < 0)
+    return -1;
+  len = read(fd, line, size - 1);
+  close(fd);
+  if(len <= 0)
+    return -1;
+  line[len] = 0;
+  for(char *w = strtok(line, " \n"); w; w = strtok(NULL, " \n")) {
+    if(n < 0) {
+      if(strcmp(w, "--") == 0)
+        n = 0;
+    } else if(n < max) {
+      args[n++] = w;
+    }
+  }
+  return n;
 }
 
 // Everything written to the console is sent before the power goes: a write to /dev/console
@@ -49,13 +75,18 @@ main(int argc, char **argv)
   mount_or_say("sysfs", "/sys", "sysfs", NULL);
   mount_or_say("ramfs", RAMFS_DIR, "ramfs", "mode=1777");
 
-  // The words after "--" on Linux's command line are argv[1..] here (init/main.c,
-  // argv_init); the program gets them unchanged, as init= gets them on this kernel.
-  char *args[argc + 1];
+  // The program gets the words after "--" on Linux's command line, as init= gets them on this
+  // kernel. They are in argv, but after any word Linux did not know (no5lvl, read by the
+  // decompressor alone: init/main.c, unknown_bootoption, passes it on), so they are taken
+  // from /proc/cmdline; argv only when it has no "--".
+  static char line[4096];
+  char *args[MAXARGS + 2];
+  int n = cmdline_args(line, sizeof(line), args + 1, MAXARGS);
+  if(n < 0)
+    for(n = 0; n + 1 < argc && n < MAXARGS; n++)
+      args[n + 1] = argv[n + 1];
   args[0] = PROGRAM;
-  for(int i = 1; i < argc; i++)
-    args[i] = argv[i];
-  args[argc] = NULL;
+  args[n + 1] = NULL;
   char *envp[] = { "HOME=/", "TERM=linux", "PATH=/bin:/usr/bin", NULL };
 
   // The console lines of this kernel's init= (kernel/user_init.c), so one parser reads both.
