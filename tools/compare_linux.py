@@ -194,7 +194,7 @@ def read_logs(where):
 
 
 def points(rounds):
-    """Per point of the program's u* suites, in first-seen order: the values of each kind
+    """Per point of the program's u* suites, grouped by suite and variant: the values of each kind
     ({kind: [(round, ops/s)]}), with the suites' BENCH-SUITE texts."""
     table, suites = {}, {}
     for i, logs in enumerate(rounds):
@@ -212,7 +212,10 @@ def points(rounds):
                     key = (s, label(v, f), t)
                     row = table.setdefault(key, {k: [] for k in KINDS})
                     row[kind].append((i, p["mean"]))
-    return table, suites
+    # Each suite and variant together, in first-seen order, its thread counts rising.
+    groups = list(dict.fromkeys(k[:2] for k in table))
+    order = sorted(table, key=lambda k: (groups.index(k[:2]), k[2]))
+    return {k: table[k] for k in order}, suites
 
 
 def compare(values):
