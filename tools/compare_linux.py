@@ -121,12 +121,14 @@ def qemu_argv(kind, opts, vmlinuz, log):
 
 
 def fetch(opts):
-    """(the COMPARE-LINUX line, the vmlinuz path or None)."""
+    """Prints the COMPARE-LINUX line, then fetch_linux.sh's messages; returns (that line,
+    the vmlinuz path or None)."""
     r = subprocess.run([opts["fetch"]] + ([opts["pkg"]] if opts["pkg"] else []),
                        stdin=subprocess.DEVNULL, capture_output=True, text=True)
     out = r.stdout.splitlines()
     line = out[0] if out and out[0].startswith("COMPARE-LINUX ") else \
         "COMPARE-LINUX missing=fetch-failed"
+    print(line, flush=True)
     for l in r.stderr.splitlines():
         print("compare-linux: " + l.replace("fetch_linux: ", ""), flush=True)
     if r.returncode == 0 and len(out) >= 2 and os.path.isfile(out[1]):
@@ -393,7 +395,6 @@ def finish(meta, rounds, fails, outdir, smp):
 
 def run(opts):
     line, vmlinuz = fetch(opts)
-    print(line, flush=True)
     kinds = ["linux", "this"] + (["nomit"] if opts["nomit"] == "yes" else [])
     if vmlinuz is None:
         print("compare-linux: no Linux to boot; this kernel's boots run alone", flush=True)

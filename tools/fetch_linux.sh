@@ -53,7 +53,7 @@ version=$(apt-cache show --no-all-versions "$pkg" 2>/dev/null | sed -n 's/^Versi
 if [ -z "$version" ]; then
   d=$(cached "${pkg}_*")
   [ -n "$d" ] && found "$d"
-  missing no-package "apt-cache knows no package $pkg (apt-get update, or a LINUX_PKG= apt-cache search linux-image lists)"
+  missing no-package "apt-cache knows no package $pkg (run apt-get update; apt-cache search linux-image lists the names LINUX_PKG= takes)"
 fi
 dir=$cache/${pkg}_$version
 [ -s "$dir/vmlinuz" ] && [ -s "$dir/sha256" ] && found "$dir"
