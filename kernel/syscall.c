@@ -1,7 +1,6 @@
 // The system-call table of the Linux x86-64 ABI (arch/x86/entry/syscalls/syscall_64.tbl) and
 // the calls about threads, identity and signals. An unknown number is -ENOSYS, named on the
-// console once; the calls glibc probes and copes without (rseq, clone3, mremap) are -ENOSYS
-// quietly.
+// console once; the calls glibc probes and copes without (rseq, clone3) are -ENOSYS quietly.
 #include "errno.h"
 #include "printk.h"
 #include "process.h"
@@ -61,6 +60,36 @@ sys_arch_prctl(u64 code, u64 addr)
     return put_user(0UL, (u64 *)addr);
   default:
     return -EINVAL;   // ARCH_SET_GS too: the user's GS base is not switched per thread yet
+  }
+}
+
+#define PR_SET_NAME 15   // include/uapi/linux/prctl.h
+#define PR_GET_NAME 16
+#define TASK_COMM_LEN 16
+
+// prctl(2): the thread's name (busybox reads it at start); other options are EINVAL, as
+// Linux answers an option it does not know.
+static long
+sys_prctl(u64 option, u64 arg2)
+{
+  char name[TASK_COMM_LEN];
+  switch(option) {
+  case PR_SET_NAME: {
+    long n = strncpy_from_user(name, (const char *)arg2, sizeof(name));
+    if(n == -ENAMETOOLONG)   // Linux keeps the first 15 bytes of a longer name
+      n = copy_from_user(name, (const char *)arg2, sizeof(name) - 1) ? -EFAULT : 0;
+    if(n < 0)
+      return -EFAULT;
+    name[sizeof(name) - 1] = 0;
+    strlcpy(current->name, name, sizeof(name));
+    return 0;
+  }
+  case PR_GET_NAME:
+    memset(name, 0, sizeof(name));
+    strlcpy(name, current->name, sizeof(name));
+    return copy_to_user((void *)arg2, name, sizeof(name)) ? -EFAULT : 0;
+  default:
+    return -EINVAL;
   }
 }
 
@@ -191,8 +220,7 @@ static const struct syscall table[NR_SYSCALLS] = {
   SYS(10, mprotect), SYS(11, munmap), SYS(12, brk), SYS(13, rt_sigaction),
   SYS(14, rt_sigprocmask), SYS(16, ioctl), SYS(17, pread64), SYS(18, pwrite64),
   SYS(19, readv), SYS(20, writev), SYS(21, access), SYS(24, sched_yield),
-  [25] = { (syscall_fn)(void (*)(void))sys_enosys, "mremap" },
-  SYS(28, madvise), SYS(32, dup), SYS(33, dup2), SYS(35, nanosleep), SYS(39, getpid), SYS(56, clone), SYS(60, exit),
+  SYS(25, mremap), SYS(26, msync), SYS(27, mincore), SYS(28, madvise), SYS(32, dup), SYS(33, dup2), SYS(35, nanosleep), SYS(39, getpid), SYS(56, clone), SYS(60, exit),
   SYS(62, kill), SYS(63, uname), SYS(72, fcntl), SYS(74, fsync),
   [75] = { (syscall_fn)(void (*)(void))sys_fsync, "fdatasync" },
   SYS(77, ftruncate), SYS(79, getcwd), SYS(80, chdir), SYS(83, mkdir), SYS(84, rmdir),
@@ -201,7 +229,7 @@ static const struct syscall table[NR_SYSCALLS] = {
   [104] = { (syscall_fn)(void (*)(void))sys_getuid, "getgid" },
   [107] = { (syscall_fn)(void (*)(void))sys_getuid, "geteuid" },
   [108] = { (syscall_fn)(void (*)(void))sys_getuid, "getegid" },
-  SYS(110, getppid), SYS(131, sigaltstack), SYS(158, arch_prctl), SYS(186, gettid),
+  SYS(110, getppid), SYS(131, sigaltstack), SYS(157, prctl), SYS(158, arch_prctl), SYS(186, gettid),
   SYS(200, tkill), SYS(201, time), SYS(202, futex), SYS(203, sched_setaffinity),
   SYS(204, sched_getaffinity), SYS(217, getdents64), SYS(218, set_tid_address), SYS(228, clock_gettime),
   SYS(229, clock_getres), SYS(230, clock_nanosleep), SYS(231, exit_group), SYS(234, tgkill),

@@ -48,6 +48,7 @@ static int pin_err;      // the first sched_setaffinity error of the point's wor
 struct column {
   bool skip;
   u64 ops, ns;           // of the timed runs, summed: the point's human line
+  unsigned capped;       // timed runs stopped at the cap before every worker had MIN_OPS
   u64 rate[MAX_RUNS];
   u64 faults_m;          // faults per operation, summed over the timed runs (milli)
 };
@@ -196,7 +197,7 @@ enough(void)
 
 // One run of run_ns: the operations of every worker, and in *ns the interval they lie in.
 static u64
-run_once(u64 run_ns, u64 *ns)
+run_once(u64 run_ns, u64 *ns, bool *capped)
 {
   u64 ops = 0, cap;
 
@@ -215,8 +216,12 @@ run_once(u64 run_ns, u64 *ns)
   sleep_until(start_ns + run_ns);
   // As the kernel's runner: a run lasts --secs and until every worker has done MIN_OPS,
   // so that a slow operation's tail is a small part of the interval; at most until cap.
-  while(!enough() && now_ns() < cap)
+  for(;;) {
+    *capped = !enough();
+    if(!*capped || now_ns() >= cap)
+      break;
     sleep_until(now_ns() + POLL_NS);
+  }
   __atomic_store_n(&ctx.stop, 1, __ATOMIC_RELEASE);
   wait_parked();
   for(int i = 0; i < ctx.threads; i++)
@@ -244,8 +249,8 @@ print_skip(int vi, const char *what, int err)
 {
   char word[32];
 
-  printf("ubench: %s: %s at %d threads: %s: %s\n", ctx.suite->name, ctx.suite->variants[vi],
-         ctx.threads, what, strerror(err));
+  printf("ubench: %s: %s at %d thread%s: %s: %s\n", ctx.suite->name, ctx.suite->variants[vi],
+         ctx.threads, ctx.threads == 1 ? "" : "s", what, strerror(err));
   printf("BENCH-SKIP suite=%s variant=%s threads=%d reason=%s\n", ctx.suite->name,
          ctx.suite->variants[vi], ctx.threads, errno_word(err, word, sizeof(word)));
   cols[vi].skip = true;
@@ -269,9 +274,15 @@ print_point(int vi, unsigned runs)
   printf("BENCH suite=%s variant=%s threads=%d runs=%u ops_per_sec=%s stddev=%s ci95=%s%s\n",
          ctx.suite->name, ctx.suite->variants[vi], ctx.threads, runs, mean, sd, ci, extra);
   fmt_milli(mean, sizeof(mean), cols[vi].ns / 1000000);
-  printf("ubench: %s: %s at %d threads: %lu operations in %u timed runs, %s s in all\n",
-         ctx.suite->name, ctx.suite->variants[vi], ctx.threads, (unsigned long)cols[vi].ops,
-         runs, mean);
+  printf("ubench: %s: %s at %d thread%s: %lu operations in %u timed runs, %s s in all\n",
+         ctx.suite->name, ctx.suite->variants[vi], ctx.threads, ctx.threads == 1 ? "" : "s",
+         (unsigned long)cols[vi].ops, runs, mean);
+  // The kernel's runner says the same (kernel/bench/bench.c, print_notes).
+  if(cols[vi].capped)
+    printf("ubench: %s: %s at %d thread%s: STOPPED SHORT: %u of %u runs stopped at the cap"
+           " before every worker had done %d operations\n", ctx.suite->name,
+           ctx.suite->variants[vi], ctx.threads, ctx.threads == 1 ? "" : "s", cols[vi].capped,
+           runs, MIN_OPS);
 }
 
 // Round r of variant vi: r = 0 is the warm-up, 1..runs are timed, the last prints the
@@ -281,6 +292,7 @@ run_slot(int vi, unsigned r, const struct ub_opts *o)
 {
   u64 ops, ns, faults, bad = 0;
   int err, failed;
+  bool capped;
 
   ctx.vi = vi;
   ctx.round = r;
@@ -293,7 +305,7 @@ run_slot(int vi, unsigned r, const struct ub_opts *o)
     return 0;
   }
   faults = minor_faults();
-  ops = run_once(r > 0 ? o->run_ns : o->run_ns / WARMUP_DIV, &ns);
+  ops = run_once(r > 0 ? o->run_ns : o->run_ns / WARMUP_DIV, &ns, &capped);
   faults = minor_faults() - faults;
   failed = ctx.suite->teardown ? ctx.suite->teardown(&ctx) : 0;
   for(int i = 0; i < ctx.threads; i++) {
@@ -302,19 +314,20 @@ run_slot(int vi, unsigned r, const struct ub_opts *o)
       print_skip(vi, workers[i].what, workers[i].err);
   }
   if(bad) {
-    printf("ubench: %s: %s at %d threads: %lu of %lu operations gave a wrong result\n",
-           ctx.suite->name, ctx.suite->variants[vi], ctx.threads, (unsigned long)bad,
+    printf("ubench: %s: %s at %d thread%s: %lu of %lu operations gave a wrong result\n",
+           ctx.suite->name, ctx.suite->variants[vi], ctx.threads, ctx.threads == 1 ? "" : "s", (unsigned long)bad,
            (unsigned long)ops);
     failed++;
   }
   if(failed)
-    printf("ubench: %s: %s at %d threads FAILED its check\n", ctx.suite->name,
-           ctx.suite->variants[vi], ctx.threads);
+    printf("ubench: %s: %s at %d thread%s FAILED its check\n", ctx.suite->name,
+           ctx.suite->variants[vi], ctx.threads, ctx.threads == 1 ? "" : "s");
   if(cols[vi].skip || r == 0)
     return failed;
   cols[vi].rate[r - 1] = stats_rate(ops, ns);
   cols[vi].ops += ops;
   cols[vi].ns += ns;
+  cols[vi].capped += capped;
   cols[vi].faults_m += ops ? faults * 1000 / ops : 0;
   if(r == o->runs)
     print_point(vi, o->runs);
