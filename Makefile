@@ -145,6 +145,8 @@ USERCFLAGS := -O2 -static -pthread -s -Wall -Werror
 INITRAMFS_PROGS := $(patsubst user/%.c,$(BUILD)/user/%,$(wildcard user/*.c)) $(BUILD)/user/ubench
 USER_PROGS := $(basename $(notdir $(wildcard tests/user/*.c))) hello hello-pie
 USER_BINS := $(addprefix $(BUILD)/user/,$(USER_PROGS))
+# Linux's initramfs for make compare-linux (user/linux/init.c as /init; the rule is there).
+LINUX_INITRD := $(BUILD)/linux/initrd.cpio
 $(BUILD)/user/%: user/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
@@ -354,7 +356,7 @@ bench-host: deps
 	  -lurcu -lurcu-cds -lpthread -o $(BUILD)/host/bench_radix
 	@$(BUILD)/host/bench_radix
 
-test: all $(HOST_BINS) $(FUZZ_BINS)
+test: all $(HOST_BINS) $(FUZZ_BINS) $(LINUX_INITRD)
 	@tests/run.sh
 
 # make bench-repeat N=5: N boots with one SMP and CMDLINE, one after the other, every log kept
@@ -364,6 +366,29 @@ test: all $(HOST_BINS) $(FUZZ_BINS)
 bench-repeat: all
 	@tools/bench_repeat.py --boots $(or $(N),5) --smp $(SMP) --mem $(MEM) \
 	  --cmdline "$(CMDLINE)" --accel "$(ACCEL)" --timeout $(TIMEOUT)
+
+# make compare-linux [SMP=8] [ROUNDS=3] [SECS=] [LINUX_PKG=] [CPU=max]: /bin/ubench on this kernel,
+# on Debian's Linux (tools/fetch_linux.sh, cached in build/linux/) and on Linux with
+# mitigations=off, alternating, through tools/qemu.sh with the same QEMU options; tables and
+# COMPARE lines, build/report/compare-linux.md and .png (tools/compare_linux.py). Linux boots
+# build/linux/initrd.cpio: user/linux/init.c as /init (never in this kernel's initramfs),
+# /bin/ubench, /dev/console, written by tools/newc.py (no root needed for the device node).
+# CPU and SECS have other defaults elsewhere: only a value given to make is passed on.
+given = $(filter command line environment,$(origin $(1)))
+$(LINUX_INITRD): $(BUILD)/user/linux/init $(BUILD)/user/ubench tools/newc.py
+	@mkdir -p $(dir $@)
+	$(say) "  CPIO    $@"
+	$(Q)printf '%s\n' 'dir /dev 0755 0 0' 'nod /dev/console 0600 0 0 c 5 1' \
+	  'dir /proc 0755 0 0' 'dir /sys 0755 0 0' 'dir /tmp 1777 0 0' 'dir /bin 0755 0 0' \
+	  'file /init $(BUILD)/user/linux/init 0755 0 0' \
+	  'file /bin/ubench $(BUILD)/user/ubench 0755 0 0' > $@.list
+	$(Q)tools/newc.py $@ $@.list
+.PHONY: compare-linux
+compare-linux: all $(LINUX_INITRD)
+	@tools/compare_linux.py --smp $(SMP) --rounds $(or $(ROUNDS),3) --mem $(MEM) \
+	  --cpu $(if $(call given,CPU),$(CPU),max) $(if $(call given,SECS),--secs $(SECS)) \
+	  $(if $(call given,TIMEOUT),--timeout $(TIMEOUT)) --pkg "$(LINUX_PKG)" --accel "$(ACCEL)" \
+	  --initrd $(LINUX_INITRD)
 
 report:
 	@tools/report.py $(if $(LOG),$(LOG),$(BUILD)/logs/last.log) $(BUILD)/report

@@ -147,6 +147,30 @@ done < <(grep -E '^(PASS|FAIL)  tty/' "$logs/$name.out")
 grep -qE '^[0-9]+ passed, 0 failed$' "$logs/$name.out"
 result "boot/$name typed session" $? "(exit $rc, log $logs/$name.log)" "$logs/$name.log"
 
+echo "== compare-linux, short: /bin/ubench on this kernel and on Linux, one round at 2 vCPUs"
+# make compare-linux's own tool with a few points and short runs, without the mitigations=off
+# boot: both kernels must run the program and report every suite. Without Linux (no package
+# to fetch) its half is skipped, not failed.
+name=compare-linux-smp2
+tools/compare_linux.py --smp 2 --rounds 1 --secs 0.1 --runs 2 --threads 1,2 --nomit no \
+  --timeout 300 --logdir "$logs/$name" --report "$logs/$name-report" > "$logs/$name.out" 2>&1 < /dev/null
+rc=$?
+result "compare/$name" $rc "(exit $rc, $logs/$name.out)" "$logs/$name.out"
+for s in ucreate upread ufault umadvise ustat; do
+  grep -qE "^COMPARE suite=$s .* this=[0-9]" "$logs/$name.out"
+  result "compare/this kernel reports $s" $? "($logs/$name.out)"
+done
+if grep -q '^COMPARE-LINUX missing=' "$logs/$name.out"; then
+  echo "SKIP  compare/Linux: $(grep -m 1 '^COMPARE-LINUX' "$logs/$name.out") (no Linux package to fetch)"
+else
+  grep -q '^COMPARE-LINUX package=linux-image-[^ ]* version=[^ ]* sha256=[0-9a-f]\{64\}$' "$logs/$name.out"
+  result "compare/COMPARE-LINUX names the package" $? "($(grep -m 1 '^COMPARE-LINUX' "$logs/$name.out"))"
+  for s in ucreate upread ufault umadvise ustat; do
+    grep -qE "^COMPARE suite=$s .* linux=[0-9]" "$logs/$name.out"
+    result "compare/Linux reports $s" $? "($logs/$name.out)"
+  done
+fi
+
 echo "== boots: BOOT cpus=N at each CPU count, nr_cpus=, bad command-line words"
 for smp in 4 16 64; do
   name=boot-smp$smp

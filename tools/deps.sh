@@ -20,6 +20,10 @@ need python3         command -v python3
 # glibc (libc6-dev).
 need cpio            command -v cpio
 need libc6-dev       test -f /usr/lib/x86_64-linux-gnu/libc.a
+# make compare-linux fetches Debian's Linux with apt-get download and unpacks its bzImage
+# with dpkg-deb (tools/fetch_linux.sh).
+need apt             command -v apt-get
+need dpkg            command -v dpkg-deb
 # The host fuzzers (make fuzz, make test): clang 14 and its libFuzzer runtime, which
 # clang only recommends and apt here installs without recommends.
 need clang-14        command -v clang-14

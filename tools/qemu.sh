@@ -1,8 +1,11 @@
 #!/bin/bash
 # Boots the release or the debug kernel through GRUB in QEMU, keeps the serial log under
 # build/logs/, and exits 0 only when the kernel printed END result=pass and exited.
+# With --linux, boots that Linux bzImage instead, with the same QEMU options but for how the
+# kernel is loaded (make compare-linux); exit 0 when its /init said the program exited with 0.
 set -u
 smp=8 mem=1G cpu=qemu64 cmdline="" accel="" timeout=900 gdb="" gdbwait=yes log="" image="" initrd=""
+linux="" linux_initrd="" append=""
 while [ $# -gt 0 ]; do
   case $1 in
     --smp) smp=$2; shift ;;
@@ -16,6 +19,9 @@ while [ $# -gt 0 ]; do
     --gdb-nowait) gdb=$2; gdbwait=no; shift ;;   # stub, but the kernel runs until gdb attaches
     --image) image=$2; shift ;;                   # release or debug; default: the rule below
     --initrd) initrd=$2; shift ;;                 # an archive unpacked after the built-in one
+    --linux) linux=$2; shift ;;                   # a Linux bzImage, loaded with -kernel
+    --linux-initrd) linux_initrd=$2; shift ;;     # its initramfs (-initrd)
+    --append) append=$2; shift ;;                 # its command line (-append)
     *) echo "qemu.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -44,7 +50,7 @@ case $image in
   debug) elf=$build/debug/kernel.elf ;;
   *) echo "qemu.sh: --image $image: release or debug" >&2; exit 2 ;;
 esac
-[ -f "$elf" ] || { echo "qemu.sh: no $elf: run make first" >&2; exit 2; }
+[ -n "$linux" ] || [ -f "$elf" ] || { echo "qemu.sh: no $elf: run make first" >&2; exit 2; }
 # The initramfs archives: the built-in one (make builds it), then --initrd's.
 archives=()
 [ -f "$build/initramfs.cpio.gz" ] && archives+=("$build/initramfs.cpio.gz")
@@ -57,9 +63,20 @@ fi
 key=$({ printf '%s\n' "$cmdline"; for a in "${archives[@]}"; do md5sum < "$a"; done; } |
       md5sum | cut -c1-12)
 iso=$build/iso/$image-$key.iso
-if [ ! -f "$iso" ] || [ "$elf" -nt "$iso" ] || [ "$top/tools/mkiso.sh" -nt "$iso" ] ||
-   [ "$top/boot/grub.cfg.in" -nt "$iso" ]; then
+if [ -z "$linux" ] && { [ ! -f "$iso" ] || [ "$elf" -nt "$iso" ] ||
+   [ "$top/tools/mkiso.sh" -nt "$iso" ] || [ "$top/boot/grub.cfg.in" -nt "$iso" ]; }; then
   (cd "$top" && tools/mkiso.sh "$elf" "$cmdline" "$iso" "${archives[@]}") || exit 2
+fi
+
+load=(-cdrom "$iso" -boot d)
+if [ -n "$linux" ]; then
+  # QEMU's own Linux loader: -kernel/-initrd/-append instead of the GRUB image; every other
+  # option below is the same for both kernels.
+  for f in "$linux" "$linux_initrd"; do
+    [ -f "$f" ] || { echo "qemu.sh: --linux/--linux-initrd: no such file '$f'" >&2; exit 2; }
+  done
+  image=linux cmdline=$append
+  load=(-kernel "$linux" -initrd "$linux_initrd" -append "$append")
 fi
 
 # KVM only where the CPU really offers it (doc/qemu.md: a /dev/kvm may be paravirtual).
@@ -76,7 +93,7 @@ mkdir -p "$build/logs"
 [ -n "$log" ] || log=$build/logs/run-$(date +%Y%m%d-%H%M%S)-$$-smp$smp.log
 raw=$log.raw
 args=(-machine pc -cpu "$cpu" -smp "$smp" -m "$mem" -accel "$accel"
-      -cdrom "$iso" -boot d -display none -no-reboot
+      "${load[@]}" -display none -no-reboot
       -device isa-debug-exit,iobase=0xf4,iosize=0x04)
 if [ -t 0 ] && [ -t 1 ]; then
   args+=(-serial mon:stdio)
@@ -109,6 +126,17 @@ tr -d '\r' < "$raw" > "$log" && rm -f "$raw"
 # make report's default; an absolute target, since --log may put the log anywhere
 ln -sf "$(cd "$(dirname "$log")" && pwd)/$(basename "$log")" "$build/logs/last.log"
 
+# Linux powers off (QEMU exits 0) once its /init (user/linux/init.c) has said how the program
+# ended; the program must have exited with 0.
+if [ -n "$linux" ]; then
+  case $rc in
+    0) grep -q '^init: .* exited with status 0$' "$log" && exit 0
+       echo "qemu: Linux powered off, but /init did not report the program's exit with status 0" >&2
+       exit 1 ;;
+    124|137) echo "qemu: TIMEOUT: Linux was still running after ${timeout}s" >&2; exit 1 ;;
+    *) echo "qemu: QEMU failed with status $rc" >&2; exit 1 ;;
+  esac
+fi
 case $rc in
   33)
     if grep -q '^\(\[ *[0-9]*\.[0-9]*\] \)\?END result=pass$' "$log"; then

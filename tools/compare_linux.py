@@ -1,0 +1,488 @@
+#!/usr/bin/env python3
+# make compare-linux: the same user-space benchmark program (user/ubench) on this kernel and on
+# Debian's Linux in the same QEMU, booted alternately; a table per benchmark and COMPARE lines.
+"""Usage: compare_linux.py [--smp N] [--rounds R] [--secs S] [--runs K] [--threads LIST]
+                        [--pkg PACKAGE] [--cpu MODEL] [--mem M] [--accel A] [--timeout T]
+                        [--nomit yes|no] [--initrd CPIO] [--logdir DIR] [--report DIR]
+       compare_linux.py --logs DIR [--report DIR]
+
+Fetches Linux (tools/fetch_linux.sh: PACKAGE, default the one linux-image-amd64 depends
+on) and prints its COMPARE-LINUX line; then R rounds of boots, each round Linux, this kernel,
+Linux with mitigations=off (--nomit no leaves that one out), all through tools/qemu.sh with
+the same QEMU options (-machine pc -cpu MODEL -smp N -m M, the accelerator) but for how the
+kernel is loaded. Every boot runs /bin/ubench with the same arguments: --secs S --runs K
+--threads LIST --dir /tmp/ubench (on Linux, /tmp is a ramfs that user/linux/init.c mounts).
+Logs go to DIR/compare-<date>-<time>/r<round>-<this|linux|nomit>.log (DIR: build/logs).
+
+Then, per point of the program's u* BENCH lines (suite, variant, threads): the mean over
+the rounds of this kernel's, Linux's and Linux mitigations=off's operations per second,
+and the ratio this/Linux: the mean of the rounds' ratios with the half-width of its
+Student-t 95% interval across rounds (n/a with one round). verdict: faster or slower when
+that interval excludes 1, same when it holds it, n/a without an interval. Printed as a
+table per suite and variant and as COMPARE lines; written to REPORT/compare-linux.md and
+.png (REPORT: build/report). Without Linux (COMPARE-LINUX missing=) this kernel's boots
+still run. Exit 1 when a boot failed, 2 on bad usage, else 0. --logs re-reads the logs
+of an earlier run."""
+
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import boots
+import report
+from benchlog import label, parse
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KINDS = ("linux", "this", "nomit")     # a round's boots, in this order
+NAMES = {"this": "this kernel", "linux": "Linux", "nomit": "Linux mitigations=off"}
+PROGRAM = "/bin/ubench"
+# ubench's own default, inside the ramfs user/linux/init.c mounts at /tmp on Linux.
+WORKDIR = "/tmp/ubench"
+LOG_NAME = re.compile(r"r(\d+)-(this|linux|nomit)\.log")
+PROGRAM_DONE = re.compile(r"^(\[\s*\d+\.\d+\] ?)?init: %s exited with status (\d+)$" % PROGRAM)
+
+
+def defaults(smp):
+    """The program's arguments for an SMP-vCPU machine, chosen so that SMP=8 ROUNDS=3
+    (9 boots) fits in 15 minutes on a 2-core host running TCG: 1 thread and one per CPU,
+    3 timed runs of 0.25 s after a warm-up."""
+    return {"secs": "0.25", "runs": "3", "threads": "1" if smp == 1 else "1,%d" % smp}
+
+
+def options(argv):
+    opts = {"smp": "8", "rounds": "3", "secs": "", "runs": "", "threads": "", "pkg": "",
+            "cpu": "max", "mem": "1G", "accel": "", "timeout": "", "nomit": "yes",
+            "initrd": os.path.join(ROOT, "build", "linux", "initrd.cpio"),
+            "logdir": os.path.join(ROOT, "build", "logs"),
+            "report": os.path.join(ROOT, "build", "report"), "logs": None,
+            "qemu": os.path.join(ROOT, "tools", "qemu.sh"),
+            "fetch": os.path.join(ROOT, "tools", "fetch_linux.sh")}
+    args = list(argv)
+    while args:
+        key = args.pop(0)
+        if not key.startswith("--") or key[2:] not in opts or not args:
+            return "%s: unknown option or no value" % key
+        opts[key[2:]] = args.pop(0)
+    if opts["logs"] is not None:
+        return opts
+    for k in ("smp", "rounds"):
+        if not opts[k].isdigit() or int(opts[k]) < 1:
+            return "--%s must be a positive count" % k
+    d = defaults(int(opts["smp"]))
+    for k in ("secs", "runs", "threads"):
+        opts[k] = opts[k] or d[k]
+    if not re.fullmatch(r"\d+(\.\d+)?", opts["secs"]) or float(opts["secs"]) <= 0:
+        return "--secs (make's SECS=) must be a positive decimal"
+    if not opts["runs"].isdigit() or int(opts["runs"]) < 1:
+        return "--runs must be a positive count"
+    if not re.fullmatch(r"\d+(,\d+)*", opts["threads"]):
+        return "--threads must be a comma list of thread counts"
+    if opts["nomit"] not in ("yes", "no"):
+        return "--nomit is yes or no"
+    if not opts["timeout"]:
+        # Generous: a warm-up and the runs of some 8 variants per thread count, and boots.
+        points = 8 * len(opts["threads"].split(","))
+        opts["timeout"] = str(int(240 + 6 * points * (int(opts["runs"]) + 1)
+                                  * float(opts["secs"])))
+    return opts
+
+
+def program_args(opts):
+    return ["--secs", opts["secs"], "--runs", opts["runs"], "--threads", opts["threads"],
+            "--dir", WORKDIR]
+
+
+def cmdline(kind, opts):
+    """The kernel command line of a boot of kind."""
+    args = " ".join(program_args(opts))
+    if kind == "this":
+        return "bench=none init=%s -- %s" % (PROGRAM, args)
+    # panic=-1: a panic reboots at once, which -no-reboot turns into the end of the run.
+    # no5lvl: -cpu max offers LA57, and Linux would walk five levels of page tables where
+    # this kernel walks four (arch/x86/boot/compressed/pgtable_64.c); the same depth for both.
+    line = "console=ttyS0,115200 quiet panic=-1 no5lvl"
+    if kind == "nomit":
+        line += " mitigations=off"
+    return "%s -- %s" % (line, args)
+
+
+def qemu_argv(kind, opts, vmlinuz, log):
+    argv = [opts["qemu"], "--smp", opts["smp"], "--mem", opts["mem"], "--cpu", opts["cpu"],
+            "--accel", opts["accel"], "--timeout", opts["timeout"], "--log", log]
+    if kind == "this":
+        return argv + ["--cmdline", cmdline(kind, opts), "--image", "release"]
+    return argv + ["--linux", vmlinuz, "--linux-initrd", opts["initrd"],
+                   "--append", cmdline(kind, opts)]
+
+
+def fetch(opts):
+    """Prints the COMPARE-LINUX line, then fetch_linux.sh's messages; returns (that line,
+    the vmlinuz path or None)."""
+    r = subprocess.run([opts["fetch"]] + ([opts["pkg"]] if opts["pkg"] else []),
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    out = r.stdout.splitlines()
+    line = out[0] if out and out[0].startswith("COMPARE-LINUX ") else \
+        "COMPARE-LINUX missing=fetch-failed"
+    print(line, flush=True)
+    for l in r.stderr.splitlines():
+        print("compare-linux: " + l.replace("fetch_linux: ", ""), flush=True)
+    if r.returncode == 0 and len(out) >= 2 and os.path.isfile(out[1]):
+        return line, out[1]
+    return line, None
+
+
+def shown(path):
+    """A path as the user would type it from the repository root."""
+    rel = os.path.relpath(path, ROOT)
+    return path if rel.startswith("..") else rel
+
+
+def newdir(parent):
+    os.makedirs(parent, exist_ok=True)
+    stem = os.path.join(parent, time.strftime("compare-%Y%m%d-%H%M%S"))
+    path, n = stem, 1
+    while True:
+        try:
+            os.mkdir(path)
+            return path
+        except FileExistsError:
+            n += 1
+            path = "%s-%d" % (stem, n)
+
+
+def outcome(kind, path):
+    """Whether a boot's log shows the program ran to its end: its exit status 0 (this
+    kernel's init= line, or user/linux/init.c's identical one) after its BENCH-DONE; else
+    a few words saying what is missing."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return "no log"
+    started = done = False
+    status = None
+    for l in lines:
+        if ("init: %s:" % PROGRAM) in l:
+            started = True
+        elif started and re.match(r"^(\[\s*\d+\.\d+\] ?)?BENCH-DONE ", l):
+            done = True
+        m = PROGRAM_DONE.match(l)
+        if m:
+            status = int(m.group(2))
+    if not started:
+        return "the program never started"
+    if status is None:
+        return "no exit status of the program"
+    if status != 0:
+        return "the program exited with status %d" % status
+    if not done:
+        return "no BENCH-DONE from the program"
+    return None
+
+
+def read_logs(where):
+    """The logs of a run's directory: {round: {kind: path}}."""
+    rounds = {}
+    for p in glob.glob(os.path.join(where, "r*-*.log")):
+        m = LOG_NAME.fullmatch(os.path.basename(p))
+        if m:
+            rounds.setdefault(int(m.group(1)), {})[m.group(2)] = p
+    return [rounds[r] for r in sorted(rounds)]
+
+
+def points(rounds):
+    """Per point of the program's u* suites, grouped by suite and variant: the values of each kind
+    ({kind: [(round, ops/s)]}), with the suites' BENCH-SUITE texts."""
+    table, suites = {}, {}
+    for i, logs in enumerate(rounds):
+        for kind in ("this", "linux", "nomit"):
+            if kind not in logs:
+                continue
+            log = parse(logs[kind])
+            for s, info in log.suites.items():
+                if s.startswith("u"):
+                    suites.setdefault(s, info)
+            for s, pts in log.points.items():
+                if not s.startswith("u"):
+                    continue
+                for (v, f, t), p in pts.items():
+                    key = (s, label(v, f), t)
+                    row = table.setdefault(key, {k: [] for k in KINDS})
+                    row[kind].append((i, p["mean"]))
+    # Each suite and variant together, in first-seen order, its thread counts rising.
+    groups = list(dict.fromkeys(k[:2] for k in table))
+    order = sorted(table, key=lambda k: (groups.index(k[:2]), k[2]))
+    return {k: table[k] for k in order}, suites
+
+
+def compare(values):
+    """One row's numbers from its values: means of each kind, ratio, ci95, verdict, n."""
+    out = {k: (boots.spread([m for _, m in values[k]]) if values[k] else None)
+           for k in KINDS}
+    linux = dict(values["linux"])
+    ratios = [m / linux[i] for i, m in values["this"] if linux.get(i)]
+    out["n"] = len(ratios)
+    out["ratio"] = sum(ratios) / len(ratios) if ratios else None
+    out["ci95"] = boots.spread(ratios)[1] if len(ratios) >= 2 else None
+    if out["ci95"] is None:
+        out["verdict"] = "n/a"
+    elif out["ratio"] - out["ci95"] > 1:
+        out["verdict"] = "faster"
+    elif out["ratio"] + out["ci95"] < 1:
+        out["verdict"] = "slower"
+    else:
+        out["verdict"] = "same"
+    return out
+
+
+def num(x, fmt="%.1f"):
+    return "n/a" if x is None else fmt % x
+
+
+def compare_line(key, c):
+    s, v, t = key
+    return ("COMPARE suite=%s variant=%s threads=%d this=%s linux=%s linux_nomit=%s ratio=%s "
+            "ci95=%s verdict=%s" % (s, v, t, num(c["this"] and c["this"][0]),
+                                    num(c["linux"] and c["linux"][0]),
+                                    num(c["nomit"] and c["nomit"][0]),
+                                    num(c["ratio"], "%.3f"), num(c["ci95"], "%.3f"),
+                                    c["verdict"]))
+
+
+def ops_cell(x):
+    if x is None:
+        return "—"
+    mean, h = x
+    return report.human(mean) + (" ± %s" % report.human(h) if h else "")
+
+
+def ratio_cell(c):
+    if c["ratio"] is None:
+        return "—"
+    return "%.3f" % c["ratio"] + (" ± %.3f" % c["ci95"] if c["ci95"] is not None else " (n/a)")
+
+
+def tables(table, suites, smp):
+    """Markdown: a heading and a table per suite and variant."""
+    out = []
+    groups = {}
+    for key in table:
+        groups.setdefault(key[:2], []).append(key)
+    for (s, v), keys in groups.items():
+        out += ["### %s %s" % (s, v), ""]
+        if s in suites:
+            out += ["One operation: %s; seed: %s." % (suites[s]["op"], suites[s]["seed"]), ""]
+        rows = []
+        for key in sorted(keys, key=lambda k: k[2]):
+            c = compare(table[key])
+            t = key[2]
+            rows.append(("%d%s" % (t, " (>ncpu)" if smp and t > smp else ""),
+                         ops_cell(c["this"]), ops_cell(c["linux"]), ops_cell(c["nomit"]),
+                         ratio_cell(c), c["verdict"]))
+        out += report.table(("threads", "this kernel", "Linux", "Linux mitigations=off",
+                             "this/Linux", "verdict"), rows) + [""]
+    return out
+
+
+def chart(table, outdir, title):
+    """compare-linux.png: per point, this/Linux with its interval and this/(Linux
+    mitigations=off), on a log scale around 1. Returns an error message or None."""
+    data = ["# index label this/linux ci95 this/linux_nomit"]
+    labels, nomits = [], 0
+    for i, (key, values) in enumerate(table.items()):
+        c = compare(values)
+        nomit = (c["this"][0] / c["nomit"][0]) if c["this"] and c["nomit"] else None
+        labels.append("%s %s %d" % key)
+        nomits += nomit is not None
+        data.append("%d %s %s %s" % (i, num(c["ratio"], "%r"), num(c["ci95"] or 0, "%r"),
+                                      num(nomit, "%r")))
+    gnuplot = shutil.which("gnuplot")
+    term = report.terminal() if gnuplot else "pngcairo"
+    font = ' font ",10"' if term == "pngcairo" else ""
+    gp = ["# The compare-linux chart; edit and re-run with: gnuplot compare-linux.gp",
+          "set terminal %s size 1100,600 noenhanced%s" % (term, font),
+          "set output 'compare-linux.png'",
+          "set title %s" % report.lines(*title),
+          "set ylabel 'this kernel / Linux (operations per second)'",
+          "set logscale y 2", "set grid ytics",
+          "set datafile missing 'n/a'",
+          "set xrange [-0.5:%g]" % (len(labels) - 0.5),
+          "set xtics rotate by -45 (%s)" % ", ".join("%s %d" % (report.quote(l), i)
+                                                      for i, l in enumerate(labels)),
+          "set key top left box opaque",
+          "set arrow from graph 0, first 1 to graph 1, first 1 nohead dashtype 2 "
+          "linecolor rgb 'gray30'",
+          "plot 'compare-linux.dat' using 1:2:3 with yerrorbars pointtype 7 linewidth 2 "
+          "title 'this / Linux (95% interval over rounds)'" + (", \\" if nomits else "")]
+    if nomits:
+        gp.append("     'compare-linux.dat' using 1:4 with points pointtype 5 "
+                  "title 'this / Linux mitigations=off'")
+    written = []
+    report.write(os.path.join(outdir, "compare-linux.dat"), "\n".join(data) + "\n", written)
+    report.write(os.path.join(outdir, "compare-linux.gp"), "\n".join(gp) + "\n", written)
+    if not gnuplot:
+        return "gnuplot is not installed: no compare-linux.png (make deps installs it)"
+    return report.draw(outdir, "compare-linux")
+
+
+def summary(meta, rounds, fails):
+    """The report's header: what was booted, how, and how each boot went."""
+    out = ["# This kernel and Linux, the same program in the same QEMU", ""]
+    rows = [("Linux", "`%s`" % meta["fetch"])]
+    if meta.get("opts"):
+        o = meta["opts"]
+        rows += [("QEMU", "`-machine pc -cpu %s -smp %s -m %s -accel %s`, then this kernel "
+                  "through GRUB (`-cdrom`), Linux with `-kernel -initrd -append`"
+                  % (o["cpu"], o["smp"], o["mem"], o["accel"] or "(tools/qemu.sh's: KVM where usable, else tcg,thread=multi)")),
+                 ("this kernel's command line", "`%s`" % cmdline("this", o)),
+                 ("Linux's", "`%s` (and `mitigations=off`)" % cmdline("linux", o)),
+                 ("rounds", "%d, each %s" % (len(rounds), ", ".join(
+                     NAMES[k] for k in KINDS if rounds and k in rounds[0])))]
+    for i, logs in enumerate(rounds):
+        for kind in KINDS:
+            if kind in logs:
+                why = fails.get((i, kind))
+                rows.append(("round %d, %s" % (i + 1, NAMES[kind]),
+                             ("FAILED: %s" % why if why else "pass") +
+                             " (`%s`)" % shown(logs[kind])))
+    out += report.table(("", ""), rows) + [""]
+    out += ["Cells are operations per second, the mean over the rounds (± the half-width of "
+            "its 95% interval when there are several); this/Linux is the mean of the rounds' "
+            "ratios with its 95% interval; verdict says whether that interval excludes 1. "
+            "The host's other load is not controlled: compare rows, not single cells.", ""]
+    return out
+
+
+def finish(meta, rounds, fails, outdir, smp):
+    """Prints the table and the COMPARE lines; writes the report. Returns error messages."""
+    table, suites = points(rounds)
+    errors = []
+    md = summary(meta, rounds, fails)
+    if not table:
+        md += ["No u* BENCH line in any log.", ""]
+        errors.append("no u* BENCH line in any log")
+    md += tables(table, suites, smp)
+    lines = [compare_line(k, compare(v)) for k, v in table.items()]
+    ratios = any(compare(v)["ratio"] is not None for v in table.values())
+    md += ["Machine-read lines (doc/console.md):", "", "```", meta["fetch"]] + lines + \
+        ["```", ""] + (["![this kernel / Linux](compare-linux.png)", ""] if ratios else [])
+    print("\n".join(tables(table, suites, smp)))
+    for l in lines:
+        print(l)
+    try:
+        os.makedirs(outdir, exist_ok=True)
+        with open(os.path.join(outdir, "compare-linux.md"), "w", encoding="utf-8") as f:
+            f.write("\n".join(md))
+        png = os.path.join(outdir, "compare-linux.png")
+        if os.path.exists(png):
+            os.remove(png)    # never an older run's chart beside this report
+        if ratios:
+            err = chart(table, outdir, ["this kernel / Linux: the same program, same QEMU",
+                                        meta["fetch"]])
+            if err:
+                errors.append(err)
+    except OSError as e:
+        errors.append("cannot write the report in %s: %s" % (outdir, e.strerror))
+    print("compare-linux: wrote %s%s" % (shown(os.path.join(outdir, "compare-linux.md")),
+                                         " and compare-linux.png" if ratios else ""))
+    return errors
+
+
+def run(opts):
+    line, vmlinuz = fetch(opts)
+    kinds = ["linux", "this"] + (["nomit"] if opts["nomit"] == "yes" else [])
+    if vmlinuz is None:
+        print("compare-linux: no Linux to boot; this kernel's boots run alone", flush=True)
+        kinds = ["this"]
+    elif not os.path.isfile(opts["initrd"]):
+        print("compare-linux: no %s (make compare-linux builds it)" % opts["initrd"])
+        return 2
+    try:
+        where = newdir(opts["logdir"])
+    except OSError as e:
+        print("compare-linux: cannot make a directory in %s: %s" % (opts["logdir"],
+              e.strerror), file=sys.stderr)
+        return 2
+    meta = {"fetch": line, "opts": {k: opts[k] for k in ("smp", "cpu", "mem", "accel", "secs",
+                                                         "runs", "threads")}}
+    with open(os.path.join(where, "compare.json"), "w") as f:
+        json.dump(meta, f)
+    n = int(opts["rounds"])
+    print("compare-linux: %d round%s of %s on %s vCPUs; logs in %s" %
+          (n, "" if n == 1 else "s", ", ".join(NAMES[k] for k in kinds), opts["smp"],
+           shown(where)), flush=True)
+    fails = {}
+    rounds = []
+    try:
+        for i in range(n):
+            rounds.append({})
+            for kind in kinds:
+                log = os.path.join(where, "r%d-%s.log" % (i + 1, kind))
+                rounds[i][kind] = log
+                print("compare-linux: round %d of %d, %s ..." % (i + 1, n, NAMES[kind]),
+                      end=" ", flush=True)
+                start = time.time()
+                r = subprocess.run(qemu_argv(kind, opts, vmlinuz, log),
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                why = outcome(kind, log)
+                if r.returncode != 0:
+                    said = r.stderr.strip().splitlines()
+                    why = said[-1] if said else "qemu.sh exit %d" % r.returncode
+                if why:
+                    fails[(i, kind)] = why
+                print("%s in %.0f s" % ("FAILED: " + why if why else "pass",
+                                        time.time() - start), flush=True)
+    except KeyboardInterrupt:
+        print("\ncompare-linux: interrupted; the logs so far are in %s" % where)
+        return 130
+    errors = finish(meta, rounds, fails, opts["report"], int(opts["smp"]))
+    for e in errors:
+        print("compare-linux: " + e)
+    if fails:
+        print("compare-linux: %d boot%s failed" % (len(fails), "" if len(fails) == 1 else "s"))
+    return 1 if fails else 0
+
+
+def reread(opts):
+    where = opts["logs"]
+    rounds = read_logs(where)
+    if not rounds:
+        print("compare-linux: no r<round>-<kind>.log in %s" % where, file=sys.stderr)
+        return 2
+    try:
+        with open(os.path.join(where, "compare.json")) as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        meta = {"fetch": "COMPARE-LINUX missing=unknown"}
+    print(meta["fetch"])
+    fails = {}
+    for i, logs in enumerate(rounds):
+        for kind, path in logs.items():
+            why = outcome(kind, path)
+            if why:
+                fails[(i, kind)] = why
+                print("compare-linux: round %d, %s: %s" % (i + 1, NAMES[kind], why))
+    smp = int(meta["opts"]["smp"]) if meta.get("opts") else 0
+    errors = finish(meta, rounds, fails, opts["report"], smp)
+    for e in errors:
+        print("compare-linux: " + e)
+    return 1 if fails else 0
+
+
+def main(argv):
+    opts = options(argv[1:])
+    if isinstance(opts, str):
+        print("compare_linux: " + opts, file=sys.stderr)
+        print(__doc__, file=sys.stderr)
+        return 2
+    return reread(opts) if opts["logs"] is not None else run(opts)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

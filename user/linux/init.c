@@ -1,0 +1,124 @@
+// linux/init: /init of the Linux initramfs of `make compare-linux` (tools/compare_linux.py), never
+// put in this kernel's: mounts /proc, /sys and a ramfs, runs /bin/ubench, powers the machine off.
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#define PROGRAM "/bin/ubench"
+#define MAXARGS 32   // as many as this kernel's init= takes after "--"
+
+// Where ubench's file benchmarks work (its --dir, /tmp/ubench). On this kernel /tmp is a
+// directory of the root ramfs; Linux unpacks its initramfs into a tmpfs instead when it has
+// CONFIG_TMPFS and no root= (init/do_mounts.c, rootfs_init_fs_context), so a ramfs is mounted
+// there for the same file system on both (fs/ramfs/inode.c: no size accounting, no swap).
+#define RAMFS_DIR "/tmp"
+
+static void
+mount_or_say(const char *source, const char *target, const char *type, const char *opts)
+{
+  mkdir(target, 0755);
+  if(mount(source, target, type, 0, opts) < 0)
+    printf("init: mount %s on %s: %s\n", type, target, strerror(errno));
+}
+
+// The words after the first lone "--" of /proc/cmdline into args (at most max), split at
+// spaces as Linux splits them when nothing is quoted; their count, or -1 when there is none.
+static int
+cmdline_args(char *line, int size, char **args, int max)
+{
+  int fd = open("/proc/cmdline", O_RDONLY), len, n = -1;
+  if(fd < 0)
+    return -1;
+  len = read(fd, line, size - 1);
+  close(fd);
+  if(len <= 0)
+    return -1;
+  line[len] = 0;
+  for(char *w = strtok(line, " \n"); w; w = strtok(NULL, " \n")) {
+    if(n < 0) {
+      if(strcmp(w, "--") == 0)
+        n = 0;
+    } else if(n < max) {
+      args[n++] = w;
+    }
+  }
+  return n;
+}
+
+// Everything written to the console is sent before the power goes: a write to /dev/console
+// returns once the bytes are in the tty's buffer, not on the wire (tcdrain(3)).
+static void
+drain(void)
+{
+  fflush(stdout);
+  tcdrain(STDOUT_FILENO);
+  sync();
+}
+
+int
+main(int argc, char **argv)
+{
+  struct stat st;
+  int status;
+  pid_t pid, w;
+
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  mount_or_say("proc", "/proc", "proc", NULL);
+  mount_or_say("sysfs", "/sys", "sysfs", NULL);
+  mount_or_say("ramfs", RAMFS_DIR, "ramfs", "mode=1777");
+
+  // The program gets the words after "--" on Linux's command line, as init= gets them on this
+  // kernel. They are in argv, but after any word Linux did not know (no5lvl, read by the
+  // decompressor alone: init/main.c, unknown_bootoption, passes it on), so they are taken
+  // from /proc/cmdline; argv only when it has no "--".
+  static char line[4096];
+  char *args[MAXARGS + 2];
+  int n = cmdline_args(line, sizeof(line), args + 1, MAXARGS);
+  if(n < 0)
+    for(n = 0; n + 1 < argc && n < MAXARGS; n++)
+      args[n + 1] = argv[n + 1];
+  args[0] = PROGRAM;
+  args[n + 1] = NULL;
+  char *envp[] = { "HOME=/", "TERM=linux", "PATH=/bin:/usr/bin", NULL };
+
+  // The console lines of this kernel's init= (kernel/user_init.c), so one parser reads both.
+  if(stat(PROGRAM, &st) == 0)
+    printf("init: %s: a file, %lld bytes\n", PROGRAM, (long long)st.st_size);
+  drain();
+  pid = fork();
+  if(pid == 0){
+    execve(PROGRAM, args, envp);
+    printf("init: %s: %s\n", PROGRAM, strerror(errno));
+    fflush(stdout);
+    _exit(127);
+  }
+  if(pid < 0){
+    printf("init: fork: %s\n", strerror(errno));
+  } else {
+    // PID 1 inherits every orphan: reap until the program itself is done.
+    while((w = wait(&status)) != pid)
+      if(w < 0 && errno != EINTR)
+        break;
+    if(w == pid && WIFEXITED(status))
+      printf("init: %s exited with status %d\n", PROGRAM, WEXITSTATUS(status));
+    else if(w == pid && WIFSIGNALED(status))
+      printf("init: %s killed by signal %d\n", PROGRAM, WTERMSIG(status));
+    else
+      printf("init: wait: %s\n", strerror(errno));
+  }
+  drain();
+  // PID 1 must never exit (the kernel would panic): power off, QEMU's -no-reboot ends the run.
+  reboot(RB_POWER_OFF);
+  printf("init: reboot(RB_POWER_OFF): %s\n", strerror(errno));
+  drain();
+  for(;;)
+    pause();
+}
