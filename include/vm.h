@@ -92,6 +92,12 @@ void free_pgtables(struct mm *mm);
 int handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags);   // 0, -EFAULT, -ENOMEM
 u64 vma_pte_prot(struct mm *mm, unsigned long vm_flags);   // a PTE's bits for such a VMA
 u64 *pte_lookup(struct mm *mm, unsigned long addr);   // NULL if no page table; under the lock
+u64 *pte_alloc(struct mm *mm, unsigned long addr);    // the tables on the way made; NULL: no memory
+void vma_link(struct mm *mm, struct vma *v);          // into the tree; under mmap_sem for write
+// mm/cow.c: fork's copy-on-write.
+struct mm *dup_mm(struct mm *src);   // the child's address space; NULL when out of memory
+bool cow_reuse(struct mm *mm, struct page *page, unsigned long addr);   // under the lock
+int do_wp_page(struct mm *mm, unsigned long addr, u64 *pte, u64 prot);  // 0 or -ENOMEM
 void zap_page_range(struct mm *mm, unsigned long start, unsigned long end);
 
 // A batch of pages whose PTEs were changed: one TLB flush covers them all before they are

@@ -101,7 +101,7 @@ futex_wait(u32 *uaddr, u32 val, u64 deadline, u32 bitset)
   for(;;) {
     if(READ_ONCE(q.woken))
       break;
-    if(READ_ONCE(t->proc->exiting)) {
+    if(thread_must_exit(t, t->proc)) {
       ret = -EINTR;
       break;
     }

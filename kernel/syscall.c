@@ -1,7 +1,6 @@
 // The system-call table of the Linux x86-64 ABI (arch/x86/entry/syscalls/syscall_64.tbl) and
 // the calls about threads, identity and signals. An unknown number is -ENOSYS, named on the
-// console once; the calls glibc probes and copes without (rseq, clone3, mremap) are -ENOSYS
-// quietly.
+// console once; the calls glibc probes and copes without (rseq, mremap) are -ENOSYS quietly.
 #include "errno.h"
 #include "printk.h"
 #include "process.h"
@@ -30,12 +29,6 @@ static long
 sys_exit_group(u64 code)
 {
   process_exit_group((int)code);
-}
-
-static long
-sys_clone3(u64 args, u64 size)
-{
-  return -ENOSYS;   // glibc's pthread_create then calls clone (clone3 is tried first since 2.34)
 }
 
 static long
@@ -80,7 +73,6 @@ sys_set_robust_list(u64 head, u64 len)
 
 static long sys_getpid(void) { return current->proc->pid; }
 static long sys_gettid(void) { return current->tid; }
-static long sys_getppid(void) { return 0; }
 static long sys_getuid(void) { return 0; }
 
 static long
@@ -192,7 +184,8 @@ static const struct syscall table[NR_SYSCALLS] = {
   SYS(14, rt_sigprocmask), SYS(16, ioctl), SYS(17, pread64), SYS(18, pwrite64),
   SYS(19, readv), SYS(20, writev), SYS(21, access), SYS(24, sched_yield),
   [25] = { (syscall_fn)(void (*)(void))sys_enosys, "mremap" },
-  SYS(28, madvise), SYS(32, dup), SYS(33, dup2), SYS(35, nanosleep), SYS(39, getpid), SYS(56, clone), SYS(60, exit),
+  SYS(28, madvise), SYS(32, dup), SYS(33, dup2), SYS(35, nanosleep), SYS(39, getpid), SYS(56, clone),
+  SYS(57, fork), SYS(58, vfork), SYS(59, execve), SYS(60, exit), SYS(61, wait4),
   SYS(62, kill), SYS(63, uname), SYS(72, fcntl), SYS(74, fsync),
   [75] = { (syscall_fn)(void (*)(void))sys_fsync, "fdatasync" },
   SYS(77, ftruncate), SYS(79, getcwd), SYS(80, chdir), SYS(83, mkdir), SYS(84, rmdir),
@@ -201,13 +194,13 @@ static const struct syscall table[NR_SYSCALLS] = {
   [104] = { (syscall_fn)(void (*)(void))sys_getuid, "getgid" },
   [107] = { (syscall_fn)(void (*)(void))sys_getuid, "geteuid" },
   [108] = { (syscall_fn)(void (*)(void))sys_getuid, "getegid" },
-  SYS(110, getppid), SYS(131, sigaltstack), SYS(158, arch_prctl), SYS(186, gettid),
+  SYS(110, getppid), SYS(131, sigaltstack), SYS(157, prctl), SYS(158, arch_prctl), SYS(186, gettid),
   SYS(200, tkill), SYS(201, time), SYS(202, futex), SYS(203, sched_setaffinity),
   SYS(204, sched_getaffinity), SYS(217, getdents64), SYS(218, set_tid_address), SYS(228, clock_gettime),
-  SYS(229, clock_getres), SYS(230, clock_nanosleep), SYS(231, exit_group), SYS(234, tgkill),
+  SYS(229, clock_getres), SYS(230, clock_nanosleep), SYS(231, exit_group), SYS(234, tgkill), SYS(247, waitid),
   SYS(257, openat), SYS(258, mkdirat), SYS(262, newfstatat), SYS(263, unlinkat),
   SYS(266, symlinkat), SYS(267, readlinkat), SYS(269, faccessat), SYS(273, set_robust_list), SYS(292, dup3),
-  SYS(302, prlimit64), SYS(309, getcpu), SYS(318, getrandom),
+  SYS(302, prlimit64), SYS(309, getcpu), SYS(318, getrandom), SYS(322, execveat),
   [334] = { (syscall_fn)(void (*)(void))sys_enosys, "rseq" },
   SYS(435, clone3),
 };

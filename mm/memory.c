@@ -111,7 +111,7 @@ next_present_pte(struct mm *mm, unsigned long *addr, unsigned long end)
 
 // Allocates the missing tables on the way to addr's PTE. The allocation may reclaim, and
 // reclaim takes page-table locks, so it happens before this mm's lock is taken.
-static u64 *
+u64 *
 pte_alloc(struct mm *mm, unsigned long addr)
 {
   u64 *t = mm->pgd;
@@ -165,9 +165,22 @@ handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
     WRITE_ONCE(*pte, page_to_phys(page) | prot);
     mm->rss++;
     page = NULL;
+  } else if((*pte & PTE_P) && !(*pte & PTE_W) && (prot & PTE_W) &&
+            !cow_reuse(mm, pte_page(*pte), addr)) {
+    // Shared copy-on-write since a fork (mm/cow.c): a write copies it, a read leaves it
+    // read-only.
+    if(write) {
+      spin_unlock(&mm->page_table_lock);
+      if(page)
+        __free_page(page);
+      err = do_wp_page(mm, addr, pte, prot);
+      goto out;
+    }
+    WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) | (prot & ~PTE_W));
   } else if((*pte & PTE_P) && (*pte & (PTE_W | PTE_U | PTE_NX)) != (prot & (PTE_W | PTE_U | PTE_NX))) {
-    // Present with other rights than the VMA's (a racing mprotect): the VMA decides. The
-    // fault itself dropped this CPU's stale entry (SDM vol. 3A, 4.10.4.1).
+    // Present with other rights than the VMA's (a racing mprotect, or a page this mm now
+    // holds alone after a fork): the VMA decides. The fault itself dropped this CPU's
+    // stale entry (SDM vol. 3A, 4.10.4.1).
     WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) | prot);
   }
   spin_unlock(&mm->page_table_lock);
@@ -256,12 +269,14 @@ walk_present_ptes(struct mm *mm, unsigned long start, unsigned long end,
   tlb_gather_done(&tlb);
 }
 
-// Clearing page->private tells lazyfree_evict the page has left this mm.
+// Clearing page->private tells lazyfree_evict the page has left this mm; a page shared
+// copy-on-write may name another mm, whose link stays.
 static struct page *
 zap_pte(struct mm *mm, u64 *pte)
 {
   struct page *page = pte_page(__atomic_exchange_n(pte, 0, __ATOMIC_RELAXED));
-  page->private = 0;
+  if(page->private == (unsigned long)mm)
+    page->private = 0;
   mm->rss--;
   return page;
 }

@@ -141,6 +141,12 @@ vma_insert(struct mm *mm, struct vma *v)
   mm->nr_vmas++;
 }
 
+void
+vma_link(struct mm *mm, struct vma *v)
+{
+  vma_insert(mm, v);
+}
+
 static void
 vma_remove(struct mm *mm, struct vma *v)
 {

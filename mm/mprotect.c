@@ -50,8 +50,10 @@ vm_mprotect(struct mm *mm, unsigned long start, size_t len, int prot)
     u64 *pte = pte_lookup(mm, p);
     if(!pte)   // no page table: skip its 2 MiB
       p = ALIGN_DOWN(p, PMD_SIZE) + PMD_SIZE - PAGE_SIZE;
-    else if(*pte & PTE_P)
-      WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) | pte_prot);
+    else if(*pte & PTE_P)   // write access is added by the next write fault, which copies a
+                            // page still shared since a fork (mm/cow.c)
+      WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) | (pte_prot & ~PTE_W) |
+                       (*pte & pte_prot & PTE_W));
   }
   spin_unlock(&mm->page_table_lock);
   flush_tlb_range(mm, start, end);

@@ -54,6 +54,8 @@ expect 0 hostile
 expect 0 clock
 expect 0 files
 expect 3 exitgroup
+expect 0 proc
+expect 0 proc storm 10000
 expect 139 fault null
 expect 139 fault kernel
 expect 139 fault nx

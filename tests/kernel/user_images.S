@@ -22,3 +22,4 @@ user_bin_\name\()_end:
   userbin exitgroup, exitgroup
   userbin clock, clock
   userbin files, files
+  userbin proc, proc
