@@ -37,6 +37,15 @@ typedef u32 dev_t;
 #define MKDEV(ma, mi) (((dev_t)(ma) << MINORBITS) | (mi))
 #define MAJOR(dev) ((u32)(dev) >> MINORBITS)
 #define MINOR(dev) ((u32)(dev) & ((1u << MINORBITS) - 1))
+// The dev_t user space sees in struct stat: glibc's major()/minor() read the minor's low 8 bits
+// at 0-7, the major at 8-19 and the minor's other bits from 20 on (Linux's new_encode_dev,
+// include/linux/kdev_t.h), not the kernel's own layout above.
+static inline u64
+huge_encode_dev(dev_t dev)
+{
+  u64 ma = MAJOR(dev), mi = MINOR(dev);
+  return (mi & 0xff) | (ma << 8) | ((mi & ~0xffUL) << 12);
+}
 
 #define MAXSYMLINKS 40   // symbolic links one walk follows before -ELOOP (Linux's limit)
 

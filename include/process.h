@@ -91,7 +91,7 @@ long sys_execveat(u64 dirfd, u64 path, u64 argv, u64 envp, u64 flags);
 long sys_wait4(u64 pid, u64 status, u64 options, u64 ru);
 long sys_waitid(u64 which, u64 id, u64 infop, u64 options, u64 ru);
 long sys_getppid(void);
-long sys_prctl(u64 op, u64 a2, u64 a3, u64 a4, u64 a5);
+long prctl_child_subreaper(bool set, u64 arg2);   // kernel/exit.c, for sys_prctl
 // kernel/fork.c: a new process (fork, vfork, clone without CLONE_THREAD); the pid or -errno.
 long do_fork(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls);
 // process.c, for fork: a prepared thread of p, and the reaping of exited ones.

@@ -27,10 +27,6 @@
 #define SIGCHLD 17
 #define CLD_EXITED 1
 #define CLD_KILLED 2
-#define PR_SET_NAME 15
-#define PR_GET_NAME 16
-#define PR_SET_CHILD_SUBREAPER 36
-#define PR_GET_CHILD_SUBREAPER 37
 
 DEFINE_SPINLOCK(tasklist_lock);
 DECLARE_WAIT_QUEUE_HEAD(vfork_wq);
@@ -317,29 +313,15 @@ sys_getppid(void)
   return ppid;
 }
 
-// prctl(2): the calls a process tree needs; every other option is EINVAL, as Linux answers
-// an unknown one.
+// prctl(2)'s PR_SET_CHILD_SUBREAPER (set) and PR_GET_CHILD_SUBREAPER, from sys_prctl.
 long
-sys_prctl(u64 op, u64 a2, u64 a3, u64 a4, u64 a5)
+prctl_child_subreaper(bool set, u64 arg2)
 {
   struct process *p = current->proc;
-  char name[16];
-  switch(op) {
-  case PR_SET_CHILD_SUBREAPER:
-    spin_lock(&tasklist_lock);
-    p->child_subreaper = a2 != 0;
-    spin_unlock(&tasklist_lock);
-    return 0;
-  case PR_GET_CHILD_SUBREAPER:
-    return put_user((int)p->child_subreaper, (int *)a2);
-  case PR_SET_NAME:
-    if(strncpy_from_user(name, (const char *)a2, sizeof(name)) == -EFAULT)
-      return -EFAULT;
-    name[sizeof(name) - 1] = 0;
-    return 0;   // the thread's name is not kept
-  case PR_GET_NAME:
-    return copy_to_user((void *)a2, p->name, sizeof(p->name)) ? -EFAULT : 0;
-  default:
-    return -EINVAL;
-  }
+  if(!set)
+    return put_user((int)READ_ONCE(p->child_subreaper), (int *)arg2);
+  spin_lock(&tasklist_lock);
+  p->child_subreaper = arg2 != 0;
+  spin_unlock(&tasklist_lock);
+  return 0;
 }

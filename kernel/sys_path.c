@@ -28,7 +28,7 @@ put_stat(u64 ust, const struct kstat *k)
   s[2] = k->nlink;
   s[3] = k->mode | ((u64)k->uid << 32);    // st_mode, st_uid
   s[4] = k->gid;
-  s[5] = k->rdev;
+  s[5] = huge_encode_dev(k->rdev);
   s[6] = k->size;
   s[7] = 4096;                             // st_blksize
   s[8] = k->nrpages * 8;                   // st_blocks: 512-byte units

@@ -57,6 +57,41 @@ sys_arch_prctl(u64 code, u64 addr)
   }
 }
 
+#define PR_SET_NAME 15   // include/uapi/linux/prctl.h
+#define PR_GET_NAME 16
+#define PR_SET_CHILD_SUBREAPER 36   // orphans below come to this process (kernel/exit.c)
+#define PR_GET_CHILD_SUBREAPER 37
+#define TASK_COMM_LEN 16
+
+// prctl(2): the thread's name (busybox reads it at start) and the child subreaper; other
+// options are EINVAL, as Linux answers an option it does not know.
+static long
+sys_prctl(u64 option, u64 arg2)
+{
+  char name[TASK_COMM_LEN];
+  switch(option) {
+  case PR_SET_NAME: {
+    long n = strncpy_from_user(name, (const char *)arg2, sizeof(name));
+    if(n == -ENAMETOOLONG)   // Linux keeps the first 15 bytes of a longer name
+      n = copy_from_user(name, (const char *)arg2, sizeof(name) - 1) ? -EFAULT : 0;
+    if(n < 0)
+      return -EFAULT;
+    name[sizeof(name) - 1] = 0;
+    strlcpy(current->name, name, sizeof(name));
+    return 0;
+  }
+  case PR_GET_NAME:
+    memset(name, 0, sizeof(name));
+    strlcpy(name, current->name, sizeof(name));
+    return copy_to_user((void *)arg2, name, sizeof(name)) ? -EFAULT : 0;
+  case PR_SET_CHILD_SUBREAPER:
+  case PR_GET_CHILD_SUBREAPER:
+    return prctl_child_subreaper(option == PR_SET_CHILD_SUBREAPER, arg2);
+  default:
+    return -EINVAL;
+  }
+}
+
 static long
 sys_set_tid_address(u64 tidptr)
 {

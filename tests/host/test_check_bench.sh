@@ -8,6 +8,7 @@ data=$root/tests/host/data
 quick=$data/bench-quick-smp2.log   # bench=quick at 2 CPUs: seeds, one BENCH-SKIP, calib
 aa=$data/bench-aa-smp2.log         # bench=quick,locks,ramfs,calib bench.aa=yes at 2 CPUs
 old=$data/bench-old-locks-smp2.log # a real bench=locks,quick log from before BENCH-SEED
+full=$data/bench-full-smp8.log     # a default boot at 8 CPUs (its machine lines): suites' own runs
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_check_bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 passed=0 failed=0
@@ -22,15 +23,18 @@ fail() {
   [ -f "$tmp/out" ] && sed 's/^/    /' "$tmp/out" >&2
 }
 
+# The CPU count and flags the cases give check_bench: the quick samples' until the full one's.
+args=(2 --quick)
+
 # good DESCRIPTION LOG: check_bench exits 0 on LOG with no problem.
 good() {
-  "$check" "$2" 2 --quick > "$tmp/out" 2>&1
+  "$check" "$2" "${args[@]}" > "$tmp/out" 2>&1
   if [ $? -eq 0 ] && grep -q ', 0 problems$' "$tmp/out"; then ok; else fail "$1 passes"; fi
 }
 
 # bad DESCRIPTION LOG PATTERN: check_bench exits 1 on LOG and names the problem (grep -E).
 bad() {
-  "$check" "$2" 2 --quick > "$tmp/out" 2>&1
+  "$check" "$2" "${args[@]}" > "$tmp/out" 2>&1
   local rc=$?
   if [ $rc -eq 1 ] && grep -Eq "^check_bench: (line [0-9]+: )?$3" "$tmp/out"; then
     ok
@@ -219,12 +223,27 @@ bad "a LOCKSTAT line without its lock" "$(edit "$prof" '0,/ lock=&mapping->tree_
 bad "a LOCKSTAT line before its suite" "$(edit "$prof" '0,/(LOCKSTAT suite=)locks/s//\1nosuch/')" \
   "a LOCKSTAT line of nosuch before its BENCH-SUITE line"
 
+# A default boot: each suite's own runs (pagecache and calib 10, the others 5), and plus25
+# must be slower than base at every thread count, not only at one.
+args=(8)
+good "a default 8-CPU boot" "$full"
+bad "pagecache at 5 runs in a default boot" \
+  "$(edit "$full" '0,/(BENCH suite=pagecache .*) runs=10 /s//\1 runs=5 /')" \
+  "runs=5, expected 10"
+bad "locks at 10 runs in a default boot" \
+  "$(edit "$full" '0,/(BENCH suite=locks .*) runs=5 /s//\1 runs=10 /')" \
+  "runs=10, expected 5"
+bad "plus25 not told from base at one thread count of a full boot" \
+  "$(edit "$full" 's/(a=plus25 b=base threads=2) ratio=([0-9.]+) ci95=[0-9.]+ verdict=slower/\1 ratio=\2 ci95=0.300 verdict=same/')" \
+  "calib: plus25 vs base at 2 threads: same .*must be slower"
+args=(2 --quick)
+
 if [ -s "$tmp/unchanged" ]; then
   sed 's/^/test_check_bench: changed nothing: /' "$tmp/unchanged" >&2
   failed=$((failed + $(wc -l < "$tmp/unchanged")))
 fi
 edits=$(find "$tmp" -name 'edit.*' | wc -l)
-[ "$edits" -ge 56 ] && ok || fail "only $edits edited logs, of the 56 the cases above make"
+[ "$edits" -ge 59 ] && ok || fail "only $edits edited logs, of the 59 the cases above make"
 
 echo "test_check_bench: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

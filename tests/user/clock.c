@@ -2,7 +2,7 @@
 // forward, sleeps last at least what was asked, FUTEX_WAIT says EAGAIN on a changed value,
 // EINVAL on a misaligned word, ETIMEDOUT after a relative or an absolute timeout (CLOCK_REALTIME
 // or MONOTONIC), a timed condvar wait times out; getrusage counts the minor faults of touched
-// pages; uname says Linux; getrandom fills its buffer. Exits 0 when all hold.
+// pages; uname says Linux; getrandom fills its buffer; prctl names the thread. Exits 0 when all hold.
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -107,6 +108,13 @@ main(void)
   unsigned char buf[64] = { 0 }, zero[64] = { 0 };
   check(getrandom(buf, sizeof(buf), 0) == 64 && memcmp(buf, zero, 64) != 0, "getrandom");
   check(getpid() > 0 && syscall(SYS_gettid) == getpid(), "gettid of the main thread is the pid");
+  char name[16];
+  check(prctl(PR_SET_NAME, "a-name-longer-than-15") == 0 && prctl(PR_GET_NAME, name) == 0 &&
+        strcmp(name, "a-name-longer-t") == 0, "prctl keeps 15 bytes of the thread's name");
+  errno = 0;
+  check(prctl(-1) == -1 && errno == EINVAL, "prctl of an unknown option: EINVAL");
+  errno = 0;
+  check(prctl(PR_GET_NAME, (char *)1) == -1 && errno == EFAULT, "prctl PR_GET_NAME to a bad pointer");
   printf("clock: %s\n", fails ? "some checks failed" : "all checks passed");
   return fails != 0;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <termios.h>
@@ -224,6 +225,11 @@ main(void)
   // devices and many opens: closed fds are reused, nothing runs out
   int nul = open("/dev/null", O_RDWR);
   check(nul >= 0 && write(nul, "x", 1) == 1 && read(nul, buf, 1) == 0, "/dev/null");
+  // st_rdev in the encoding glibc's major()/minor() decode: /dev/null is 1:3, /dev/zero 1:5
+  check(fstat(nul, &st) == 0 && S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
+        minor(st.st_rdev) == 3, "/dev/null is 1:3");
+  check(stat("/dev/zero", &st) == 0 && major(st.st_rdev) == 1 && minor(st.st_rdev) == 5,
+        "/dev/zero is 1:5");
   close(nul);
   int z = open("/dev/zero", O_RDONLY);
   buf[0] = 1;
