@@ -91,20 +91,22 @@ pte_lookup(struct mm *mm, unsigned long addr)
 }
 
 // The next present PTE at or after *addr and below end, with *addr moved to its address;
-// NULL when there is none. A missing page table skips its whole span. Under the lock.
+// NULL when there is none. A missing page table skips its whole span; within a table the
+// entries are scanned in place, not walked to from the top each. Under the lock.
 static u64 *
 next_present_pte(struct mm *mm, unsigned long *addr, unsigned long end)
 {
-  for(unsigned long a = *addr; a < end; a += PAGE_SIZE) {
+  unsigned long a = *addr;
+  while(a < end) {
+    unsigned long table_end = MIN(end, ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE);
     u64 *pte = pte_lookup(mm, a);
-    if(!pte) {
-      a = ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE - PAGE_SIZE;   // no page table: skip its span
-      continue;
+    for(; pte && a < table_end; a += PAGE_SIZE, pte++) {
+      if(*pte & PTE_P) {
+        *addr = a;
+        return pte;
+      }
     }
-    if(*pte & PTE_P) {
-      *addr = a;
-      return pte;
-    }
+    a = table_end;
   }
   return NULL;
 }
