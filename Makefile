@@ -143,7 +143,8 @@ $(foreach i,$(IMAGES),$(eval $(call kernel_image,$(i))))
 # self-tests. proc, the process test, is also in the initramfs: it runs itself again by
 # execve of /proc/self/exe, which must name a file.
 USERCFLAGS := -O2 -static -pthread -s -Wall -Werror
-INITRAMFS_PROGS := $(patsubst user/%.c,$(BUILD)/user/%,$(wildcard user/*.c)) $(BUILD)/user/proc
+INITRAMFS_PROGS := $(patsubst user/%.c,$(BUILD)/user/%,$(wildcard user/*.c)) $(BUILD)/user/ubench \
+  $(BUILD)/user/proc
 USER_PROGS := $(basename $(notdir $(wildcard tests/user/*.c))) hello hello-pie
 USER_BINS := $(addprefix $(BUILD)/user/,$(USER_PROGS))
 $(BUILD)/user/%: user/%.c | $(BUILD)/.deps-ok
@@ -154,6 +155,16 @@ $(BUILD)/user/%: tests/user/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
 	$(Q)$(CC) $(USERCFLAGS) -o $@ $< -lm
+# ubench (make compare-linux's benchmark): the files of user/ubench/ and the kernel's own
+# statistics (kernel/lib/stats.c, with its headers), so that its mean, stddev and ci95 are
+# computed exactly as the boot benchmarks' are; none of it is in the kernel's sources (KSRC).
+UBENCH_SRC := $(wildcard user/ubench/*.c) kernel/lib/stats.c
+$(BUILD)/user/ubench: $(UBENCH_SRC) $(wildcard user/ubench/*.h) include/stats.h include/types.h \
+  include/compiler.h | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(say) "  USER    $@"
+	$(Q)$(CC) $(USERCFLAGS) -std=gnu11 -Wextra -Wno-unused-parameter -iquote include -o $@ \
+	  $(UBENCH_SRC) -lm
 $(BUILD)/user/%-pie: user/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"

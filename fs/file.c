@@ -47,6 +47,7 @@ vfs_open_mode(const char *path, unsigned oflags, u32 mode, unsigned flags, struc
     kfree(f);
     return err;
   }
+  f->f_count = 1;
   f->f_dentry = d;
   f->f_inode = d->d_inode;
   f->f_pos = 0;
@@ -60,10 +61,19 @@ vfs_open_mode(const char *path, unsigned oflags, u32 mode, unsigned flags, struc
   return 0;
 }
 
+// A mapping of the file holds it as an open does (Linux's vma->vm_file), so the file, its
+// inode and its pages live while mapped even after close and unlink.
+struct file *
+get_file(struct file *f)
+{
+  __atomic_add_fetch(&f->f_count, 1, __ATOMIC_RELAXED);
+  return f;
+}
+
 void
 vfs_close(struct file *f)
 {
-  if(!f)
+  if(!f || __atomic_sub_fetch(&f->f_count, 1, __ATOMIC_ACQ_REL) > 0)
     return;
   if(S_ISREG(f->f_inode->i_mode) && !f->f_op)
     __atomic_sub_fetch(&f->f_inode->i_data.users, 1, __ATOMIC_RELAXED);
@@ -163,7 +173,10 @@ vfs_write(struct file *f, const void *buf, size_t len)
 }
 
 // Shrinking drops whole pages past the end and zeroes the tail of the last one, so the
-// bytes past the size are always zero and growing again needs no page at all.
+// bytes past the size are always zero and growing again needs no page at all. Mappings lose
+// their pages past the end first, and again once the cache's are gone, for a fault that
+// mapped one while it was being dropped (Linux's truncate_pagecache): a later touch there
+// is SIGBUS.
 int
 vfs_ftruncate(struct file *f, u64 size)
 {
@@ -177,7 +190,9 @@ vfs_ftruncate(struct file *f, u64 size)
   u64 old = inode->i_size;
   WRITE_ONCE(inode->i_size, size);
   if(size < old) {
+    unmap_mapping_range(inode, ALIGN_UP(size, PAGE_SIZE) >> PAGE_SHIFT);
     truncate_inode_pages(m, ALIGN_UP(size, PAGE_SIZE) >> PAGE_SHIFT);
+    unmap_mapping_range(inode, ALIGN_UP(size, PAGE_SIZE) >> PAGE_SHIFT);
     size_t off = size & (PAGE_SIZE - 1);
     struct page *page = off ? find_lock_page(m, size >> PAGE_SHIFT) : NULL;
     if(page) {

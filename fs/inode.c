@@ -36,6 +36,8 @@ new_inode(struct super_block *sb, u32 mode)
   inode->i_nlink = 1;
   inode->i_sb = sb;
   mutex_init(&inode->i_mutex);
+  spin_lock_init(&inode->i_mmap_lock);
+  INIT_LIST_HEAD(&inode->i_mmap);
   if(S_ISREG(mode) &&
      address_space_init(&inode->i_data, sb->s_variant, sb->s_fanout, inode, false) < 0) {
     kmem_cache_free(inode_cache, inode);

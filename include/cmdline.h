@@ -48,6 +48,7 @@ struct cmdline {
   bool debug_slab;    // slab poisoning and redzones from boot; default on in the debug image
   u32 profile_hz;     // profile=: samples a second of every benchmark point, 0..10000; 0: off
   bool lockstat;      // lockstat=yes: lock statistics for every benchmark point
+  bool madvise_lock_write;    // madvise.lock=write: user madvise takes mmap_sem for writing
   char init[INIT_PATH_MAX];   // init=: the program run after self-tests and benchmarks ("" none)
   int ninit_args;             // the words after a lone --, verbatim, never parsed as keys
   char init_args[INIT_ARGS_MAX][CMDLINE_WORD_MAX + 1];

@@ -102,6 +102,9 @@ struct inode {
   struct mutex i_mutex;        // directories: their names; files: writes and truncation
   struct hlist_node i_hash;    // in the inode hash by (sb, ino)
   struct address_space i_data; // regular files: their pages
+  spinlock_t i_mmap_lock;      // i_mmap
+  struct list_head i_mmap;     // regular files: every VMA mapping it (vma->i_mmap_link)
+  unsigned long i_mmap_gen;    // each unmap_mapping_range's number, under i_mutex
   struct rcu_head i_rcu;
 };
 
@@ -157,6 +160,7 @@ struct file_operations {
 };
 
 struct file {
+  int f_count;               // atomic: its opener's reference and each mapping's (get_file)
   struct dentry *f_dentry;   // holds a reference, so the inode lives while the file is open
   struct inode *f_inode;
   u64 f_pos;                 // the opener's: threads sharing a file use pread and pwrite
@@ -225,12 +229,15 @@ int vfs_open(const char *path, unsigned oflags, unsigned flags, struct file **fp
 // file gets its driver's operations: -ENXIO when no driver has its number.
 int vfs_open_mode(const char *path, unsigned oflags, u32 mode, unsigned flags,
                   struct file **fp);
-void vfs_close(struct file *f);
+void vfs_close(struct file *f);   // drops a reference; the last one closes
+struct file *get_file(struct file *f);   // another reference (a mapping's): returns f
 ssize_t vfs_read(struct file *f, void *buf, size_t len);
 ssize_t vfs_write(struct file *f, const void *buf, size_t len);
 ssize_t vfs_pread(struct file *f, void *buf, size_t len, u64 pos);
 ssize_t vfs_pwrite(struct file *f, const void *buf, size_t len, u64 pos);
 int vfs_ftruncate(struct file *f, u64 size);
+// mm/truncate.c: every mapping's pages of inode from file page from on unmapped; i_mutex held.
+void unmap_mapping_range(struct inode *inode, unsigned long from);
 int vfs_fstat(struct file *f, struct kstat *st);
 int vfs_readdir(struct file *f, filldir_t fill, void *arg);   // 1: more may follow; 0: done
 // RCU-walk alone, no references taken: the inode at path, valid until the caller's

@@ -81,6 +81,10 @@ unsigned find_get_pages(struct address_space *m, unsigned long start, unsigned n
 int add_to_page_cache(struct page *page, struct address_space *m, unsigned long index,
                       gfp_t gfp);                      // page locked by the caller; -EEXIST
 void delete_from_page_cache(struct page *page);        // page locked by the caller
+// A user mapping's fault at index of m, whose file is *size bytes long: the page, locked
+// and referenced (made if absent); -EIO at or past the end, -ENOMEM.
+int filemap_fault(struct address_space *m, unsigned long index, const u64 *size,
+                  struct page **pagep);
 void truncate_inode_pages(struct address_space *m, unsigned long start);   // indices >= start
 
 // remove(refs) sets the count from refs to zero while it unlinks the page, so that

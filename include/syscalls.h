@@ -15,6 +15,9 @@ long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off);
 long sys_munmap(u64 addr, u64 len);
 long sys_mprotect(u64 addr, u64 len, u64 prot);
 long sys_madvise(u64 addr, u64 len, u64 advice);
+long sys_mremap(u64 addr, u64 old_len, u64 new_len, u64 flags, u64 new_addr);
+long sys_msync(u64 addr, u64 len, u64 flags);
+long sys_mincore(u64 start, u64 len, u64 vec);
 
 // kernel/sys_time.c
 long sys_clock_gettime(u64 clock, u64 tp);

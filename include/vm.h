@@ -1,12 +1,14 @@
-// Address spaces: struct mm with its own page tables and a tree of VMAs, private anonymous
-// mmap/munmap, demand paging, madvise (MADV_DONTNEED, MADV_FREE) and the TLB shootdowns they need.
+// Address spaces: struct mm with its own page tables and a tree of VMAs, anonymous and file
+// mmap/munmap/mremap, demand paging, madvise (MADV_DONTNEED, MADV_FREE) and TLB shootdowns.
 #pragma once
 #include "cpumask.h"
+#include "list.h"
 #include "rcupdate.h"
 #include "rwsem.h"
 #include "spinlock.h"
 #include "types.h"
 
+struct file;
 struct lru_ops;
 struct page;
 struct thread;
@@ -24,6 +26,8 @@ struct thread;
 #define MAP_FIXED    0x10
 #define MAP_ANONYMOUS 0x20
 #define MAP_FIXED_NOREPLACE 0x100000
+#define MREMAP_MAYMOVE 1
+#define MREMAP_FIXED   2
 
 #define MADV_DONTNEED 4   // Linux's values (include/uapi/asm-generic/mman-common.h)
 #define MADV_FREE     8
@@ -31,15 +35,24 @@ struct thread;
 #define VM_READ  0x1
 #define VM_WRITE 0x2
 #define VM_EXEC  0x4
+#define VM_SHARED   0x8    // MAP_SHARED of a file: stores go to the page cache (Linux's values)
+#define VM_MAYWRITE 0x20   // mprotect may add VM_WRITE: all but a shared map of a read-only fd
+#define VM_PROT (VM_READ | VM_WRITE | VM_EXEC)
 
 #define FAULT_WRITE 0x1   // handle_mm_fault's flags: the access was a write,
 #define FAULT_INSTR 0x2   // an instruction fetch,
 #define FAULT_USER  0x4   // from ring 3
 
 // One mapping [start, end), page aligned, a node of the mm's AVL tree ordered by start.
+// A file mapping holds a reference on its file (get_file), dropped when the VMA goes.
 struct vma {
   unsigned long start, end;
-  unsigned long flags;        // VM_READ, VM_WRITE, VM_EXEC
+  unsigned long flags;        // VM_READ, VM_WRITE, VM_EXEC, VM_SHARED, VM_MAYWRITE
+  struct file *file;          // a file mapping's file, or NULL: anonymous memory
+  unsigned long pgoff;        // file mappings: the file's page at start
+  struct mm *mm;              // file mappings: the mm whose tree holds it
+  struct list_head i_mmap_link;   // file mappings: on the inode's i_mmap, under i_mmap_lock
+  unsigned long unmap_gen;    // the inode's i_mmap_gen when truncation last unmapped it
   struct vma *left, *right;
   int height;                 // of the subtree rooted here; a leaf is 1
 };
@@ -67,10 +80,17 @@ void mmput(struct mm *mm);                  // the last reference unmaps and fre
 struct vma *find_vma(struct mm *mm, unsigned long addr);   // first vma with end > addr
 struct vma *vma_next(struct mm *mm, struct vma *vma);      // in address order, NULL at the end
 
-// Only anonymous memory (Linux's in-kernel vm_mmap/vm_munmap); MAP_SHARED is private memory
-// here, as no process shares an mm with another. vm_mmap returns the address or a negative
-// errno; without MAP_FIXED, addr is a hint taken when that range is free.
+// Linux's in-kernel vm_mmap/vm_munmap. vm_mmap maps anonymous memory (MAP_SHARED anonymous
+// memory is private here, as no process shares an mm with another); vm_mmap_file maps file
+// (taking its own reference) from page pgoff on, with vm_flags' VM_SHARED and VM_MAYWRITE,
+// which the caller has checked against the file's open mode. Both return the address or a
+// negative errno; without MAP_FIXED, addr is a hint taken when that range is free.
 long vm_mmap(struct mm *mm, unsigned long addr, size_t len, int prot, int flags);
+long vm_mmap_file(struct mm *mm, unsigned long addr, size_t len, int prot, int flags,
+                  struct file *file, unsigned long pgoff, unsigned long vm_flags);
+// mremap(2) (mm/mmap.c): the new address or -errno.
+long vm_mremap(struct mm *mm, unsigned long addr, size_t old_len, size_t new_len, int flags,
+               unsigned long new_addr);
 int vm_mprotect(struct mm *mm, unsigned long addr, size_t len, int prot);   // mm/mprotect.c
 unsigned long vm_flags_from_prot(int prot);
 // Under mmap_sem for write: split the VMA containing addr there (taking *spare), and join
@@ -78,8 +98,23 @@ unsigned long vm_flags_from_prot(int prot);
 void vma_split_at(struct mm *mm, unsigned long addr, struct vma **spare);
 void vma_merge_range(struct mm *mm, unsigned long start, unsigned long end);
 int vm_munmap(struct mm *mm, unsigned long addr, size_t len);
+// mincore(2)'s answer for up to n pages from start, within the VMA holding it (mm/mincore.c):
+// how many were filled, or -ENOMEM if start is unmapped.
+long vm_mincore(struct mm *mm, unsigned long start, unsigned long n, u8 *vec);
 int madvise(struct mm *mm, unsigned long addr, size_t len, int advice);
 extern bool madvise_exclusive;   // true: madvise takes mmap_sem for write (pre-2007 Linux)
+// madvise with the lock mode given: user mode's follows madvise.lock= (sys_madvise), the
+// in-kernel callers' madvise_exclusive.
+int madvise_locked(struct mm *mm, unsigned long addr, size_t len, int advice, bool exclusive);
+
+// fs/file.c: a file's references (Linux's get_file and fput); the last close frees it.
+struct file *get_file(struct file *f);
+void vfs_close(struct file *f);
+// mm/truncate.c: a file VMA joins its inode's i_mmap list when it enters an mm's tree and
+// leaves it when it leaves the tree, so that truncation finds every mapping of the file.
+void vma_link_file(struct mm *mm, struct vma *v);
+void vma_unlink_file(struct vma *v);
+bool mmget_not_zero(struct mm *mm);   // a reference, unless the mm is being torn down
 
 // A kernel thread adopts an mm and reaches its lower half through uaccess.h; it must
 // unuse_mm before it exits.
@@ -89,10 +124,18 @@ void unuse_mm(struct mm *mm);
 // mm/memory.c: page tables of the lower half, faults and unmapping.
 int pgd_alloc(struct mm *mm);
 void free_pgtables(struct mm *mm);
-int handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags);   // 0, -EFAULT, -ENOMEM
+// 0, -EFAULT (SIGSEGV), -ENOMEM, or -EIO: a file page at or past the end of the file (SIGBUS).
+int handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags);
 u64 vma_pte_prot(struct mm *mm, unsigned long vm_flags);   // a PTE's bits for such a VMA
+// The PTE bits for page in v: as vma_pte_prot, but read-only for a page-cache page in a
+// private mapping, whose first write copies it (copy-on-write).
+u64 vma_page_prot(struct mm *mm, struct vma *v, struct page *page);
+bool page_is_file(struct page *page);   // in a file's page cache (not anonymous)
 u64 *pte_lookup(struct mm *mm, unsigned long addr);   // NULL if no page table; under the lock
-u64 *pte_alloc(struct mm *mm, unsigned long addr);    // the tables on the way made; NULL: no memory
+u64 *pte_alloc(struct mm *mm, unsigned long addr);    // the tables made; NULL without memory
+// mremap: the present PTEs of [old, old + len) to the same offsets from new; -ENOMEM before
+// any moved. Under mmap_sem for write.
+int move_page_tables(struct mm *mm, unsigned long old, unsigned long new, unsigned long len);
 void vma_link(struct mm *mm, struct vma *v);          // into the tree; under mmap_sem for write
 // mm/cow.c: fork's copy-on-write.
 struct mm *dup_mm(struct mm *src);   // the child's address space; NULL when out of memory

@@ -1,6 +1,6 @@
 // The system-call table of the Linux x86-64 ABI (arch/x86/entry/syscalls/syscall_64.tbl) and
 // the calls about threads, identity and signals. An unknown number is -ENOSYS, named on the
-// console once; the calls glibc probes and copes without (rseq, mremap) are -ENOSYS quietly.
+// console once; the calls glibc probes and copes without (rseq) are -ENOSYS quietly.
 #include "errno.h"
 #include "printk.h"
 #include "process.h"
@@ -218,8 +218,7 @@ static const struct syscall table[NR_SYSCALLS] = {
   SYS(10, mprotect), SYS(11, munmap), SYS(12, brk), SYS(13, rt_sigaction),
   SYS(14, rt_sigprocmask), SYS(16, ioctl), SYS(17, pread64), SYS(18, pwrite64),
   SYS(19, readv), SYS(20, writev), SYS(21, access), SYS(24, sched_yield),
-  [25] = { (syscall_fn)(void (*)(void))sys_enosys, "mremap" },
-  SYS(28, madvise), SYS(32, dup), SYS(33, dup2), SYS(35, nanosleep), SYS(39, getpid), SYS(56, clone),
+  SYS(25, mremap), SYS(26, msync), SYS(27, mincore), SYS(28, madvise), SYS(32, dup), SYS(33, dup2), SYS(35, nanosleep), SYS(39, getpid), SYS(56, clone),
   SYS(57, fork), SYS(58, vfork), SYS(59, execve), SYS(60, exit), SYS(61, wait4),
   SYS(62, kill), SYS(63, uname), SYS(72, fcntl), SYS(74, fsync),
   [75] = { (syscall_fn)(void (*)(void))sys_fsync, "fdatasync" },

@@ -2,6 +2,7 @@
 // (copy_page_range), and a write fault copies the page or, when the writer's mapping holds
 // the only reference, reuses it (do_wp_page).
 #include "errno.h"
+#include "fs.h"
 #include "mm.h"
 #include "slab.h"
 #include "string.h"
@@ -105,7 +106,8 @@ copy_vma_ptes(struct mm *dst, struct mm *src, struct vma *v)
       u64 e = READ_ONCE(*spte);
       if(!(e & PTE_P))
         continue;
-      if((e & PTE_W) && !READ_ONCE(cow_planted_shared))
+      // A shared file mapping's pages stay writable on both sides: they are the file's.
+      if((e & PTE_W) && !(v->flags & VM_SHARED) && !READ_ONCE(cow_planted_shared))
         e = __atomic_and_fetch(spte, ~PTE_W, __ATOMIC_RELAXED);
       get_page(pte_page(e));
       WRITE_ONCE(*dpte, e & ~PTE_A);
@@ -116,11 +118,15 @@ copy_vma_ptes(struct mm *dst, struct mm *src, struct vma *v)
   return 0;
 }
 
-// fork's address space (Linux's dup_mmap): the VMAs and their pages, shared copy-on-write.
-// src's mmap_sem is held for write throughout, so no fault, munmap or madvise of src runs
-// meanwhile; its other threads may still write through TLB entries made before the
-// write-protection, until the one flush at the end, which comes before the child can run:
-// such a store is ordered before the fork, and both sides see it.
+// fork's address space (Linux's dup_mmap): the VMAs and their pages, shared copy-on-write
+// (a shared file mapping's pages simply shared). src's mmap_sem is held for write
+// throughout, so no fault, munmap or madvise of src runs meanwhile; its other threads may
+// still write through TLB entries made before the write-protection, until the one flush at
+// the end, which comes before the child can run: such a store is ordered before the fork,
+// and both sides see it. The file mappings join their inodes' i_mmap only once dst's tree
+// and tables are complete (truncation walks an mm found there under its mmap_sem, which
+// dst's builder does not take), and before src's mmap_sem is dropped: a truncation waiting
+// for src then finds dst's copies too (mm/truncate.c).
 struct mm *
 dup_mm(struct mm *src)
 {
@@ -137,8 +143,16 @@ dup_mm(struct mm *src)
       break;
     }
     *nv = *v;
+    nv->file = NULL;   // until the tree is complete
     vma_link(dst, nv);
     err = copy_vma_ptes(dst, src, v);
+  }
+  for(struct vma *v = find_vma(src, 0); v; v = vma_next(src, v)) {
+    struct vma *nv = v->file ? find_vma(dst, v->start) : NULL;
+    if(nv && nv->start == v->start) {
+      nv->file = get_file(v->file);
+      vma_link_file(dst, nv);
+    }
   }
   flush_tlb_range(src, 0, USER_END);
   up_write(&src->mmap_sem);

@@ -146,6 +146,29 @@ find_or_create_page(struct address_space *m, unsigned long index, gfp_t gfp)
   }
 }
 
+// A fault on a mapping of m's file at page index (Linux's filemap_fault): the page, locked
+// and referenced, made (zeroed: a hole of a ramfs file) when the file has none there. *size
+// is the file's; read again under the page lock, which truncation takes to drop a page, so
+// no page is handed out past the end of a file once a truncation has begun: -EIO (SIGBUS)
+// past the end, -ENOMEM without memory. A page made just before a racing truncation stays
+// past the end, zeroed, as one a pwrite cut short leaves: ramfs's holes read as zeros anyway.
+int
+filemap_fault(struct address_space *m, unsigned long index, const u64 *size, struct page **pagep)
+{
+  if(index >= ALIGN_UP(READ_ONCE(*size), PAGE_SIZE) >> PAGE_SHIFT)
+    return -EIO;
+  struct page *page = find_or_create_page(m, index, GFP_KERNEL | __GFP_ZERO);
+  if(!page)
+    return -ENOMEM;
+  if(index >= ALIGN_UP(READ_ONCE(*size), PAGE_SIZE) >> PAGE_SHIFT) {
+    unlock_page(page);
+    put_page(page);
+    return -EIO;
+  }
+  *pagep = page;
+  return 0;
+}
+
 // The cache holds a reference of its own, and the LRU another (lru_cache_add). The page
 // stays locked until the caller has filled it, so nobody reads it half-written.
 int

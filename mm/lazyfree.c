@@ -45,10 +45,11 @@ anon_page_init(struct page *page, struct mm *mm, unsigned long addr)
 // Drops the mapping's reference to an unmapped page, after the flush. A page handed to
 // reclaim leaves the LRU first. If reclaim holds it right now, it has already read its
 // owner: its evict finds the mm link cleared, and the reclaim core's put_page frees it.
+// A file mapping's page-cache page (its mapping is the file's) only loses the reference.
 void
 anon_page_release(struct page *page)
 {
-  if(page->mapping) {
+  if(page->mapping == (void *)&anon_owner) {
     lru_cache_del(page);
     page->mapping = NULL;
   }

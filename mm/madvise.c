@@ -47,11 +47,19 @@ madvise_free(struct mm *mm, unsigned long start, unsigned long end)
   walk_present_ptes(mm, start, end, lazyfree_pte, lazyfree_batch);
 }
 
-// The checks and errnos of Linux's madvise(2): EINVAL for an unknown advice, a misaligned
-// start or a wrapping range; ENOMEM if part of the range is unmapped (the mapped parts
-// are still advised).
 int
 madvise(struct mm *mm, unsigned long start, size_t len_in, int advice)
+{
+  return madvise_locked(mm, start, len_in, advice, READ_ONCE(madvise_exclusive));
+}
+
+// The checks and errnos of Linux's madvise(2): EINVAL for an unknown advice, a misaligned
+// start or a wrapping range; ENOMEM if part of the range is unmapped (the mapped parts
+// are still advised). MADV_FREE is for anonymous memory only: EINVAL on a file mapping,
+// where it stops (Linux's madvise_free_single_vma); DONTNEED drops a file mapping's pages
+// from it, and the next touch maps the file's again.
+int
+madvise_locked(struct mm *mm, unsigned long start, size_t len_in, int advice, bool exclusive)
 {
   if(advice != MADV_DONTNEED && advice != MADV_FREE)
     return -EINVAL;
@@ -65,7 +73,6 @@ madvise(struct mm *mm, unsigned long start, size_t len_in, int advice)
     return -EINVAL;
   if(end == start)
     return 0;
-  bool exclusive = READ_ONCE(madvise_exclusive);
   if(exclusive)
     down_write(&mm->mmap_sem);
   else
@@ -75,6 +82,10 @@ madvise(struct mm *mm, unsigned long start, size_t len_in, int advice)
   for(struct vma *v = find_vma(mm, start); v && v->start < end; v = vma_next(mm, v)) {
     if(v->start > a)
       err = -ENOMEM;
+    if(advice == MADV_FREE && v->file) {
+      err = -EINVAL;
+      break;
+    }
     unsigned long s = MAX(a, v->start), e = MIN(end, v->end);
     if(advice == MADV_DONTNEED)
       zap_page_range(mm, s, e);
@@ -82,7 +93,7 @@ madvise(struct mm *mm, unsigned long start, size_t len_in, int advice)
       madvise_free(mm, s, e);
     a = e;
   }
-  if(a < end)
+  if(a < end && err != -EINVAL)
     err = -ENOMEM;
   if(exclusive)
     up_write(&mm->mmap_sem);

@@ -1,8 +1,11 @@
 // Demand paging of the lower half: page-table walks, the fault handler that maps a zeroed page
-// on first touch, and zapping a range with its TLB flush batched in an mmu_gather.
+// on first touch or a file's page-cache page (copied on write in a private mapping), moving
+// PTEs for mremap, and zapping a range with its TLB flush batched in an mmu_gather.
 #include "errno.h"
+#include "fs.h"
 #include "mm.h"
 #include "rwsem.h"
+#include "sched.h"
 #include "string.h"
 #include "vm.h"
 #include <asm/paging.h>
@@ -27,6 +30,24 @@ vma_pte_prot(struct mm *mm, unsigned long vm_flags)
     prot |= PTE_U;
   if(!(vm_flags & VM_EXEC))
     prot |= pte_nx;
+  return prot;
+}
+
+// Anonymous pages have no mapping, or the lazy-free owner once MADV_FREE handed them over;
+// a page-cache page has its file's address_space (until truncation takes it out).
+bool
+page_is_file(struct page *page)
+{
+  void *m = READ_ONCE(page->mapping);
+  return m && m != (void *)&anon_owner;
+}
+
+u64
+vma_page_prot(struct mm *mm, struct vma *v, struct page *page)
+{
+  u64 prot = vma_pte_prot(mm, v->flags);
+  if(!(v->flags & VM_SHARED) && page_is_file(page))
+    prot &= ~PTE_W;
   return prot;
 }
 
@@ -137,9 +158,146 @@ pte_alloc(struct mm *mm, unsigned long addr)
   return &t[pt_index(addr, 0)];
 }
 
-// Demand-zero: the first touch of an anonymous page maps a zeroed frame. A fault on a PTE
-// that is already present (another CPU won the race) just returns: the CPU walks again.
-// The accessed and dirty bits are left to the hardware (SDM vol. 3A, 4.8).
+// Under the lock: a present PTE with other rights than its VMA now gives (a racing
+// mprotect) gets them. The fault itself dropped this CPU's stale entry (SDM vol. 3A, 4.10.4.1).
+static void
+fix_pte_prot(u64 *pte, u64 prot)
+{
+  if((*pte & PTE_P) && (*pte & (PTE_W | PTE_U | PTE_NX)) != (prot & (PTE_W | PTE_U | PTE_NX)))
+    WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) | prot);
+}
+
+// Under the lock: a present anonymous page gets its VMA's rights, except write access while
+// it is still shared copy-on-write since a fork (mm/cow.c); true when this write fault must
+// copy it (do_wp_page, after the unlock).
+static bool
+anon_present(struct mm *mm, u64 *pte, u64 prot, unsigned long addr, bool write)
+{
+  if(!(*pte & PTE_P))   // unmapped meanwhile (MADV_DONTNEED): fault again if need be
+    return false;
+  if(!(*pte & PTE_W) && (prot & PTE_W) && !cow_reuse(mm, pte_page(*pte), addr)) {
+    if(write)
+      return true;
+    prot &= ~PTE_W;
+  }
+  fix_pte_prot(pte, prot);
+  return false;
+}
+
+// The copy-on-write decision, in one place: a write fault on a present page of v copies it
+// into a private anonymous page when v is a private mapping and the page is its file's
+// page-cache page (Linux's do_wp_page for a private file mapping). Any other page (anonymous,
+// or a shared mapping's) is written in place.
+static bool
+cow_needed(struct vma *v, struct page *page)
+{
+  return !(v->flags & VM_SHARED) && page_is_file(page);
+}
+
+// Installs page (the caller's reference moves to the PTE) if the PTE is still empty, as an
+// anonymous page of mm when anon; false if another fault got there first.
+static bool
+set_pte_page(struct mm *mm, struct vma *v, unsigned long addr, u64 *pte, struct page *page,
+             bool anon)
+{
+  spin_lock(&mm->page_table_lock);
+  bool empty = !(*pte & PTE_P);
+  if(empty) {
+    if(anon)
+      anon_page_init(page, mm, addr);
+    WRITE_ONCE(*pte, page_to_phys(page) | vma_page_prot(mm, v, page));
+    mm->rss++;
+  }
+  spin_unlock(&mm->page_table_lock);
+  return empty;
+}
+
+// The copy: a new anonymous page with src's data, installed where the PTE is empty. A
+// private write fault copies before anything is mapped (Linux's do_cow_fault) or replaces
+// the read-only page-cache page it mapped (old: that PTE). The old entry is cleared and
+// flushed from every CPU before the copy is mapped, so no thread can still read the file's
+// page through a stale TLB entry once another has written its copy. A fault that maps the
+// address meanwhile wins; this one returns and the CPU faults again if it must.
+static int
+cow_fault(struct mm *mm, struct vma *v, unsigned long addr, u64 *pte, struct page *src, u64 old)
+{
+  struct page *copy = alloc_page(GFP_KERNEL);
+  if(!copy)
+    return -ENOMEM;
+  memcpy(page_address(copy), page_address(src), PAGE_SIZE);
+  if(old) {
+    spin_lock(&mm->page_table_lock);
+    bool same = (*pte & (PTE_ADDR | PTE_P)) == (old & (PTE_ADDR | PTE_P));
+    if(same) {
+      WRITE_ONCE(*pte, 0);
+      mm->rss--;
+    }
+    spin_unlock(&mm->page_table_lock);
+    if(!same) {
+      __free_page(copy);
+      return 0;
+    }
+    flush_tlb_range(mm, addr, addr + PAGE_SIZE);
+    put_page(src);   // the old PTE's reference
+  }
+  if(!set_pte_page(mm, v, addr, pte, copy, true))
+    __free_page(copy);
+  return 0;
+}
+
+// A fault in a file mapping. Not present: the page-cache page (filemap_fault), mapped as it
+// is in a shared mapping (a store is the file's data at once) and read-only in a private one,
+// or copied at once for a private write. Present: copy-on-write, or a racing mprotect's rights.
+static int
+do_file_fault(struct mm *mm, struct vma *v, unsigned long addr, u64 *pte, bool write)
+{
+  u64 old = READ_ONCE(*pte);
+  if(old & PTE_P) {
+    struct page *page = pte_page(old);
+    spin_lock(&mm->page_table_lock);
+    bool same = (*pte & (PTE_ADDR | PTE_P)) == (old & (PTE_ADDR | PTE_P));
+    if(same && !page_is_file(page)) {   // a private copy, maybe shared since a fork
+      u64 prot = vma_page_prot(mm, v, page);
+      bool copy = anon_present(mm, pte, prot, addr, write);
+      spin_unlock(&mm->page_table_lock);
+      return copy ? do_wp_page(mm, addr, pte, prot) : 0;
+    }
+    bool cow = same && write && cow_needed(v, page);
+    if(cow)
+      get_page(page);   // kept while it is copied: a racing MADV_DONTNEED may unmap it
+    else
+      fix_pte_prot(pte, vma_page_prot(mm, v, page));
+    spin_unlock(&mm->page_table_lock);
+    if(!cow)
+      return 0;
+    int err = cow_fault(mm, v, addr, pte, page, old);
+    put_page(page);
+    return err;
+  }
+  struct inode *inode = v->file->f_inode;
+  unsigned long index = v->pgoff + ((addr - v->start) >> PAGE_SHIFT);
+  struct page *page;
+  int err = filemap_fault(&inode->i_data, index, &inode->i_size, &page);
+  if(err)
+    return err;
+  if(write && !(v->flags & VM_SHARED)) {
+    err = cow_fault(mm, v, addr, pte, page, 0);
+    unlock_page(page);
+    put_page(page);
+    return err;
+  }
+  // Mapped under the page lock, so a truncation that drops this page comes after.
+  bool mapped = set_pte_page(mm, v, addr, pte, page, false);
+  unlock_page(page);
+  if(!mapped)
+    put_page(page);
+  return 0;
+}
+
+// Demand-zero: the first touch of an anonymous page maps a zeroed frame; file mappings go to
+// do_file_fault. A fault on a PTE that is already present (another CPU won the race) just
+// returns: the CPU walks again. The accessed and dirty bits are left to the hardware (SDM
+// vol. 3A, 4.8).
 int
 handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
 {
@@ -157,6 +315,10 @@ handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
   u64 *pte = pte_alloc(mm, addr);
   if(!pte)
     goto out;
+  if(v->file) {
+    err = do_file_fault(mm, v, addr, pte, write);
+    goto out;
+  }
   struct page *page = NULL;
   if(!(READ_ONCE(*pte) & PTE_P) && !(page = alloc_page(GFP_KERNEL | __GFP_ZERO)))
     goto out;
@@ -167,23 +329,12 @@ handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
     WRITE_ONCE(*pte, page_to_phys(page) | prot);
     mm->rss++;
     page = NULL;
-  } else if((*pte & PTE_P) && !(*pte & PTE_W) && (prot & PTE_W) &&
-            !cow_reuse(mm, pte_page(*pte), addr)) {
-    // Shared copy-on-write since a fork (mm/cow.c): a write copies it, a read leaves it
-    // read-only.
-    if(write) {
-      spin_unlock(&mm->page_table_lock);
-      if(page)
-        __free_page(page);
-      err = do_wp_page(mm, addr, pte, prot);
-      goto out;
-    }
-    WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) | (prot & ~PTE_W));
-  } else if((*pte & PTE_P) && (*pte & (PTE_W | PTE_U | PTE_NX)) != (prot & (PTE_W | PTE_U | PTE_NX))) {
-    // Present with other rights than the VMA's (a racing mprotect, or a page this mm now
-    // holds alone after a fork): the VMA decides. The fault itself dropped this CPU's
-    // stale entry (SDM vol. 3A, 4.10.4.1).
-    WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) | prot);
+  } else if(anon_present(mm, pte, prot, addr, write)) {
+    spin_unlock(&mm->page_table_lock);
+    if(page)
+      __free_page(page);
+    err = do_wp_page(mm, addr, pte, prot);
+    goto out;
   }
   spin_unlock(&mm->page_table_lock);
   if(page)
@@ -228,7 +379,7 @@ tlb_gather_flush(struct mmu_gather *tlb)
 }
 
 // The frames go back only after the flush: until then another CPU may still reach them
-// through a stale TLB entry.
+// through a stale TLB entry. A page-cache page just loses the mapping's reference.
 void
 tlb_gather_release(struct mmu_gather *tlb)
 {
@@ -289,4 +440,40 @@ void
 zap_page_range(struct mm *mm, unsigned long start, unsigned long end)
 {
   walk_present_ptes(mm, start, end, zap_pte, tlb_gather_release);
+}
+
+// mremap's move. The new range's page tables are made first, where the old one has any, so
+// that running out of memory changes nothing; a PTE cannot appear meanwhile (faults need
+// mmap_sem). Each entry moves under the page-table lock with its accessed and dirty bits; an
+// anonymous page's address (page->index) follows it, since lazyfree_evict looks its PTE up
+// there. One flush of the old range at the end: until then a CPU may still reach the pages
+// through it, which are the same pages.
+int
+move_page_tables(struct mm *mm, unsigned long old, unsigned long new, unsigned long len)
+{
+  for(unsigned long a = old; a < old + len; a += PAGE_SIZE) {
+    if(!pte_lookup(mm, a))
+      a = ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE - PAGE_SIZE;   // no page table: skip its span
+    else if(!pte_alloc(mm, new + (a - old)))
+      return -ENOMEM;
+  }
+  for(unsigned long a = old; a < old + len; a += PAGE_SIZE) {
+    spin_lock(&mm->page_table_lock);
+    unsigned long from = a;
+    u64 *pte = next_present_pte(mm, &from, MIN(old + len, ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE));
+    if(pte) {
+      u64 e = __atomic_exchange_n(pte, 0, __ATOMIC_RELAXED);
+      struct page *page = pte_page(e);
+      if(!page_is_file(page) && page->private == (unsigned long)mm)
+        page->index = new + (from - old);
+      WRITE_ONCE(*pte_lookup(mm, new + (from - old)), e);
+      a = from;
+    } else {
+      a = MIN(old + len, ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE) - PAGE_SIZE;
+    }
+    spin_unlock(&mm->page_table_lock);
+    cond_resched();
+  }
+  flush_tlb_range(mm, old, old + len);
+  return 0;
 }

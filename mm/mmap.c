@@ -1,5 +1,6 @@
 // Address spaces: creating and tearing down an mm, its VMAs in an AVL tree keyed by start
-// address, and private anonymous mmap/munmap. The tree changes only under mmap_sem for write.
+// address, mmap/munmap of anonymous memory and files, and mremap. The tree changes only under
+// mmap_sem for write.
 #include "errno.h"
 #include "panic.h"
 #include "rwsem.h"
@@ -139,6 +140,8 @@ vma_insert(struct mm *mm, struct vma *v)
   v->height = 1;
   mm->vma_root = tree_insert(mm->vma_root, v);
   mm->nr_vmas++;
+  if(v->file)
+    vma_link_file(mm, v);
 }
 
 void
@@ -147,12 +150,39 @@ vma_link(struct mm *mm, struct vma *v)
   vma_insert(mm, v);
 }
 
+// Dropping a file mapping's reference may free the file and, for an unlinked one, its inode
+// and pages: a sleeping call, fine under mmap_sem (Linux defers it to task work instead).
 static void
 vma_remove(struct mm *mm, struct vma *v)
 {
   mm->vma_root = tree_remove(mm->vma_root, v);
   mm->nr_vmas--;
+  if(v->file) {
+    vma_unlink_file(v);
+    vfs_close(v->file);
+  }
   kfree(v);
+}
+
+// tail becomes v's part from addr on, with its own reference on v's file; v keeps the rest.
+static void
+vma_split_tail(struct mm *mm, struct vma *v, unsigned long addr, struct vma *tail)
+{
+  tail->start = addr;
+  tail->end = v->end;
+  tail->flags = v->flags;
+  tail->file = v->file ? get_file(v->file) : NULL;
+  tail->pgoff = v->pgoff + ((addr - v->start) >> PAGE_SHIFT);
+  v->end = addr;
+  vma_insert(mm, tail);
+}
+
+// v loses its pages below addr: a file mapping's now starts further into the file.
+static void
+vma_trim_front(struct vma *v, unsigned long addr)
+{
+  v->pgoff += (addr - v->start) >> PAGE_SHIFT;
+  v->start = addr;   // still between its neighbours: the tree order holds
 }
 
 struct mm *
@@ -175,6 +205,19 @@ void
 mmget(struct mm *mm)
 {
   __atomic_fetch_add(&mm->users, 1, __ATOMIC_RELAXED);
+}
+
+// The struct outlives its last user by a grace period and its VMAs, so a walker that found
+// it through one of them may look at the count; at zero the teardown has begun.
+bool
+mmget_not_zero(struct mm *mm)
+{
+  int n = READ_ONCE(mm->users);
+  while(n > 0)
+    if(__atomic_compare_exchange_n(&mm->users, &n, n + 1, false, __ATOMIC_ACQUIRE,
+                                   __ATOMIC_RELAXED))
+      return true;
+  return false;
 }
 
 static void
@@ -230,15 +273,12 @@ unmap_range(struct mm *mm, unsigned long start, unsigned long end, struct vma **
     if(v->start < start && v->end > end) {
       struct vma *tail = *spare;
       *spare = NULL;
-      tail->start = end;
-      tail->end = v->end;
-      tail->flags = v->flags;
+      vma_split_tail(mm, v, end, tail);
       v->end = start;
-      vma_insert(mm, tail);
     } else if(v->start < start) {
       v->end = start;
     } else if(v->end > end) {
-      v->start = end;   // still between its neighbours: the tree order holds
+      vma_trim_front(v, end);
     } else {
       vma_remove(mm, v);
     }
@@ -272,14 +312,39 @@ vm_flags_from_prot(int prot)
          (prot & PROT_EXEC ? VM_READ | VM_EXEC : 0);
 }
 
+static long mmap_region(struct mm *mm, unsigned long addr, size_t len, int prot, int flags,
+                        struct file *file, unsigned long pgoff, unsigned long vm_flags);
+
 long
 vm_mmap(struct mm *mm, unsigned long addr, size_t len, int prot, int flags)
+{
+  if(!(flags & MAP_ANONYMOUS))
+    return -EINVAL;
+  return mmap_region(mm, addr, len, prot, flags, NULL, 0, VM_MAYWRITE);
+}
+
+// pgoff + the length in pages must not wrap (Linux's EOVERFLOW); past the end of the file is
+// allowed, a fault there is SIGBUS.
+long
+vm_mmap_file(struct mm *mm, unsigned long addr, size_t len, int prot, int flags,
+             struct file *file, unsigned long pgoff, unsigned long vm_flags)
+{
+  if(flags & MAP_ANONYMOUS)
+    return -EINVAL;
+  if(len && len <= USER_END && pgoff + (ALIGN_UP(len, PAGE_SIZE) >> PAGE_SHIFT) < pgoff)
+    return -EOVERFLOW;
+  return mmap_region(mm, addr, len, prot, flags, file, pgoff,
+                     vm_flags & (VM_SHARED | VM_MAYWRITE));
+}
+
+static long
+mmap_region(struct mm *mm, unsigned long addr, size_t len, int prot, int flags,
+            struct file *file, unsigned long pgoff, unsigned long vm_flags)
 {
   int type = flags & (MAP_SHARED | MAP_PRIVATE);
   if(type != MAP_SHARED && type != MAP_PRIVATE)
     return -EINVAL;
-  if(!(flags & MAP_ANONYMOUS) || (flags & ~MAP_KNOWN) ||
-     (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
+  if((flags & ~MAP_KNOWN) || (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
     return -EINVAL;
   if(len == 0 || len > USER_END)
     return -EINVAL;
@@ -311,7 +376,9 @@ vm_mmap(struct mm *mm, unsigned long addr, size_t len, int prot, int flags)
   if(addr) {
     v->start = addr;
     v->end = addr + len;
-    v->flags = vm_flags_from_prot(prot);
+    v->flags = vm_flags_from_prot(prot) | vm_flags;
+    v->file = file ? get_file(file) : NULL;
+    v->pgoff = pgoff;
     vma_insert(mm, v);
     v = NULL;
   }
@@ -330,21 +397,26 @@ vma_split_at(struct mm *mm, unsigned long addr, struct vma **spare)
     return;
   struct vma *tail = *spare;
   *spare = NULL;
-  tail->start = addr;
-  tail->end = v->end;
-  tail->flags = v->flags;
-  v->end = addr;
-  vma_insert(mm, tail);
+  vma_split_tail(mm, v, addr, tail);
 }
 
-// Joins neighbours with equal flags from the VMA before start to the one after end.
+// Whether n may join v: adjacent, equal flags, and the same memory: anonymous both, or the
+// same file with n's pages following v's.
+static bool
+vma_mergeable(struct vma *v, struct vma *n)
+{
+  return n->start == v->end && n->flags == v->flags && n->file == v->file &&
+         (!v->file || n->pgoff == v->pgoff + ((v->end - v->start) >> PAGE_SHIFT));
+}
+
+// Joins mergeable neighbours from the VMA before start to the one after end.
 void
 vma_merge_range(struct mm *mm, unsigned long start, unsigned long end)
 {
   struct vma *v = find_vma(mm, start ? start - 1 : 0);
   while(v && v->start <= end) {
     struct vma *n = vma_next(mm, v);
-    if(n && n->start == v->end && n->flags == v->flags && n->start <= end) {
+    if(n && n->start <= end && vma_mergeable(v, n)) {
       v->end = n->end;
       vma_remove(mm, n);
       continue;
@@ -369,4 +441,95 @@ vm_munmap(struct mm *mm, unsigned long addr, size_t len)
   up_write(&mm->mmap_sem);
   kfree(spare);
   return 0;
+}
+
+// mremap(2), as glibc's realloc of a large block calls it: a shrink unmaps the tail; a grow
+// stays in place when the pages after the mapping are free, else moves (MREMAP_MAYMOVE) to a
+// free range, or to new_addr (MREMAP_FIXED: what was there is unmapped first). Pages move
+// with their page-table entries, never copied (move_page_tables). Linux's errnos: EINVAL for
+// unknown flags (MREMAP_DONTUNMAP is not implemented), misalignment, a zero new length,
+// overlapping fixed ranges, a zero old length of a private mapping; EFAULT when [addr,
+// addr + old_len) is not inside one mapping; ENOMEM when it can neither grow nor move.
+long
+vm_mremap(struct mm *mm, unsigned long addr, size_t old_len, size_t new_len, int flags,
+          unsigned long new_addr)
+{
+  if((flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED)) ||
+     ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE)) || addr % PAGE_SIZE)
+    return -EINVAL;
+  if(new_len == 0 || new_len > USER_END || old_len > USER_END)
+    return -EINVAL;
+  old_len = ALIGN_UP(old_len, PAGE_SIZE);
+  new_len = ALIGN_UP(new_len, PAGE_SIZE);
+  bool fixed = flags & MREMAP_FIXED;
+  if(fixed) {
+    if(!range_ok(new_addr, new_len) ||
+       (addr + old_len > new_addr && new_addr + new_len > addr))
+      return -EINVAL;
+    if(new_addr < MMAP_MIN_ADDR)
+      return -EPERM;
+  }
+  // Spares for the cuts: the destination, the shrunk tail, the moved range; and the new VMA.
+  struct vma *sp[4];
+  long ret = 0;
+  for(int i = 0; i < 4; i++)
+    if(!(sp[i] = kzalloc(sizeof(struct vma), GFP_KERNEL)))
+      ret = -ENOMEM;
+  if(ret)
+    goto out_free;
+  down_write(&mm->mmap_sem);
+  if(fixed) {
+    unmap_range(mm, new_addr, new_addr + new_len, &sp[0]);
+    if(old_len > new_len) {
+      unmap_range(mm, addr + new_len, addr + old_len, &sp[1]);
+      old_len = new_len;
+    }
+  } else if(old_len >= new_len) {
+    if(old_len > new_len)
+      unmap_range(mm, addr + new_len, addr + old_len, &sp[1]);
+    ret = addr;
+    goto out;
+  }
+  struct vma *v = find_vma(mm, addr);
+  if(!v || v->start > addr || old_len > v->end - addr) {
+    ret = -EFAULT;
+    goto out;
+  }
+  if(!old_len && !(v->flags & VM_SHARED)) {
+    ret = -EINVAL;   // a copy of a private mapping's pages is not what Linux gives either
+    goto out;
+  }
+  if(!fixed) {
+    if(addr + old_len == v->end && addr <= USER_END - new_len &&
+       range_free(mm, v->end, new_len - old_len)) {
+      v->end = addr + new_len;
+      vma_merge_range(mm, v->start, v->end);
+      ret = addr;
+      goto out;
+    }
+    if(!(flags & MREMAP_MAYMOVE) || !(new_addr = find_gap(mm, new_len))) {
+      ret = -ENOMEM;
+      goto out;
+    }
+  }
+  if((ret = move_page_tables(mm, addr, new_addr, old_len)) < 0)
+    goto out;
+  struct vma *nv = sp[3];
+  sp[3] = NULL;
+  nv->start = new_addr;
+  nv->end = new_addr + new_len;
+  nv->flags = v->flags;
+  nv->file = v->file ? get_file(v->file) : NULL;
+  nv->pgoff = v->pgoff + ((addr - v->start) >> PAGE_SHIFT);
+  vma_insert(mm, nv);
+  if(old_len)
+    unmap_range(mm, addr, addr + old_len, &sp[2]);   // no page left there to zap
+  vma_merge_range(mm, new_addr, new_addr + new_len);
+  ret = new_addr;
+out:
+  up_write(&mm->mmap_sem);
+out_free:
+  for(int i = 0; i < 4; i++)
+    kfree(sp[i]);
+  return ret;
 }

@@ -1,6 +1,7 @@
 // mprotect: new rights for a range of VMAs (split at its ends, merged again afterwards) and
 // for the PTEs already present in it, flushed from every CPU of the mm (Linux's mm/mprotect.c).
 #include "errno.h"
+#include "mm.h"
 #include "slab.h"
 #include "vm.h"
 #include <asm/memlayout.h>
@@ -9,7 +10,8 @@
 #define PMD_SIZE (2UL << 20)
 
 // Linux's mprotect(2): ENOMEM when part of the range is unmapped (nothing is changed then),
-// EINVAL for a misaligned start or unknown bits.
+// EINVAL for a misaligned start or unknown bits, EACCES for write access to a shared mapping
+// of a file opened read-only (no VM_MAYWRITE; nothing is changed then either).
 int
 vm_mprotect(struct mm *mm, unsigned long start, size_t len, int prot)
 {
@@ -30,32 +32,37 @@ vm_mprotect(struct mm *mm, unsigned long start, size_t len, int prot)
   }
   down_write(&mm->mmap_sem);
   unsigned long a = start;
+  unsigned long vm = vm_flags_from_prot(prot);
   for(struct vma *v = find_vma(mm, start); v && v->start < end && a < end; v = vma_next(mm, v)) {
     if(v->start > a)
       break;
+    if((vm & VM_WRITE) && !(v->flags & VM_MAYWRITE))
+      err = -EACCES;
     a = v->end;
   }
-  if(a < end) {
+  if(a < end)
     err = -ENOMEM;
+  if(err)
     goto out;
-  }
   vma_split_at(mm, start, &spare[0]);
   vma_split_at(mm, end, &spare[1]);
-  unsigned long vm = vm_flags_from_prot(prot);
-  for(struct vma *v = find_vma(mm, start); v && v->start < end; v = vma_next(mm, v))
-    v->flags = vm;
-  u64 pte_prot = vma_pte_prot(mm, vm);
-  spin_lock(&mm->page_table_lock);
-  for(unsigned long p = start; p < end; p += PAGE_SIZE) {
-    u64 *pte = pte_lookup(mm, p);
-    if(!pte)   // no page table: skip its 2 MiB
-      p = ALIGN_DOWN(p, PMD_SIZE) + PMD_SIZE - PAGE_SIZE;
-    else if(*pte & PTE_P)   // write access is added by the next write fault, which copies a
-                            // page still shared since a fork (mm/cow.c)
-      WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) | (pte_prot & ~PTE_W) |
-                       (*pte & pte_prot & PTE_W));
+  // Each page gets its VMA's rights as vma_page_prot gives them: a private file mapping's
+  // page-cache pages stay read-only, so that a write still copies them.
+  for(struct vma *v = find_vma(mm, start); v && v->start < end; v = vma_next(mm, v)) {
+    v->flags = (v->flags & ~VM_PROT) | vm;
+    spin_lock(&mm->page_table_lock);
+    for(unsigned long p = v->start; p < v->end; p += PAGE_SIZE) {
+      u64 *pte = pte_lookup(mm, p);
+      if(!pte)   // no page table: skip its 2 MiB
+        p = ALIGN_DOWN(p, PMD_SIZE) + PMD_SIZE - PAGE_SIZE;
+      else if(*pte & PTE_P)   // write access is added by the next write fault, which copies
+                              // a page still shared since a fork (mm/cow.c)
+        WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) |
+                         (vma_page_prot(mm, v, pfn_to_page((*pte & PTE_ADDR) >> PAGE_SHIFT)) &
+                          (~PTE_W | (*pte & PTE_W))));
+    }
+    spin_unlock(&mm->page_table_lock);
   }
-  spin_unlock(&mm->page_table_lock);
   flush_tlb_range(mm, start, end);
   vma_merge_range(mm, start, end);
 out:

@@ -175,8 +175,8 @@ user_fault(struct trapframe *tf, int sig, u64 addr)
 {
   struct process *p = current->proc;
   if(tf->vector == T_PGFLT)
-    printk("%s[%d]: segfault at %lx ip %016lx sp %016lx error %lx\n", p->name, p->pid, addr,
-           tf->rip, tf->rsp, tf->error);
+    printk("%s[%d]: %s at %lx ip %016lx sp %016lx error %lx\n", p->name, p->pid,
+           sig == 7 ? "bus error" : "segfault", addr, tf->rip, tf->rsp, tf->error);   // SIGBUS
   else
     printk("traps: %s[%d] trap %s ip:%lx sp:%lx error:%lx\n", p->name, p->pid,
            trap_name(tf->vector), tf->rip, tf->rsp, tf->error);

@@ -141,7 +141,7 @@ user_trap(struct trapframe *tf)
     }
     if(err == -ENOMEM)
       user_oom_kill(tf);
-    user_fault(tf, SIGSEGV, addr);
+    user_fault(tf, err == -EIO ? SIGBUS : SIGSEGV, addr);   // -EIO: past a mapped file's end
   }
   user_fault(tf, user_trap_signal(v), 0);
 }

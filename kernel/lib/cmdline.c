@@ -344,6 +344,20 @@ parse_lockstat(struct cmdline *c, const char *v)
   return yesno(v, &c->lockstat);
 }
 
+// madvise.lock=: how user mode's MADV_DONTNEED and MADV_FREE take mmap_sem. read is the
+// default, as in Linux since Nick Piggin's 2007 patch; write is the kernel before it.
+static const char *
+parse_madvise_lock(struct cmdline *c, const char *v)
+{
+  if(strcmp(v, "read") == 0)
+    c->madvise_lock_write = false;
+  else if(strcmp(v, "write") == 0)
+    c->madvise_lock_write = true;
+  else
+    return "expected read or write";
+  return NULL;
+}
+
 // A path, kept as written: the program is looked up when it runs.
 static const char *
 parse_init(struct cmdline *c, const char *v)
@@ -376,6 +390,7 @@ static const struct param {
   { "debug_slab", parse_debug_slab },
   { "profile", parse_profile },
   { "lockstat", parse_lockstat },
+  { "madvise.lock", parse_madvise_lock },
   { "init", parse_init },
 };
 

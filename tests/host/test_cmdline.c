@@ -67,7 +67,7 @@ test_empty(void)
   CHECK(d.bench_runs == 0 && d.bench_secs_us == 0 && !d.bench_aa);
   CHECK(d.selftest == SELFTEST_NONE && d.nselftest == 0 && d.nr_cpus == 0);
   CHECK(d.poweroff && d.panic == PANIC_EXIT && d.failslab == 0 && d.failpage == 0 && !d.debug_slab);
-  CHECK(!d.lockstat);
+  CHECK(!d.lockstat && !d.madvise_lock_write);
   CHECK(fresh(&c, "") == 0 && memcmp(&c, &d, sizeof(c)) == 0);
   CHECK(fresh(&c, "   \t \n\r\v\f ") == 0 && memcmp(&c, &d, sizeof(c)) == 0);
   CHECK(cmdline_parse(&c, "nr_cpus=x bogus", NULL) == 2);
@@ -342,6 +342,13 @@ test_flags(void)
   CHECK(parse(&c, "lockstat=no") == 0 && !c.lockstat);
   CHECK(fresh(&c, "lockstat=yes lockstat=on") == 1 && c.lockstat);
   CHECK(strcmp(lastwhy, "expected yes or no") == 0 && strcmp(lastword, "lockstat=on") == 0);
+  // madvise.lock: read (the default) or write; anything else is named and the default kept.
+  CHECK(fresh(&c, "madvise.lock=write") == 0 && c.madvise_lock_write);
+  CHECK(parse(&c, "madvise.lock=read") == 0 && !c.madvise_lock_write);
+  CHECK(fresh(&c, "madvise.lock=exclusive") == 1 && !c.madvise_lock_write);
+  CHECK(strcmp(lastwhy, "expected read or write") == 0 &&
+        strcmp(lastword, "madvise.lock=exclusive") == 0);
+  CHECK(rejected("madvise.lock=", "empty value"));
   CHECK(rejected("bench.aa=YES", "expected yes or no"));
   CHECK(rejected("bench.aa=", "empty value"));
   CHECK(rejected("bench.a=yes", "unknown key"));

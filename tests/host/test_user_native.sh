@@ -48,6 +48,9 @@ expect 0 hello one "two words"
 expect 0 hello-pie pie
 expect 0 threads
 expect 0 mem
+expect 0 fmap
+expect 135 fmap sigbus
+expect 135 fmap truncate
 expect 0 fpu
 expect 0 spin 0.5
 expect 0 hostile

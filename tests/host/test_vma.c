@@ -1,5 +1,6 @@
-// Host test of mm/mmap.c: the AVL tree of VMAs against a brute-force model, and mmap/munmap's
-// splits and errnos. Page tables are stubbed; zap_page_range calls are recorded.
+// Host test of mm/mmap.c: the AVL tree of VMAs against a brute-force model, mmap/munmap's
+// splits and errnos, file mappings' offsets and references through splits, merges and
+// mremap. Page tables are stubbed; zap_page_range and move_page_tables calls are recorded.
 #include <stdlib.h>
 #include "check.h"
 #include "errno.h"
@@ -18,6 +19,37 @@ void
 zap_page_range(struct mm *mm, unsigned long start, unsigned long end)
 {
   zapped_pages += (end - start) / PAGE_SIZE;
+}
+
+// A file is only an address here: each VMA that maps it holds one reference.
+static int file_refs;
+static struct file *const the_file = (struct file *)0x1000;
+
+struct file *
+get_file(struct file *f)
+{
+  file_refs++;
+  return f;
+}
+
+void
+vfs_close(struct file *f)
+{
+  CHECK(f == the_file && file_refs > 0);
+  file_refs--;
+}
+
+static unsigned long moved_pages;
+static int linked_vmas;
+
+void vma_link_file(struct mm *mm, struct vma *v) { linked_vmas++; }
+void vma_unlink_file(struct vma *v) { linked_vmas--; }
+
+int
+move_page_tables(struct mm *mm, unsigned long old, unsigned long new, unsigned long len)
+{
+  moved_pages += len / PAGE_SIZE;
+  return 0;
 }
 
 #define FLAGS (MAP_PRIVATE | MAP_ANONYMOUS)
@@ -60,6 +92,18 @@ matches_model(struct mm *mm, unsigned long base)
       return false;
   }
   return true;
+}
+
+// Counts the VMAs over npages from base once vma_merge_range has joined what it can.
+static int
+merged_count(struct mm *mm, unsigned long base, int npages)
+{
+  vma_merge_range(mm, base, base + npages * PAGE_SIZE);
+  int n = 0;
+  for(struct vma *v = find_vma(mm, base); v && v->start < base + npages * PAGE_SIZE;
+      v = vma_next(mm, v))
+    n++;
+  return n;
 }
 
 static void
@@ -132,6 +176,82 @@ test_errors(void)
   mmput(mm);
 }
 
+// A file mapping keeps its offset through a hole punched in it, refuses to merge with a
+// neighbour that maps other pages, and every piece holds one reference until unmapped.
+static void
+test_file_vmas(void)
+{
+  struct mm *mm = mm_create();
+  unsigned long base = MMAP_BASE + (1UL << 32);
+  long a = vm_mmap_file(mm, base, 8 * PAGE_SIZE, RW, MAP_SHARED | MAP_FIXED, the_file, 10,
+                        VM_SHARED | VM_MAYWRITE);
+  CHECK(a == (long)base && file_refs == 1);
+  CHECK(vm_munmap(mm, base + 2 * PAGE_SIZE, 3 * PAGE_SIZE) == 0);
+  struct vma *lo = find_vma(mm, base), *hi = find_vma(mm, base + 2 * PAGE_SIZE);
+  CHECK(lo && lo->pgoff == 10 && lo->end == base + 2 * PAGE_SIZE && (lo->flags & VM_SHARED));
+  CHECK(hi && hi->start == base + 5 * PAGE_SIZE && hi->pgoff == 15 && hi->file == the_file);
+  CHECK(file_refs == 2);
+  // Mapping the hole again with the right pages joins the three; other pages do not join.
+  CHECK(vm_mmap_file(mm, base + 2 * PAGE_SIZE, 3 * PAGE_SIZE, RW, MAP_SHARED | MAP_FIXED,
+                     the_file, 40, VM_SHARED | VM_MAYWRITE) == (long)(base + 2 * PAGE_SIZE));
+  CHECK(merged_count(mm, base, 8) == 3 && file_refs == 3);
+  CHECK(vm_mmap_file(mm, base + 2 * PAGE_SIZE, 3 * PAGE_SIZE, RW, MAP_SHARED | MAP_FIXED,
+                     the_file, 12, VM_SHARED | VM_MAYWRITE) == (long)(base + 2 * PAGE_SIZE));
+  CHECK(merged_count(mm, base, 8) == 1);
+  CHECK(file_refs == 1 && find_vma(mm, base)->pgoff == 10);
+  CHECK(vm_mmap_file(mm, 0, PAGE_SIZE, RW, MAP_SHARED | MAP_ANONYMOUS, the_file, 0, 0) == -EINVAL);
+  CHECK(vm_mmap_file(mm, 0, 2 * PAGE_SIZE, RW, MAP_SHARED, the_file, ~0UL, 0) == -EOVERFLOW);
+  CHECK(vm_munmap(mm, base, 8 * PAGE_SIZE) == 0);
+  CHECK(file_refs == 0 && linked_vmas == 0 && mm->nr_vmas == 0);
+  mmput(mm);
+}
+
+// mremap: shrink in place, grow in place into free pages, move when the next page is taken
+// (the pages go with it, the file offset too), MREMAP_FIXED over another mapping, and errnos.
+static void
+test_mremap(void)
+{
+  struct mm *mm = mm_create();
+  unsigned long base = MMAP_BASE + (1UL << 33);
+  long a = vm_mmap(mm, base, 4 * PAGE_SIZE, RW, FLAGS | MAP_FIXED);
+  CHECK(a == (long)base);
+  zapped_pages = 0;
+  CHECK(vm_mremap(mm, base, 4 * PAGE_SIZE, 2 * PAGE_SIZE, 0, 0) == (long)base);
+  CHECK(zapped_pages == 2 && find_vma(mm, base)->end == base + 2 * PAGE_SIZE);
+  CHECK(vm_mremap(mm, base, 2 * PAGE_SIZE, 6 * PAGE_SIZE, 0, 0) == (long)base);
+  CHECK(find_vma(mm, base)->end == base + 6 * PAGE_SIZE && mm->nr_vmas == 1);
+  CHECK(vm_mmap(mm, base + 6 * PAGE_SIZE, PAGE_SIZE, PROT_READ, FLAGS | MAP_FIXED) > 0);
+  CHECK(vm_mremap(mm, base, 6 * PAGE_SIZE, 8 * PAGE_SIZE, 0, 0) == -ENOMEM);
+  moved_pages = 0;
+  long m = vm_mremap(mm, base, 6 * PAGE_SIZE, 8 * PAGE_SIZE, MREMAP_MAYMOVE, 0);
+  CHECK(m > 0 && m != (long)base && moved_pages == 6);
+  CHECK(find_vma(mm, base)->start == base + 6 * PAGE_SIZE);   // only the read-only page left
+  CHECK(find_vma(mm, m)->end == (unsigned long)m + 8 * PAGE_SIZE);
+  // A file mapping moved to a fixed place over another mapping keeps its offset.
+  unsigned long f = base + 64 * PAGE_SIZE;
+  CHECK(vm_mmap_file(mm, f, 4 * PAGE_SIZE, RW, MAP_PRIVATE | MAP_FIXED, the_file, 3,
+                     VM_MAYWRITE) == (long)f);
+  CHECK(vm_mremap(mm, f + PAGE_SIZE, 2 * PAGE_SIZE, 2 * PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED,
+                  m) == m);
+  struct vma *v = find_vma(mm, m);
+  CHECK(v && v->file == the_file && v->pgoff == 4 && v->end == (unsigned long)m + 2 * PAGE_SIZE);
+  CHECK(file_refs == 3 && linked_vmas == 3);   // the moved piece and two around its old place
+  // Errnos.
+  CHECK(vm_mremap(mm, base + 1, PAGE_SIZE, PAGE_SIZE, 0, 0) == -EINVAL);
+  CHECK(vm_mremap(mm, base, PAGE_SIZE, 0, 0, 0) == -EINVAL);
+  CHECK(vm_mremap(mm, base, PAGE_SIZE, PAGE_SIZE, 8, 0) == -EINVAL);
+  CHECK(vm_mremap(mm, base, PAGE_SIZE, PAGE_SIZE, MREMAP_FIXED, m) == -EINVAL);
+  CHECK(vm_mremap(mm, m, 2 * PAGE_SIZE, 2 * PAGE_SIZE, MREMAP_MAYMOVE | MREMAP_FIXED,
+                  m + PAGE_SIZE) == -EINVAL);   // overlapping ranges
+  CHECK(vm_mremap(mm, base + 200 * PAGE_SIZE, PAGE_SIZE, 2 * PAGE_SIZE, MREMAP_MAYMOVE, 0) ==
+        -EFAULT);
+  CHECK(vm_mremap(mm, m, 4 * PAGE_SIZE, 8 * PAGE_SIZE, MREMAP_MAYMOVE, 0) == -EFAULT);
+  CHECK(vm_mremap(mm, base + 6 * PAGE_SIZE, 0, PAGE_SIZE, MREMAP_MAYMOVE, 0) == -EINVAL);
+  CHECK(tree_ok(mm));
+  mmput(mm);
+  CHECK(file_refs == 0);
+}
+
 int
 main(void)
 {
@@ -139,6 +259,8 @@ main(void)
   test_random_ops();
   test_split_and_gaps();
   test_errors();
+  test_file_vmas();
+  test_mremap();
   rcu_barrier();                  // the mms go after a grace period
   CHECK(slab_nr_live() == 0);     // and with them every VMA
   rcu_unregister_thread();

@@ -14,6 +14,7 @@ user_bin_\name\()_end:
   userbin hello_pie, hello-pie
   userbin threads, threads
   userbin mem, mem
+  userbin fmap, fmap
   userbin fault, fault
   userbin fpu, fpu
   userbin spin, spin

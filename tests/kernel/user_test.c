@@ -93,6 +93,19 @@ user_mem(void)
 }
 SELFTEST_NOINJECT("user-mem", user_mem);
 
+// File mappings (tests/user/fmap.c): shared and private, coherence with read and write,
+// copy-on-write, mremap, msync, mincore and their errnos; then a page past the end of a short
+// file, and of a file truncated while mapped: SIGBUS, status 135.
+static bool
+user_fmap(void)
+{
+  const char *const argv[] = { "/bin/fmap", NULL };
+  const char *const bus[] = { "/bin/fmap", "sigbus", NULL };
+  const char *const trunc[] = { "/bin/fmap", "truncate", NULL };
+  return run("fmap", argv, 0) & run("fmap", bus, 135) & run("fmap", trunc, 135);
+}
+SELFTEST_NOINJECT("user-fmap", user_fmap);
+
 // exit_group from main while a thread spins on every CPU, one waits on a futex for ever and
 // one sleeps for an hour: status 3, at once.
 static bool

@@ -45,7 +45,7 @@ pick(void)
 // may legitimately unmap or zero the program itself (mmap, munmap, mremap, madvise over
 // [0x1000, 4 TiB)): those get the fixed cases below.
 static const int calls[] = {
-  0, 1, 5, 8, 10, 12, 13, 14, 16, 17, 18, 19, 20, 24, 35, 39, 63, 79, 89, 96, 97, 98, 99,
+  0, 1, 5, 8, 10, 12, 13, 14, 16, 17, 18, 19, 20, 24, 26, 35, 39, 63, 79, 89, 96, 97, 98, 99,
   102, 104, 107, 108, 110, 131, 186, 201, 202, 203, 204, 218, 228, 229, 230, 257, 262, 267,
   273, 302, 309, 318, 334, 500, 1000, -1,
 };
@@ -76,7 +76,8 @@ main(void)
     wrong += raw(11, a, 4096, 0, 0, 0, 0) != -22;                  // munmap: EINVAL
     wrong += raw(28, a, 4096, 4, 0, 0, 0) >= 0 && a >= 0x800000000000L;   // madvise
     wrong += raw(9, a, 4096, 3, 0x32, -1, 0) >= 0 && a >= 0x800000000000L; // mmap FIXED
-    calls_made += 3;
+    wrong += raw(25, a, 4096, 8192, 1, 0, 0) >= 0;                  // mremap: nothing there
+    calls_made += 4;
   }
   printf("hostile: %ld calls answered, %ld wrong errnos\n", calls_made, wrong);
   return wrong != 0;

@@ -1,6 +1,6 @@
 // proc: processes. fork and wait4/waitid with their status encodings, WNOHANG, WNOWAIT and
 // ECHILD; copy-on-write (also while other threads of the parent write); fds shared with
-// their offsets; vfork; execve (the pid kept, O_CLOEXEC fds closed, /proc/self/exe, the
+// their offsets; file mappings shared or copied; vfork; execve (the pid kept, O_CLOEXEC fds closed, /proc/self/exe, the
 // other threads ended), #! scripts, and its errors E2BIG, ENOENT, EACCES, ENOEXEC; orphans
 // re-parented; getrusage(RUSAGE_CHILDREN); with "storm N", N fork+exit+wait; with "cow" the
 // copy-on-write checks alone. Linux is the oracle (tests/host/test_user_native.sh). Exits 0
@@ -265,6 +265,42 @@ test_files(void)
     _exit(close(fd) == 0 ? 0 : 1);
   check(reap(pid) == 0, "the child closes its copy");
   check(fcntl(fd, F_GETFD) == 0, "the parent's fd is still open");
+  close(fd);
+  unlink(path);
+}
+
+// File mappings across fork: a MAP_SHARED one stays shared (the child's store is the
+// parent's and the file's), a MAP_PRIVATE one is copied on write (the file keeps its bytes).
+static void
+test_fmap(void)
+{
+  char path[96];
+  snprintf(path, sizeof(path), "%s/mapped", dir);
+  int fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0644);
+  check(fd >= 0 && ftruncate(fd, 8192) == 0, "a two-page file");
+  char *sh = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  char *pr = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  check(sh != MAP_FAILED && pr != MAP_FAILED, "map it shared and private");
+  sh[0] = 'a';        // the file's page, now present in both mappings
+  check(pr[0] == 'a', "the private mapping reads the file");
+  pr[4096] = 'p';     // a private copy of the second page before the fork
+  fflush(stdout);
+  pid_t pid = fork();
+  if(pid == 0) {
+    sh[1] = 'b';
+    pr[0] = 'x';      // copies the file's page into the child
+    pr[4096] = 'y';   // copies the parent's private copy
+    _exit(sh[0] == 'a' && pr[0] == 'x' && pr[1] == 'b' && pr[4096] == 'y' ? 0 : 1);
+  }
+  int st = reap(pid);
+  check(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child reads both mappings");
+  check(sh[1] == 'b', "MAP_SHARED: the child's store is seen by the parent");
+  check(pr[0] == 'a' && pr[4096] == 'p', "MAP_PRIVATE: the child's stores are its own");
+  char b[2];
+  check(pread(fd, b, 2, 0) == 2 && b[0] == 'a' && b[1] == 'b', "the file has the shared store");
+  check(pread(fd, b, 1, 4096) == 1 && b[0] == 0, "and none of the private ones");
+  munmap(sh, 8192);
+  munmap(pr, 8192);
   close(fd);
   unlink(path);
 }
@@ -564,7 +600,7 @@ main(int argc, char **argv)
       void (*fn)(void);
     } parts[] = {
       { "wait", test_wait }, { "cow1", test_cow }, { "cowthreads", test_cow_threads },
-      { "files", test_files }, { "vfork", test_vfork }, { "exec", test_exec },
+      { "files", test_files }, { "fmap", test_fmap }, { "vfork", test_vfork }, { "exec", test_exec },
       { "orphan", test_orphan }, { "rusage", test_rusage }, { "clone3", test_clone3 },
     };
     for(int i = 1; i < argc; i++)
@@ -576,6 +612,7 @@ main(int argc, char **argv)
     test_cow();
     test_cow_threads();
     test_files();
+    test_fmap();
     test_vfork();
     test_exec();
     test_orphan();

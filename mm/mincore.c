@@ -1,0 +1,40 @@
+// mincore(2): which pages of a range are resident: a present PTE, or for a file mapping a
+// page in the file's page cache, as Linux answers (mm/mincore.c).
+#include "errno.h"
+#include "fs.h"
+#include "mm.h"
+#include "rwsem.h"
+#include "vm.h"
+#include <asm/paging.h>
+
+// Fills vec[0..n) for the pages from start, stopping at the end of the VMA that holds
+// start: how many it filled, or -ENOMEM if no VMA holds start. The caller copies vec out
+// with mmap_sem dropped, since a fault on the user's buffer takes it again.
+long
+vm_mincore(struct mm *mm, unsigned long start, unsigned long n, u8 *vec)
+{
+  down_read(&mm->mmap_sem);
+  struct vma *v = find_vma(mm, start);
+  if(!v || v->start > start) {
+    up_read(&mm->mmap_sem);
+    return -ENOMEM;
+  }
+  n = MIN(n, (v->end - start) >> PAGE_SHIFT);
+  for(unsigned long i = 0; i < n; i++) {
+    unsigned long a = start + i * PAGE_SIZE;
+    spin_lock(&mm->page_table_lock);
+    u64 *pte = pte_lookup(mm, a);
+    vec[i] = pte && (*pte & PTE_P);
+    spin_unlock(&mm->page_table_lock);
+    if(!vec[i] && v->file) {
+      unsigned long index = v->pgoff + ((a - v->start) >> PAGE_SHIFT);
+      struct page *page = find_get_page(&v->file->f_inode->i_data, index);
+      if(page) {
+        vec[i] = 1;
+        put_page(page);
+      }
+    }
+  }
+  up_read(&mm->mmap_sem);
+  return n;
+}
