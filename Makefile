@@ -140,9 +140,11 @@ $(foreach i,$(IMAGES),$(eval $(call kernel_image,$(i))))
 # built-in initramfs as /bin/<name> (tools/mkinitramfs.sh); the test programs of tests/user/,
 # with hello and hello built as a static-PIE (ET_DYN, relocated by glibc itself, hello-pie),
 # are embedded in both kernel images by tests/kernel/user_images.S (.incbin) for the user-*
-# self-tests.
+# self-tests. proc, the process test, is also in the initramfs: it runs itself again by
+# execve of /proc/self/exe, which must name a file.
 USERCFLAGS := -O2 -static -pthread -s -Wall -Werror
-INITRAMFS_PROGS := $(patsubst user/%.c,$(BUILD)/user/%,$(wildcard user/*.c)) $(BUILD)/user/ubench
+INITRAMFS_PROGS := $(patsubst user/%.c,$(BUILD)/user/%,$(wildcard user/*.c)) $(BUILD)/user/ubench \
+  $(BUILD)/user/proc
 USER_PROGS := $(basename $(notdir $(wildcard tests/user/*.c))) hello hello-pie
 USER_BINS := $(addprefix $(BUILD)/user/,$(USER_PROGS))
 # Linux's initramfs for make compare-linux (user/linux/init.c as /init; the rule is there).

@@ -16,6 +16,7 @@
 #define ENXIO 6
 #define E2BIG 7
 #define ENOEXEC 8
+#define ECHILD 10
 #define EBADF 9
 #define EAGAIN 11
 #define ENOMEM 12

@@ -12,7 +12,7 @@ struct process;
 
 // An open file description (open(2)): what dup'd fds share, offset and status flags.
 struct ufile {
-  int refs;                 // fds pointing here, under the owning files->lock
+  int refs;                 // fds pointing here, from every table (atomic: fork shares it)
   struct file *file;        // NULL: the console (fds 0-2 at spawn: sys_console.c)
   u32 flags;                // Linux's O_ACCMODE | O_APPEND | O_NONBLOCK; F_SETFL changes the latter
   u32 dots;                 // getdents64: "." and ".." given so far (the VFS gives the rest)
@@ -21,7 +21,7 @@ struct ufile {
 
 struct files {
   spinlock_t lock;          // fd, cloexec, cwd, and the refs of what fd points at
-  int refs;                 // processes sharing this table (one until fork exists)
+  int refs;                 // processes sharing this table (clone's CLONE_FILES), under lock
   struct ufile *fd[NR_OPEN];
   u64 cloexec;              // bit n: fd n has FD_CLOEXEC
   char cwd[CWD_MAX];        // absolute, normalised ("/a/b", no "." or "..")
@@ -29,6 +29,9 @@ struct files {
 
 struct files *files_alloc(void);      // fds 0-2 on the console, cwd "/"; NULL if no memory
 void files_put(struct files *fs);     // the last put closes every file
+struct files *files_dup(struct files *src);   // fork: the same descriptions; NULL if no memory
+void files_get(struct files *fs);     // one more process shares it
+int files_exec(struct files **fsp);   // execve: unshared, close-on-exec fds closed; 0 or -ENOMEM
 // The description behind fd with a reference of the caller's, or NULL (EBADF).
 struct ufile *fget(int fd);
 void fput(struct ufile *uf);

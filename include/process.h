@@ -10,6 +10,7 @@
 struct trapframe;
 struct thread;
 struct files;
+struct cpumask;
 
 #define PROC_NAME 16
 #define USER_STACK_TOP  0x00007ffffffff000UL   // Linux's TASK_SIZE_MAX: the top page is never mapped
@@ -43,14 +44,42 @@ struct process {
   int pgid, sid;              // process group and session (setpgid, setsid), under siglock
   struct k_sigaction action[NSIG];    // rt_sigaction, shared by the threads; under siglock
   struct sigpending shared_pending;   // process-directed signals (kill); under siglock
+  struct thread *exec_thread; // execve's thread while it replaces the program, under lock:
+                              // every other thread leaves (de_thread, kernel/execve.c)
+  u32 *set_child_tid;         // fork's CLONE_CHILD_SETTID, written by the child in its own mm
+  // The process tree (kernel/exit.c): fields under tasklist_lock unless noted.
+  struct process *parent;     // NULL: started by the kernel (init=, a self-test), which
+                              // reaps its orphans and kills what is left when it ends
+  struct list_head children;  // of struct process, by sibling
+  struct list_head sibling;
+  bool dead;                  // every thread has exited: a zombie until its parent reaps it
+  bool child_subreaper;       // prctl(PR_SET_CHILD_SUBREAPER): orphans below come here
+  int exit_signal;            // clone's low byte: the parent's signal at exit (SIGCHLD)
+  u64 child_events;           // children that died; wait4 sleeps until it changes
+  struct wait_queue_head child_wq;   // wait4 and waitid sleep here
+  bool *vfork_done;           // vfork: the parent's flag, set at execve or exit
+  u64 ticks;                  // user ticks of all its threads, summed at exit
+  u64 cticks, cmin_flt;       // of reaped children and theirs (RUSAGE_CHILDREN)
 };
 
-// Every process from spawn to process_wait's reaping, under process_list_lock (irqsave):
+extern spinlock_t tasklist_lock;   // every process's tree fields
+
+// Every process from spawn or fork to its release, under process_list_lock (irqsave):
 // kill(-1), kill(-pgrp), tgkill and setpgid find their targets here.
 extern struct list_head process_list;
 extern spinlock_t process_list_lock;
 struct process *find_process(int pid);            // caller holds process_list_lock
 struct thread *find_thread_in(struct process *p, int tid);   // caller holds p->siglock
+extern struct wait_queue_head vfork_wq;   // vfork parents: their child execve'd or exited
+
+// Whether t must leave for the kernel exit at once: its process is ending, or another of
+// its threads is in execve. Sleeps in system calls end on it.
+static inline bool
+thread_must_exit(struct thread *t, struct process *p)
+{
+  struct thread *x = READ_ONCE(p->exec_thread);
+  return READ_ONCE(p->exiting) || (x && x != t);
+}
 
 // Starts image (an ELF file in memory) as a new process with argv and envp (NULL-terminated);
 // NULL with *err set (-ENOEXEC and a console line naming why, -ENOMEM). The process runs at once.
@@ -67,7 +96,34 @@ void process_exit_group(int status) __attribute__((noreturn));   // exit_group(2
 // A fatal fault or signal: the whole process ends with 128 + sig.
 void process_kill(struct process *p, int sig);
 long sys_clone(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls);
-struct cpumask;
+long sys_clone3(u64 args, u64 size);
+long sys_fork(void);
+long sys_vfork(void);
+long sys_execve(u64 path, u64 argv, u64 envp);
+long sys_execveat(u64 dirfd, u64 path, u64 argv, u64 envp, u64 flags);
+long sys_wait4(u64 pid, u64 status, u64 options, u64 ru);
+long sys_waitid(u64 which, u64 id, u64 infop, u64 options, u64 ru);
+long sys_getppid(void);
+long prctl_child_subreaper(bool set, u64 arg2);   // kernel/exit.c, for sys_prctl
+// kernel/fork.c: a new process (fork, vfork, clone without CLONE_THREAD); the pid or -errno.
+long do_fork(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls);
+// process.c, for fork: a prepared thread of p, and the reaping of exited ones.
+// A thread of p, not started; parent (or NULL) gives it its signal mask.
+struct thread *new_user_thread(struct process *p, const struct cpumask *allowed,
+                               struct thread *parent);
+void process_init(struct process *p);   // locks, lists and queues of a zeroed process
+void reap_dead_threads(struct process *p);
+bool de_thread(struct process *p);   // execve: the other threads gone; false if p is ending
+// kernel/exit.c: the last thread of p has exited; its memory and files go, its children go
+// to the reaper, its parent (or process_wait) learns of it. Then p is a zombie.
+void exit_notify(struct process *p);
+void reap_thread(struct process *p, struct thread *t);   // off p's list, joined, freed
+void release_process(struct process *p);    // a reaped zombie: its threads joined, p freed
+void process_reap_all(struct process *p);   // a kernel-started process's remaining tree
+void vfork_release(struct process *p);
+void children_rusage(u64 *ticks, u64 *min_flt);   // the caller's reaped children's      // its vfork parent goes on (execve, exit)
+// kernel/execve.c
+int read_program(const char *path, void **image, size_t *len, unsigned *order);
 int affinity_cpu(const struct cpumask *allowed);   // least loaded allowed online CPU, or -1
 
 // The user frame of a thread: the top of its kernel stack, where ring 3's entries land.

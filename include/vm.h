@@ -136,6 +136,11 @@ u64 *pte_alloc(struct mm *mm, unsigned long addr);    // the tables made; NULL w
 // mremap: the present PTEs of [old, old + len) to the same offsets from new; -ENOMEM before
 // any moved. Under mmap_sem for write.
 int move_page_tables(struct mm *mm, unsigned long old, unsigned long new, unsigned long len);
+void vma_link(struct mm *mm, struct vma *v);          // into the tree; under mmap_sem for write
+// mm/cow.c: fork's copy-on-write.
+struct mm *dup_mm(struct mm *src);   // the child's address space; NULL when out of memory
+bool cow_reuse(struct mm *mm, struct page *page, unsigned long addr);   // under the lock
+int do_wp_page(struct mm *mm, unsigned long addr, u64 *pte, u64 prot);  // 0 or -ENOMEM
 void zap_page_range(struct mm *mm, unsigned long start, unsigned long end);
 
 // A batch of pages whose PTEs were changed: one TLB flush covers them all before they are

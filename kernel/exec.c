@@ -4,9 +4,11 @@
 // fs/binfmt_elf.c create_elf_tables).
 #include "elf.h"
 #include "errno.h"
+#include "mm.h"
 #include "printk.h"
 #include "process.h"
 #include "random.h"
+#include "sched.h"
 #include "slab.h"
 #include "string.h"
 #include "vm.h"
@@ -15,8 +17,8 @@
 #include <asm/traps.h>
 #include <asm/uaccess.h>
 
-#define MAX_ARGS 256            // argv and envp entries each
-#define MAX_ARG_BYTES 65536     // their strings together
+#define ARG_MAX_BYTES (2UL << 20)   // argv and envp with their pointers: RLIMIT_STACK / 4,
+                                    // as Linux's bprm_stack_limits (execve checks it first)
 
 static int
 noexec(struct process *p, const char *why)
@@ -58,10 +60,13 @@ setup_stack(struct process *p, const char *const argv[], const char *const envp[
 {
   size_t bytes = 0;
   int argc = count_strings(argv, &bytes), envc = count_strings(envp, &bytes);
-  if(argc > MAX_ARGS || envc > MAX_ARGS || bytes > MAX_ARG_BYTES)
+  if(bytes + 8 * (argc + envc) > ARG_MAX_BYTES)
     return -E2BIG;
   int nwords = 1 + argc + 1 + envc + 1 + nauxv;
-  u64 *words = kmalloc(nwords * sizeof(u64), GFP_KERNEL);
+  unsigned order = 0;
+  while(((size_t)PAGE_SIZE << order) < nwords * sizeof(u64))
+    order++;
+  u64 *words = (u64 *)__get_free_pages(GFP_KERNEL, order);
   if(!words)
     return -ENOMEM;
   u64 sp = USER_STACK_TOP, zero = 0;
@@ -100,11 +105,12 @@ setup_stack(struct process *p, const char *const argv[], const char *const envp[
   tf->rsp = sp;
   err = 0;
 out:
-  kfree(words);
+  free_pages((unsigned long)words, order);
   return err;
 }
 
-// Called with p->mm adopted (use_mm) by the spawning thread; tf is the first thread's frame.
+// Called with the new address space adopted (use_mm) by the spawning or exec'ing thread;
+// tf is the first thread's frame.
 int
 load_elf(struct process *p, const void *image, size_t len, const char *const argv[],
          const char *const envp[], struct trapframe *tf)
@@ -149,7 +155,7 @@ load_elf(struct process *p, const void *image, size_t len, const char *const arg
   // page two segments share gets the later one's, as Linux's successive mmaps do. Whole
   // pages from the file, so that such a page holds both segments' bytes; the bss past
   // p_filesz is fresh zero pages.
-  struct mm *mm = p->mm;
+  struct mm *mm = current->mm;   // the adopted one: execve's new mm, not yet p->mm
   for(int i = 0; i < eh->e_phnum; i++) {
     if(ph[i].p_type != PT_LOAD || ph[i].p_memsz == 0)
       continue;

@@ -31,6 +31,14 @@ ufile_alloc(struct file *f, u32 flags, const char *path)
   return uf;
 }
 
+// The references of a description are atomic: since fork, tables with different locks
+// point at it. True when this was the last one.
+static bool
+ufile_put(struct ufile *uf)
+{
+  return __atomic_sub_fetch(&uf->refs, 1, __ATOMIC_ACQ_REL) == 0;
+}
+
 static void
 ufile_free(struct ufile *uf)
 {
@@ -71,10 +79,72 @@ files_put(struct files *fs)
     return;
   for(int i = 0; i < NR_OPEN; i++) {
     struct ufile *uf = fs->fd[i];
-    if(uf && --uf->refs == 0)   // nobody else can see the table now
+    if(uf && ufile_put(uf))   // nobody else can see the table now
       ufile_free(uf);
   }
   kfree(fs);
+}
+
+// fork: a table of the child's own whose fds point at the same open file descriptions,
+// so offsets and status flags stay shared, as in Linux (fork(2): "the child inherits copies
+// of the parent's set of open file descriptors ... refer to the same open file
+// descriptions"). NULL when out of memory.
+struct files *
+files_dup(struct files *src)
+{
+  struct files *fs = kzalloc(sizeof(*fs), GFP_KERNEL);
+  if(!fs)
+    return NULL;
+  spin_lock_init(&fs->lock);
+  fs->refs = 1;
+  spin_lock(&src->lock);
+  for(int i = 0; i < NR_OPEN; i++) {
+    fs->fd[i] = src->fd[i];
+    if(fs->fd[i])
+      __atomic_fetch_add(&fs->fd[i]->refs, 1, __ATOMIC_RELAXED);
+  }
+  fs->cloexec = src->cloexec;
+  memcpy(fs->cwd, src->cwd, sizeof(fs->cwd));
+  spin_unlock(&src->lock);
+  return fs;
+}
+
+void
+files_get(struct files *fs)
+{
+  spin_lock(&fs->lock);
+  fs->refs++;
+  spin_unlock(&fs->lock);
+}
+
+// execve: the fds marked close-on-exec are closed. A table shared with another process
+// (clone's CLONE_FILES) is first made private, as Linux's unshare_files does.
+int
+files_exec(struct files **fsp)
+{
+  struct files *fs = *fsp;
+  spin_lock(&fs->lock);
+  bool shared = fs->refs > 1;
+  spin_unlock(&fs->lock);
+  if(shared) {
+    struct files *copy = files_dup(fs);
+    if(!copy)
+      return -ENOMEM;
+    files_put(fs);
+    *fsp = fs = copy;
+  }
+  for(int i = 0; i < NR_OPEN; i++) {
+    spin_lock(&fs->lock);
+    struct ufile *uf = (fs->cloexec >> i) & 1 ? fs->fd[i] : NULL;
+    if(uf) {
+      fs->fd[i] = NULL;
+      fs->cloexec &= ~(1UL << i);
+    }
+    spin_unlock(&fs->lock);
+    if(uf && ufile_put(uf))
+      ufile_free(uf);
+  }
+  return 0;
 }
 
 static struct files *
@@ -92,7 +162,7 @@ fget(int fd)
   spin_lock(&fs->lock);
   struct ufile *uf = fs->fd[fd];
   if(uf)
-    uf->refs++;
+    __atomic_fetch_add(&uf->refs, 1, __ATOMIC_RELAXED);
   spin_unlock(&fs->lock);
   return uf;
 }
@@ -100,11 +170,7 @@ fget(int fd)
 void
 fput(struct ufile *uf)
 {
-  struct files *fs = cur_files();
-  spin_lock(&fs->lock);
-  bool last = --uf->refs == 0;
-  spin_unlock(&fs->lock);
-  if(last)
+  if(ufile_put(uf))
     ufile_free(uf);   // vfs_close may sleep: outside the lock
 }
 
@@ -139,7 +205,7 @@ fd_replace(int newfd, struct ufile *uf, bool cloexec)
     fs->cloexec |= 1UL << newfd;
   else
     fs->cloexec &= ~(1UL << newfd);
-  bool last = old && --old->refs == 0;
+  bool last = old && ufile_put(old);
   spin_unlock(&fs->lock);
   if(last)
     ufile_free(old);
@@ -160,7 +226,7 @@ fd_close(int fd)
   }
   fs->fd[fd] = NULL;
   fs->cloexec &= ~(1UL << fd);
-  bool last = --uf->refs == 0;
+  bool last = ufile_put(uf);
   spin_unlock(&fs->lock);
   if(last)
     ufile_free(uf);

@@ -65,7 +65,12 @@ static int
 user_thread_fn(void *arg)
 {
   struct thread *t = current;
-  use_mm(t->proc->mm);
+  struct process *p = t->proc;
+  use_mm(p->mm);
+  if(p->set_child_tid && t->tid == p->pid) {   // fork's CLONE_CHILD_SETTID, in the child's mm
+    put_user((u32)t->tid, p->set_child_tid);
+    p->set_child_tid = NULL;
+  }
   struct trapframe *tf = user_regs(t);
   exit_to_user_mode(tf);
   ret_to_user(tf);
@@ -84,7 +89,7 @@ affinity_cpu(const struct cpumask *allowed)
 
 // A thread of p, prepared but not started, on the least loaded CPU it may use: the caller
 // fills in its frame and FPU area.
-static struct thread *
+struct thread *
 new_user_thread(struct process *p, const struct cpumask *allowed, struct thread *parent)
 {
   int cpu = affinity_cpu(allowed);
@@ -115,7 +120,7 @@ new_user_thread(struct process *p, const struct cpumask *allowed, struct thread 
 
 // Takes a dead thread off its process's list (the signal code walks it under siglock),
 // then joins it and frees its signal state.
-static void
+void
 reap_thread(struct process *p, struct thread *t)
 {
   u64 flags;
@@ -127,9 +132,22 @@ reap_thread(struct process *p, struct thread *t)
   kfree(sig);
 }
 
-// Marks p as ending with status (the first reason wins) and sends every other thread on its
-// way out: a sleeper is woken (futex and sleep loops check exiting), a thread in ring 3 on
-// another CPU is interrupted and leaves on its way back (exit_to_user_mode).
+// Under p->lock: sends every other thread of p on its way out: a sleeper is woken (futex,
+// sleep and wait loops check thread_must_exit), a thread in ring 3 on another CPU is
+// interrupted and leaves on its way back (exit_to_user_mode).
+static void
+kick_threads(struct process *p)
+{
+  struct thread *t;
+  list_for_each_entry(t, &p->threads, proc_node) {
+    if(t == current || READ_ONCE(t->state) == T_DEAD)
+      continue;
+    if(!wake_up_thread(t) && t->cpu != smp_processor_id())
+      smp_send_reschedule(t->cpu);
+  }
+}
+
+// Marks p as ending with status (the first reason wins) and sends its threads out.
 static void
 process_end(struct process *p, int status)
 {
@@ -138,14 +156,32 @@ process_end(struct process *p, int status)
     p->exit_status = status;
     WRITE_ONCE(p->exiting, true);
   }
-  struct thread *t;
-  list_for_each_entry(t, &p->threads, proc_node) {
-    if(t == current || READ_ONCE(t->state) == T_DEAD)
-      continue;
-    if(!wake_up_thread(t) && t->cpu != smp_processor_id())
-      smp_send_reschedule(t->cpu);
-  }
+  kick_threads(p);
   spin_unlock(&p->lock);
+}
+
+// execve's point of no return (Linux's de_thread): every other thread leaves as at
+// exit_group, without ending the process; false if the process is ending, or another
+// thread is in execve, which wins.
+bool
+de_thread(struct process *p)
+{
+  struct thread *me = current;
+  spin_lock(&p->lock);
+  if(p->exiting || (p->exec_thread && p->exec_thread != me)) {
+    spin_unlock(&p->lock);
+    return false;
+  }
+  WRITE_ONCE(p->exec_thread, me);
+  kick_threads(p);
+  spin_unlock(&p->lock);
+  wait_event(p->exit_wq, READ_ONCE(p->nr_live) == 1 || READ_ONCE(p->exiting));
+  spin_lock(&p->lock);
+  bool ok = !p->exiting;
+  WRITE_ONCE(p->exec_thread, NULL);
+  spin_unlock(&p->lock);
+  reap_dead_threads(p);
+  return ok;
 }
 
 void
@@ -186,15 +222,30 @@ user_thread_exit(int code)
   local_irq_restore(flags);
   if(!(READ_ONCE(process_planted_leak) && t->tid == p->pid))
     free_page((unsigned long)fpu);
-  unuse_mm(t->mm);   // the kernel's tables, and the last reference tears the mm down
+  unuse_mm(t->mm);   // the kernel's tables; the process's own reference goes in exit_notify
   spin_lock(&p->lock);
   bool last = --p->nr_live == 0;
   if(last && !p->exiting)
     p->exit_status = code & 0xff;
+  bool exec = p->exec_thread != NULL;
   spin_unlock(&p->lock);
   if(last)
+    exit_notify(p);
+  else if(exec)   // de_thread waits for the last of the others
     wake_up_all(&p->exit_wq);
   kthread_exit(code);
+}
+
+void
+process_init(struct process *p)
+{
+  spin_lock_init(&p->lock);
+  spin_lock_init(&p->siglock);
+  INIT_LIST_HEAD(&p->threads);
+  INIT_LIST_HEAD(&p->children);
+  INIT_LIST_HEAD(&p->sibling);
+  init_waitqueue_head(&p->exit_wq);
+  init_waitqueue_head(&p->child_wq);
 }
 
 struct process *
@@ -206,10 +257,7 @@ process_spawn(const char *path, const void *image, size_t len, const char *const
     *err = -ENOMEM;
     return NULL;
   }
-  spin_lock_init(&p->lock);
-  spin_lock_init(&p->siglock);
-  INIT_LIST_HEAD(&p->threads);
-  init_waitqueue_head(&p->exit_wq);
+  process_init(p);
   // /proc/self/exe is absolute (glibc asserts it: dl-origin.c), relative to / here: the
   // working directory of every process.
   snprintf(p->path, sizeof(p->path), "%s%s", path[0] == '/' ? "" : "/", path);
@@ -251,30 +299,23 @@ process_spawn(const char *path, const void *image, size_t len, const char *const
   return p;
 }
 
+// A process the kernel started (no parent): its exit_notify has freed its memory and files
+// by the time its last thread is joined; what it forked and left behind is killed and
+// reaped here, as Linux does when a pid namespace's init ends (zap_pid_ns_processes).
 int
 process_wait(struct process *p)
 {
-  wait_event_idle(p->exit_wq, READ_ONCE(p->nr_live) == 0);
-  u64 flags;
-  spin_lock_irqsave(&process_list_lock, flags);
-  if(p->tasks.next)   // a process that failed to load was never listed
-    list_del(&p->tasks);
-  spin_unlock_irqrestore(&process_list_lock, flags);
-  // Each thread is past its last use of p once it is dead: join them all, then free.
-  while(!list_empty(&p->threads))
-    reap_thread(p, list_first_entry(&p->threads, struct thread, proc_node));
-  console_flush(p);
-  files_put(p->files);   // closes every file the program left open
-  mmput(p->mm);   // the process's own reference, from mm_create
+  wait_event_idle(p->exit_wq, READ_ONCE(p->dead));
+  process_reap_all(p);
   int status = p->exit_status;
-  kfree(p);
+  release_process(p);
   return status;
 }
 
 // Frees the slots of p's threads that have exited (joined in the kernel's sense: their stacks
 // are free once they are off their CPUs), so a program that creates and joins threads in a
 // loop never runs out of the MAX_THREADS slots. Not the caller, which is alive.
-static void
+void
 reap_dead_threads(struct process *p)
 {
   LIST_HEAD(dead);
@@ -298,11 +339,13 @@ reap_dead_threads(struct process *p)
   }
 }
 
-// Threads only: the flags pthread_create passes. A new process (fork) comes with the
-// processes issue, so without CLONE_VM | CLONE_THREAD this is ENOSYS for now.
+// A thread with the flags pthread_create passes; without CLONE_THREAD, a new process
+// (kernel/fork.c).
 long
 sys_clone(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls)
 {
+  if(!(flags & CLONE_THREAD))
+    return do_fork(flags, newsp, ptid, ctid, tls);
   const u64 need = CLONE_VM | CLONE_THREAD | CLONE_SIGHAND;
   const u64 known = need | CLONE_FS | CLONE_FILES | CLONE_SYSVSEM | CLONE_SETTLS |
                     CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_DETACHED |

@@ -90,7 +90,7 @@ signal_pending(struct thread *t)
   struct sigthread *s = t->sig;
   if(!p || !s)
     return false;
-  if(READ_ONCE(p->exiting))
+  if(thread_must_exit(t, p))   // the process is ending, or another thread is in execve
     return true;
   u64 pending = READ_ONCE(s->pending.signal) | READ_ONCE(p->shared_pending.signal);
   return pending & ~READ_ONCE(s->blocked);

@@ -292,6 +292,12 @@ sys_getrusage(u64 who, u64 ru)
     r[0] = ns / NS;
     r[1] = (ns % NS) / 1000;
     r[8] = READ_ONCE(current->proc->min_flt);   // ru_minflt, after two timevals and 4 longs
+  } else {   // RUSAGE_CHILDREN: the children reaped so far, and theirs (kernel/exit.c)
+    u64 ticks, min_flt;
+    children_rusage(&ticks, &min_flt);
+    r[0] = ticks * TICK_NS / NS;
+    r[1] = (ticks * TICK_NS % NS) / 1000;
+    r[8] = min_flt;
   }
   return copy_to_user((void *)ru, r, sizeof(r)) ? -EFAULT : 0;
 }

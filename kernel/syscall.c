@@ -1,6 +1,6 @@
 // The system-call table of the Linux x86-64 ABI (arch/x86/entry/syscalls/syscall_64.tbl) and
 // the calls about threads and identity. An unknown number is -ENOSYS, named on the
-// console once; the calls glibc probes and copes without (rseq, clone3) are -ENOSYS quietly.
+// console once; the calls glibc probes and copes without (rseq) are -ENOSYS quietly.
 #include "errno.h"
 #include "printk.h"
 #include "process.h"
@@ -25,12 +25,6 @@ static long
 sys_exit_group(u64 code)
 {
   process_exit_group((int)code);
-}
-
-static long
-sys_clone3(u64 args, u64 size)
-{
-  return -ENOSYS;   // glibc's pthread_create then calls clone (clone3 is tried first since 2.34)
 }
 
 static long
@@ -61,10 +55,12 @@ sys_arch_prctl(u64 code, u64 addr)
 
 #define PR_SET_NAME 15   // include/uapi/linux/prctl.h
 #define PR_GET_NAME 16
+#define PR_SET_CHILD_SUBREAPER 36   // orphans below come to this process (kernel/exit.c)
+#define PR_GET_CHILD_SUBREAPER 37
 #define TASK_COMM_LEN 16
 
-// prctl(2): the thread's name (busybox reads it at start); other options are EINVAL, as
-// Linux answers an option it does not know.
+// prctl(2): the thread's name (busybox reads it at start) and the child subreaper; other
+// options are EINVAL, as Linux answers an option it does not know.
 static long
 sys_prctl(u64 option, u64 arg2)
 {
@@ -84,6 +80,9 @@ sys_prctl(u64 option, u64 arg2)
     memset(name, 0, sizeof(name));
     strlcpy(name, current->name, sizeof(name));
     return copy_to_user((void *)arg2, name, sizeof(name)) ? -EFAULT : 0;
+  case PR_SET_CHILD_SUBREAPER:
+  case PR_GET_CHILD_SUBREAPER:
+    return prctl_child_subreaper(option == PR_SET_CHILD_SUBREAPER, arg2);
   default:
     return -EINVAL;
   }
@@ -105,7 +104,6 @@ sys_set_robust_list(u64 head, u64 len)
 
 static long sys_getpid(void) { return current->proc->pid; }
 static long sys_gettid(void) { return current->tid; }
-static long sys_getppid(void) { return 0; }
 static long sys_getuid(void) { return 0; }
 
 static long
@@ -132,7 +130,8 @@ static const struct syscall table[NR_SYSCALLS] = {
   SYS(10, mprotect), SYS(11, munmap), SYS(12, brk), SYS(13, rt_sigaction),
   SYS(14, rt_sigprocmask), SYS(15, rt_sigreturn), SYS(16, ioctl), SYS(17, pread64), SYS(18, pwrite64),
   SYS(19, readv), SYS(20, writev), SYS(21, access), SYS(24, sched_yield),
-  SYS(25, mremap), SYS(26, msync), SYS(27, mincore), SYS(28, madvise), SYS(32, dup), SYS(33, dup2), SYS(35, nanosleep), SYS(39, getpid), SYS(56, clone), SYS(60, exit),
+  SYS(25, mremap), SYS(26, msync), SYS(27, mincore), SYS(28, madvise), SYS(32, dup), SYS(33, dup2), SYS(35, nanosleep), SYS(39, getpid), SYS(56, clone),
+  SYS(57, fork), SYS(58, vfork), SYS(59, execve), SYS(60, exit), SYS(61, wait4),
   SYS(62, kill), SYS(63, uname), SYS(72, fcntl), SYS(74, fsync),
   [75] = { (syscall_fn)(void (*)(void))sys_fsync, "fdatasync" },
   SYS(77, ftruncate), SYS(79, getcwd), SYS(80, chdir), SYS(83, mkdir), SYS(84, rmdir),
@@ -147,10 +146,10 @@ static const struct syscall table[NR_SYSCALLS] = {
   SYS(186, gettid),
   SYS(200, tkill), SYS(201, time), SYS(202, futex), SYS(203, sched_setaffinity),
   SYS(204, sched_getaffinity), SYS(217, getdents64), SYS(218, set_tid_address), SYS(219, restart_syscall), SYS(228, clock_gettime),
-  SYS(229, clock_getres), SYS(230, clock_nanosleep), SYS(231, exit_group), SYS(234, tgkill),
+  SYS(229, clock_getres), SYS(230, clock_nanosleep), SYS(231, exit_group), SYS(234, tgkill), SYS(247, waitid),
   SYS(257, openat), SYS(258, mkdirat), SYS(262, newfstatat), SYS(263, unlinkat),
   SYS(266, symlinkat), SYS(267, readlinkat), SYS(269, faccessat), SYS(273, set_robust_list), SYS(292, dup3),
-  SYS(302, prlimit64), SYS(309, getcpu), SYS(318, getrandom),
+  SYS(302, prlimit64), SYS(309, getcpu), SYS(318, getrandom), SYS(322, execveat),
   [334] = { (syscall_fn)(void (*)(void))sys_enosys, "rseq" },
   SYS(435, clone3),
   // Pipes and readiness (kernel/sys_pipe.c, kernel/sys_poll.c).

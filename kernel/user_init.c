@@ -11,50 +11,6 @@
 #include "tty.h"
 #include "user_bins.h"
 
-// Reads the regular file at path into pages of its own (the loader copies the segments out,
-// so they are freed once the process exists). 0, or -errno: -ENOENT, -ENOEXEC (not a
-// regular file), -EFBIG (beyond the largest block the page allocator gives), -ENOMEM, -EIO.
-static int
-read_program(const char *path, void **image, size_t *len, unsigned *order)
-{
-  struct kstat st;
-  struct file *f;
-  int err = vfs_stat(path, 0, &st);
-  if(err)
-    return err;
-  if(!S_ISREG(st.mode))
-    return -ENOEXEC;
-  unsigned o = 0;
-  while(((u64)PAGE_SIZE << o) < st.size)
-    o++;
-  if(o > MAX_ORDER)
-    return -EFBIG;
-  void *buf = (void *)__get_free_pages(GFP_KERNEL, o);
-  if(!buf)
-    return -ENOMEM;
-  err = vfs_open(path, 0, 0, &f);
-  if(err) {
-    free_pages((unsigned long)buf, o);
-    return err;
-  }
-  size_t got = 0;
-  while(got < st.size) {
-    ssize_t n = vfs_read(f, (u8 *)buf + got, st.size - got);
-    if(n <= 0)
-      break;
-    got += n;
-  }
-  vfs_close(f);
-  if(got != st.size) {
-    free_pages((unsigned long)buf, o);
-    return -EIO;
-  }
-  *image = buf;
-  *len = got;
-  *order = o;
-  return 0;
-}
-
 // Returns 0 when there is no init= or it exited with status 0, else 1.
 int
 run_init_program(void)

@@ -112,20 +112,22 @@ pte_lookup(struct mm *mm, unsigned long addr)
 }
 
 // The next present PTE at or after *addr and below end, with *addr moved to its address;
-// NULL when there is none. A missing page table skips its whole span. Under the lock.
+// NULL when there is none. A missing page table skips its whole span; within a table the
+// entries are scanned in place, not walked to from the top each. Under the lock.
 static u64 *
 next_present_pte(struct mm *mm, unsigned long *addr, unsigned long end)
 {
-  for(unsigned long a = *addr; a < end; a += PAGE_SIZE) {
+  unsigned long a = *addr;
+  while(a < end) {
+    unsigned long table_end = MIN(end, ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE);
     u64 *pte = pte_lookup(mm, a);
-    if(!pte) {
-      a = ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE - PAGE_SIZE;   // no page table: skip its span
-      continue;
+    for(; pte && a < table_end; a += PAGE_SIZE, pte++) {
+      if(*pte & PTE_P) {
+        *addr = a;
+        return pte;
+      }
     }
-    if(*pte & PTE_P) {
-      *addr = a;
-      return pte;
-    }
+    a = table_end;
   }
   return NULL;
 }
@@ -163,6 +165,23 @@ fix_pte_prot(u64 *pte, u64 prot)
 {
   if((*pte & PTE_P) && (*pte & (PTE_W | PTE_U | PTE_NX)) != (prot & (PTE_W | PTE_U | PTE_NX)))
     WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) | prot);
+}
+
+// Under the lock: a present anonymous page gets its VMA's rights, except write access while
+// it is still shared copy-on-write since a fork (mm/cow.c); true when this write fault must
+// copy it (do_wp_page, after the unlock).
+static bool
+anon_present(struct mm *mm, u64 *pte, u64 prot, unsigned long addr, bool write)
+{
+  if(!(*pte & PTE_P))   // unmapped meanwhile (MADV_DONTNEED): fault again if need be
+    return false;
+  if(!(*pte & PTE_W) && (prot & PTE_W) && !cow_reuse(mm, pte_page(*pte), addr)) {
+    if(write)
+      return true;
+    prot &= ~PTE_W;
+  }
+  fix_pte_prot(pte, prot);
+  return false;
 }
 
 // The copy-on-write decision, in one place: a write fault on a present page of v copies it
@@ -237,6 +256,12 @@ do_file_fault(struct mm *mm, struct vma *v, unsigned long addr, u64 *pte, bool w
     struct page *page = pte_page(old);
     spin_lock(&mm->page_table_lock);
     bool same = (*pte & (PTE_ADDR | PTE_P)) == (old & (PTE_ADDR | PTE_P));
+    if(same && !page_is_file(page)) {   // a private copy, maybe shared since a fork
+      u64 prot = vma_page_prot(mm, v, page);
+      bool copy = anon_present(mm, pte, prot, addr, write);
+      spin_unlock(&mm->page_table_lock);
+      return copy ? do_wp_page(mm, addr, pte, prot) : 0;
+    }
     bool cow = same && write && cow_needed(v, page);
     if(cow)
       get_page(page);   // kept while it is copied: a racing MADV_DONTNEED may unmap it
@@ -304,8 +329,12 @@ handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
     WRITE_ONCE(*pte, page_to_phys(page) | prot);
     mm->rss++;
     page = NULL;
-  } else {
-    fix_pte_prot(pte, prot);
+  } else if(anon_present(mm, pte, prot, addr, write)) {
+    spin_unlock(&mm->page_table_lock);
+    if(page)
+      __free_page(page);
+    err = do_wp_page(mm, addr, pte, prot);
+    goto out;
   }
   spin_unlock(&mm->page_table_lock);
   if(page)
@@ -393,12 +422,14 @@ walk_present_ptes(struct mm *mm, unsigned long start, unsigned long end,
   tlb_gather_done(&tlb);
 }
 
-// Clearing page->private tells lazyfree_evict the page has left this mm.
+// Clearing page->private tells lazyfree_evict the page has left this mm; a page shared
+// copy-on-write may name another mm, whose link stays.
 static struct page *
 zap_pte(struct mm *mm, u64 *pte)
 {
   struct page *page = pte_page(__atomic_exchange_n(pte, 0, __ATOMIC_RELAXED));
-  page->private = 0;
+  if(page->private == (unsigned long)mm)
+    page->private = 0;
   mm->rss--;
   return page;
 }

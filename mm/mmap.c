@@ -144,6 +144,12 @@ vma_insert(struct mm *mm, struct vma *v)
     vma_link_file(mm, v);
 }
 
+void
+vma_link(struct mm *mm, struct vma *v)
+{
+  vma_insert(mm, v);
+}
+
 // Dropping a file mapping's reference may free the file and, for an unlinked one, its inode
 // and pages: a sleeping call, fine under mmap_sem (Linux defers it to task work instead).
 static void

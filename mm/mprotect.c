@@ -55,9 +55,11 @@ vm_mprotect(struct mm *mm, unsigned long start, size_t len, int prot)
       u64 *pte = pte_lookup(mm, p);
       if(!pte)   // no page table: skip its 2 MiB
         p = ALIGN_DOWN(p, PMD_SIZE) + PMD_SIZE - PAGE_SIZE;
-      else if(*pte & PTE_P)
+      else if(*pte & PTE_P)   // write access is added by the next write fault, which copies
+                              // a page still shared since a fork (mm/cow.c)
         WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) |
-                         vma_page_prot(mm, v, pfn_to_page((*pte & PTE_ADDR) >> PAGE_SHIFT)));
+                         (vma_page_prot(mm, v, pfn_to_page((*pte & PTE_ADDR) >> PAGE_SHIFT)) &
+                          (~PTE_W | (*pte & PTE_W))));
     }
     spin_unlock(&mm->page_table_lock);
   }

@@ -117,7 +117,7 @@ exit_to_user_mode(struct trapframe *tf)
   for(;;) {
     local_irq_disable();
     struct thread *t = current;
-    if(READ_ONCE(t->proc->exiting)) {
+    if(thread_must_exit(t, t->proc)) {
       local_irq_enable();
       user_thread_exit(0);
     }

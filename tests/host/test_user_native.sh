@@ -61,6 +61,8 @@ expect 141 pipe sigpipe
 expect 0 poll
 expect 0 pipeproc
 expect 3 exitgroup
+expect 0 proc
+expect 0 proc storm 10000
 expect 139 fault null
 expect 139 fault kernel
 expect 139 fault nx

@@ -27,3 +27,4 @@ user_bin_\name\()_end:
   userbin pipe, pipe
   userbin poll, poll
   userbin signals, signals
+  userbin proc, proc

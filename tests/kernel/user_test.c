@@ -16,6 +16,7 @@
 #include "watchdog.h"
 
 extern bool process_planted_leak;
+extern bool cow_planted_shared;
 extern bool planted_no_user_preempt;
 extern bool pipe_planted_torn;
 extern bool planted_sigreturn_fpu;
@@ -305,6 +306,38 @@ user_inject(void)
   return ran > 0 && (fault_inject_active() || (spawn_failed == 0 && failed == 0));
 }
 SELFTEST("user-inject", user_inject);
+
+// Processes (tests/user/proc.c): fork with copy-on-write, wait4 and waitid, vfork, execve
+// and its errors, orphans, RUSAGE_CHILDREN; every page back once the tree has ended.
+static bool
+user_proc(void)
+{
+  const char *const argv[] = { "/bin/proc", NULL };
+  return run("proc", argv, 0);
+}
+SELFTEST_NOINJECT("user-proc", user_proc);
+
+// 10,000 fork + exit + wait: the free pages come back to the baseline (run's check).
+static bool
+user_fork_storm(void)
+{
+  const char *const argv[] = { "/bin/proc", "storm", "10000", NULL };
+  return run("proc", argv, 0);
+}
+SELFTEST_NOINJECT("user-fork-storm", user_fork_storm);
+
+// The planted bug: fork shares the pages writable instead of copy-on-write; the copy-on-write
+// checks of proc must see one side's writes on the other.
+static bool
+planted_cow_shared(void)
+{
+  const char *const argv[] = { "/bin/proc", "cow", NULL };
+  WRITE_ONCE(cow_planted_shared, true);
+  bool ok = run("proc", argv, 0);
+  WRITE_ONCE(cow_planted_shared, false);
+  return ok;
+}
+SELFTEST("planted-cow-shared", planted_cow_shared);
 
 // Bad images are refused with ENOEXEC and a console line; the kernel goes on.
 static bool
