@@ -25,6 +25,7 @@ user_bin_\name\()_end:
   userbin files, files
   userbin termios, termios
   userbin pipe, pipe
+  userbin pipeproc, pipeproc
   userbin poll, poll
   userbin signals, signals
   userbin proc, proc

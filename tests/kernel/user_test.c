@@ -160,6 +160,17 @@ user_pipe(void)
 }
 SELFTEST_NOINJECT("user-pipe", user_pipe);
 
+// Pipes between processes (tests/user/pipeproc.c): a child's output to end of file, round
+// trips, a two-child pipeline joined by dup2, poll woken by another process, a child killed
+// by SIGPIPE as wait reports it.
+static bool
+user_pipeproc(void)
+{
+  const char *const argv[] = { "/bin/pipeproc", NULL };
+  return run("pipeproc", argv, 0);
+}
+SELFTEST_NOINJECT("user-pipeproc", user_pipeproc);
+
 // The planted bug: pipe writes go in halves with a chance for another writer between them,
 // so PIPE_BUF writes interleave: user-pipe's atomicity check must fail.
 static bool
