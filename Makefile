@@ -185,9 +185,17 @@ compile_commands.json: Makefile $(BUILD)/config $(BUILD)/sources tools/compile_c
 	$(Q)$(MAKE) --no-print-directory -n -B NODEPS=1 $(KOBJ) host-tests $(FUZZ_BINS) > $(BUILD)/dry-run
 	$(Q)tools/compile_commands.py $(BUILD)/dry-run $@
 
-$(BUILD)/initramfs.cpio.gz: $(INITRAMFS_PROGS) tools/mkinitramfs.sh
+# Debian's busybox-static (tools/deps.sh installs it) gives the initramfs /bin/sh and the
+# common tools, as /bin/busybox and its applets; BUSYBOX= (empty) builds without a shell. The
+# archive is remade when tools/deps.sh ran (it may have just installed busybox). The shell
+# test's script goes in as /etc/test/script.sh (tests/run.sh runs it with init=/bin/sh).
+BUSYBOX ?= /bin/busybox
+SHELL_TEST := tests/shell/script.sh
+$(BUILD)/initramfs.cpio.gz: $(INITRAMFS_PROGS) tools/mkinitramfs.sh $(BUILD)/.deps-ok \
+  $(wildcard $(BUSYBOX)) $(SHELL_TEST)
 	$(say) "  CPIO    $@"
-	$(Q)tools/mkinitramfs.sh $@ $(INITRAMFS_PROGS)
+	$(Q)tools/mkinitramfs.sh --busybox "$(BUSYBOX)" --reserve "$(USER_PROGS)" \
+	  --test $(SHELL_TEST) $@ $(INITRAMFS_PROGS)
 
 # make qemu-smpN: boot through GRUB on N vCPUs; exits 0 only on END result=pass.
 qemu-smp%: all FORCE

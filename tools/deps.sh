@@ -29,6 +29,22 @@ need dpkg            command -v dpkg-deb
 need clang-14        command -v clang-14
 need libclang-rt-14-dev \
   sh -c 'test -f "$(clang-14 --print-runtime-dir)/libclang_rt.fuzzer-x86_64.a"'
+# Wanted, not needed: Debian's busybox-static, the shell and common tools of the built-in
+# initramfs (tools/mkinitramfs.sh) and the shell tests' host oracle. Installed as root like
+# the rest; without it the build goes on without a shell and those tests say SKIP. Not over
+# an existing /bin/busybox (Debian's dynamic busybox conflicts with it).
+if [ ! -e /bin/busybox ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "deps: installing busybox-static"
+    export DEBIAN_FRONTEND=noninteractive
+    { apt-get update -qq && apt-get install -y -qq --no-install-recommends busybox-static; } \
+      >/dev/null 2>&1 ||
+      echo "deps: apt-get install busybox-static failed: the initramfs will have no shell" >&2
+  else
+    echo "deps: no /bin/busybox: the initramfs will have no shell; install it with:" >&2
+    echo "  sudo apt-get install busybox-static" >&2
+  fi
+fi
 [ -z "$pkgs" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "deps: installing$pkgs"

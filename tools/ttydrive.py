@@ -1,18 +1,27 @@
 #!/usr/bin/env python3
 """Types into a terminal program as a person would and checks what the terminal shows.
 
-  ttydrive.py pty PROGRAM            the program under a pseudo-terminal on this host (Linux is
-                                     the oracle: the same session must pass there)
-  ttydrive.py qemu [--smp N] [--log LOG] [--timeout S] [--image debug]
+  ttydrive.py pty [--session S] PROGRAM
+                                     the program under a pseudo-terminal on this host (Linux is
+                                     the oracle: the same session must pass there); for the
+                                     shell session PROGRAM is a busybox, run as `sh`
+  ttydrive.py qemu [--session S] [--smp N] [--log LOG] [--timeout S] [--image debug]
                                      this kernel's serial console: tools/qemu.sh boots
-                                     `bench=none init=/bin/termios -- interactive` with the
-                                     serial on pipes (QEMU's -serial stdio)
+                                     `bench=none init=/bin/termios -- interactive` (or
+                                     `init=/bin/sh`) with the serial on pipes (QEMU's -serial stdio)
 
-The session (tests/user/termios.c, "interactive"): a line, an erase (DEL), a kill (^U), ^D at a
-line's start (end of file), raw mode (no echo, VMIN 3), a VTIME time-out, O_NONBLOCK's EAGAIN,
-poll (idle, then a typed line), a blocked read a signal interrupts (EINTR) or restarts (SA_RESTART, then a typed line), ^\ to a
-SIGQUIT handler, then ^C to the spinning program, which must end by SIGINT. Prints one PASS/FAIL line per step
-and `N passed, N failed`; exits 0 only when all passed.
+Session termios (the default; tests/user/termios.c, "interactive"): a line, an erase (DEL), a
+kill (^U), ^D at a line's start (end of file), raw mode (no echo, VMIN 3), a VTIME time-out,
+O_NONBLOCK's EAGAIN, poll (idle, then a typed line), a blocked read a signal interrupts (EINTR)
+or restarts (SA_RESTART, then a typed line), ^\ to a SIGQUIT handler, then ^C to the spinning
+program, which must end by SIGINT.
+
+Session shell (Debian's busybox sh with line editing and job control): the prompt, a command
+line with a pipeline, an erase in line editing, ^C to a sleeping and to a spinning program (the
+shell stays, `$?` is 130), on the kernel the benchmark program with other thread counts, then
+`exit 3`, the status init= or wait reports.
+
+Prints one PASS/FAIL line per step and `N passed, N failed`; exits 0 only when all passed.
 """
 import argparse
 import os
@@ -150,7 +159,58 @@ def session(term, boot_secs):
     return True
 
 
-def run_pty(program):
+# busybox sh's prompt for root in / is "/ # " ("$ " for another user on the host).
+PROMPT = rb"/ [#$] "
+
+
+def shell_command(term, name, typed, want):
+    """Types a command line at a prompt; its output must match want, then a new prompt."""
+    term.send(typed + b"\r")
+    shown = term.expect(want)
+    ok = shown is not None and term.expect(PROMPT) is not None
+    return result(name, ok, repr(term.seen[-300:]))
+
+
+def shell_interrupt(term, name, command, started):
+    """Starts command, waits for its line saying it started, ^C: the shell must stay and give
+    a new prompt, and $? must be 130 (128 + SIGINT)."""
+    term.send(command + b"\r")
+    if term.expect(started) is None:
+        return result(name, False, "(it did not start) " + repr(term.seen[-300:]))
+    time.sleep(1)   # past the exec: the program itself is in its sleep or loop
+    term.send(b"\x03")
+    shown = term.expect(PROMPT)
+    if not result(name, shown is not None and b"^C" in shown, repr(term.seen[-300:])):
+        return False
+    return shell_command(term, name + "-status-130", b"echo status $?", rb"\nstatus 130\n")
+
+
+def shell_session(term, boot_secs, ubench):
+    """The shell's session up to `exit 3`; returns False when it could not go on."""
+    shown = term.expect(PROMPT, boot_secs)
+    if not result("shell/prompt", shown is not None, repr(term.seen[-300:])):
+        return False
+    if not shell_command(term, "shell/pipeline",
+                         b"echo hi; seq 3 | wc -l", rb"\nhi\n *3\n"):
+        return False
+    shell_command(term, "shell/line-editing-erase", b"echo abx\x7fc", rb"\nabc\n")
+    if not shell_interrupt(term, "shell/^C-ends-sleep",
+                           b"sh -c 'echo sleeping; exec sleep 100'", rb"\nsleeping\n"):
+        return False
+    if not shell_interrupt(term, "shell/^C-ends-spin",
+                           b"sh -c 'echo spinning; while :; do :; done'", rb"\nspinning\n"):
+        return False
+    if ubench:
+        # The benchmark program by hand, with thread counts and runs of one's own.
+        shell_command(term, "shell/ubench-by-hand",
+                      b"ubench --threads 1,2 --suites upread --secs 0.01 --runs 2",
+                      rb"BENCH suite=upread [^\n]*threads=1 [^\n]*\n(.*\n)*"
+                      rb"BENCH suite=upread [^\n]*threads=2 [^\n]*\n")
+    term.send(b"exit 3\r")
+    return True
+
+
+def run_pty(program, which):
     import pty
     pid, fd = pty.fork()
     if pid == 0:
@@ -158,9 +218,16 @@ def run_pty(program):
         import fcntl
         import termios
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        if which == "shell":
+            # As init= starts it: in /, with the kernel's environment.
+            os.chdir("/")
+            os.execve(program, ["sh"], {"HOME": "/", "TERM": "linux", "PATH": "/bin:/usr/bin"})
         os.execv(program, [program, "interactive"])
     term = Term(fd, fd)
-    ok = session(term, STEP_SECS)
+    if which == "shell":
+        ok = shell_session(term, STEP_SECS, ubench=False)
+    else:
+        ok = session(term, STEP_SECS)
     deadline = time.monotonic() + STEP_SECS
     status = None
     while time.monotonic() < deadline:
@@ -172,23 +239,35 @@ def run_pty(program):
     if status is None:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-    if ok:
+    if ok and which == "shell":
+        result("shell/exit-3", status is not None and
+               os.WIFEXITED(status) and os.WEXITSTATUS(status) == 3, f"(wait status {status})")
+    elif ok:
         result("^C echoed", b"^C" in term.seen, repr(term.seen[-200:]))
         result("^C ends the program by SIGINT", status is not None and os.WIFSIGNALED(status)
                and os.WTERMSIG(status) == signal.SIGINT, f"(wait status {status})")
 
 
-def run_qemu(smp, log, timeout, image):
+def run_qemu(smp, log, timeout, image, which):
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    init = "init=/bin/sh" if which == "shell" else "init=/bin/termios -- interactive"
     cmd = [os.path.join(top, "tools/qemu.sh"), "--smp", str(smp), "--timeout", str(timeout),
-           "--cmdline", "bench=none init=/bin/termios -- interactive"]
+           "--cmdline", "bench=none " + init]
     if log:
         cmd += ["--log", log]
     if image:
         cmd += ["--image", image]
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=top)
     term = Term(p.stdout.fileno(), p.stdin.fileno())
-    ok = session(term, timeout)
+    if which == "shell":
+        ok = shell_session(term, timeout, ubench=True)
+        if ok:
+            shown = term.expect(rb"init: /bin/sh exited with status 3\n")
+            result("shell/exit-3-init-status", shown is not None,
+                   repr(term.seen[-300:]))
+        ok = False
+    else:
+        ok = session(term, timeout)
     if ok:
         # The kernel's line starts a line of its own after the echoed ^C.
         shown = term.expect(rb"\^C\n(\[ *[0-9.]+\] )?init: /bin/termios killed by signal 2 "
@@ -213,17 +292,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="mode", required=True)
     a = sub.add_parser("pty")
+    a.add_argument("--session", choices=["termios", "shell"], default="termios")
     a.add_argument("program")
     b = sub.add_parser("qemu")
+    b.add_argument("--session", choices=["termios", "shell"], default="termios")
     b.add_argument("--smp", type=int, default=2)
     b.add_argument("--log", default="")
     b.add_argument("--timeout", type=int, default=300)
     b.add_argument("--image", default="", help="release or debug (lockdep); default: release")
     args = ap.parse_args()
     if args.mode == "pty":
-        run_pty(args.program)
+        run_pty(args.program, args.session)
     else:
-        run_qemu(args.smp, args.log, args.timeout, args.image)
+        run_qemu(args.smp, args.log, args.timeout, args.image, args.session)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 and passed > 0 else 1
 
