@@ -189,10 +189,13 @@ compile_commands.json: Makefile $(BUILD)/config $(BUILD)/sources tools/compile_c
 # common tools, as /bin/busybox and its applets; BUSYBOX= (empty) builds without a shell. The
 # archive is remade when tools/deps.sh ran (it may have just installed busybox). The shell
 # test's script goes in as /etc/test/script.sh (tests/run.sh runs it with init=/bin/sh).
+# $(BUILD)/busybox is rewritten only when BUSYBOX= changes (update-stamp).
 BUSYBOX ?= /bin/busybox
 SHELL_TEST := tests/shell/script.sh
+$(BUILD)/busybox: FORCE
+	$(call update-stamp,$@,BUSYBOX=$(BUSYBOX))
 $(BUILD)/initramfs.cpio.gz: $(INITRAMFS_PROGS) tools/mkinitramfs.sh $(BUILD)/.deps-ok \
-  $(wildcard $(BUSYBOX)) $(SHELL_TEST)
+  $(BUILD)/busybox $(wildcard $(BUSYBOX)) $(SHELL_TEST)
 	$(say) "  CPIO    $@"
 	$(Q)tools/mkinitramfs.sh --busybox "$(BUSYBOX)" --reserve "$(USER_PROGS)" \
 	  --test $(SHELL_TEST) $@ $(INITRAMFS_PROGS)
