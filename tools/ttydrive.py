@@ -283,7 +283,8 @@ def run_qemu(smp, log, timeout, image, which):
     while term._fill(time.monotonic() + 1):
         pass
     if image == "debug":
-        result("no LOCKDEP report (debug image)", b"LOCKDEP kind=" not in term.seen and
+        result("shell/no-LOCKDEP-report" if which == "shell" else
+               "no LOCKDEP report (debug image)", b"LOCKDEP kind=" not in term.seen and
                re.search(rb"lockdep: [0-9]+ classes, .* 0 reports, 0 errors", term.seen),
                "(see the log)")
 
