@@ -6,6 +6,35 @@
 #include "string.h"
 
 // Under i_mutex, so two chmods never mix; readers (stat) read without it.
+void
+inode_chmod(struct inode *inode, u32 mode)
+{
+  mutex_lock(&inode->i_mutex);
+  WRITE_ONCE(inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO));
+  mutex_unlock(&inode->i_mutex);
+}
+
+// kill_suid: chown(2) from user space, where Linux clears set-user-ID on a non-directory,
+// and set-group-ID when group execute is on too (chown_common and notify_change,
+// fs/open.c and fs/attr.c; chown(2): "since Linux 2.2.13, root is treated like other users").
+void
+inode_chown(struct inode *inode, u32 uid, u32 gid, bool kill_suid)
+{
+  mutex_lock(&inode->i_mutex);
+  if(uid != (u32)-1)
+    WRITE_ONCE(inode->i_uid, uid);
+  if(gid != (u32)-1)
+    WRITE_ONCE(inode->i_gid, gid);
+  u32 mode = inode->i_mode;
+  if(kill_suid && !S_ISDIR(mode)) {
+    mode &= ~S_ISUID;
+    if((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+      mode &= ~S_ISGID;
+    WRITE_ONCE(inode->i_mode, mode);
+  }
+  mutex_unlock(&inode->i_mutex);
+}
+
 int
 vfs_chmod(const char *path, u32 mode)
 {
@@ -13,10 +42,7 @@ vfs_chmod(const char *path, u32 mode)
   int err = path_lookup(path, 0, &d);
   if(err)
     return err;
-  struct inode *inode = d->d_inode;
-  mutex_lock(&inode->i_mutex);
-  WRITE_ONCE(inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO));
-  mutex_unlock(&inode->i_mutex);
+  inode_chmod(d->d_inode, mode);
   dput(d);
   return 0;
 }
@@ -28,13 +54,7 @@ vfs_chown(const char *path, u32 uid, u32 gid)
   int err = path_lookup(path, LOOKUP_NOFOLLOW, &d);
   if(err)
     return err;
-  struct inode *inode = d->d_inode;
-  mutex_lock(&inode->i_mutex);
-  if(uid != (u32)-1)
-    WRITE_ONCE(inode->i_uid, uid);
-  if(gid != (u32)-1)
-    WRITE_ONCE(inode->i_gid, gid);
-  mutex_unlock(&inode->i_mutex);
+  inode_chown(d->d_inode, uid, gid, false);
   dput(d);
   return 0;
 }

@@ -23,6 +23,10 @@
 #define S_IFCHR  0020000
 #define S_IFIFO  0010000
 #define S_IALLUGO 07777   // set-id, sticky and rwx bits: what chmod changes
+#define S_ISUID  04000
+#define S_ISGID  02000
+#define S_ISVTX  01000
+#define S_IXGRP  00010
 #define S_ISDIR(m)  (((m) & S_IFMT) == S_IFDIR)
 #define S_ISREG(m)  (((m) & S_IFMT) == S_IFREG)
 #define S_ISLNK(m)  (((m) & S_IFMT) == S_IFLNK)
@@ -87,8 +91,9 @@ enum {
 
 struct inode {
   u32 i_magic;
-  u32 i_mode;                  // type bits fixed at creation; the rest changed by chmod
-  u32 i_uid, i_gid;            // changed by chown; read without a lock
+  u32 i_mode;                  // type bits fixed at creation; the rest changed by chmod and
+                               // chown under i_mutex; read without it (READ_ONCE)
+  u32 i_uid, i_gid;            // changed by chown under i_mutex; read without it
   dev_t i_rdev;                // character and block devices: which one
   unsigned long i_ino;
   int i_count;                 // atomic: dentries, open files' dentries, iget callers
@@ -230,6 +235,10 @@ int vfs_symlink(const char *target, const char *path);   // mode 0777, as in Lin
 int vfs_readlink(const char *path, char *buf, size_t len);
 int vfs_chmod(const char *path, u32 mode);        // mode's S_IALLUGO bits; symlinks followed
 int vfs_chown(const char *path, u32 uid, u32 gid);   // (u32)-1 keeps one; not followed
+// The same on an inode the caller holds (fs/attr.c): chmod's S_IALLUGO bits; chown's ids,
+// with kill_suid as chown(2) from user space (set-id bits of a non-directory cleared).
+void inode_chmod(struct inode *inode, u32 mode);
+void inode_chown(struct inode *inode, u32 uid, u32 gid, bool kill_suid);
 int vfs_ioctl(struct file *f, unsigned cmd, void *arg);   // -ENOTTY unless f_op knows cmd
 int vfs_unlink(const char *path);
 int vfs_rmdir(const char *path);

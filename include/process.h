@@ -23,6 +23,9 @@ struct process {
   char path[128];             // as given to exec: /proc/self/exe
   struct mm *mm;
   struct files *files;         // fds and working directory, shared by the threads (CLONE_FILES)
+  u32 umask;                  // umask(2), taken from new files' and directories' modes:
+                              // 022 at spawn (Linux's init), copied at fork, kept at execve;
+                              // atomic (its threads share it, as CLONE_FS shares Linux's)
   spinlock_t lock;            // threads, nr_live, exiting, exit_status
   struct list_head threads;   // every thread, live or dead until process_wait reaps it
   int nr_live;                // threads not yet past user_thread_exit

@@ -109,3 +109,15 @@ long sys_access(u64 path, u64 mode);
 long sys_faccessat(u64 dirfd, u64 path, u64 mode);
 long sys_getcwd(u64 buf, u64 size);
 long sys_chdir(u64 path);
+// kernel/sys_attr.c
+long sys_statx(u64 dirfd, u64 path, u64 flags, u64 mask, u64 buf);
+long sys_umask(u64 mask);
+long sys_chmod(u64 path, u64 mode);
+long sys_fchmod(u64 fd, u64 mode);
+long sys_fchmodat(u64 dirfd, u64 path, u64 mode);
+long sys_chown(u64 path, u64 uid, u64 gid);
+long sys_fchown(u64 fd, u64 uid, u64 gid);
+long sys_lchown(u64 path, u64 uid, u64 gid);
+long sys_fchownat(u64 dirfd, u64 path, u64 uid, u64 gid, u64 flags);
+long sys_sync(void);
+long sys_syncfs(u64 fd);

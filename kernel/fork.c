@@ -49,6 +49,7 @@ copy_process_state(struct process *c, struct process *p)
   memcpy(c->path, p->path, sizeof(c->path));
   c->brk_start = p->brk_start;
   c->brk = p->brk;
+  c->umask = READ_ONCE(p->umask);
 }
 
 static void

@@ -246,6 +246,7 @@ process_init(struct process *p)
   INIT_LIST_HEAD(&p->sibling);
   init_waitqueue_head(&p->exit_wq);
   init_waitqueue_head(&p->child_wq);
+  p->umask = 022;
 }
 
 struct process *

@@ -124,7 +124,9 @@ sys_openat(u64 dirfd, u64 upath, u64 flags, u64 mode)
     return err;
   unsigned of = (flags & L_O_CREAT ? O_CREAT : 0) | (flags & L_O_EXCL ? O_EXCL : 0);
   struct file *f;
-  err = vfs_open_mode(path, of, mode & 07777, flags & L_O_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &f);
+  // open(2): the new file's mode is mode & ~umask.
+  u32 m = mode & S_IALLUGO & ~READ_ONCE(current->proc->umask);
+  err = vfs_open_mode(path, of, m, flags & L_O_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &f);
   if(err) {
     kfree(path);
     return err;

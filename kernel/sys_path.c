@@ -162,10 +162,18 @@ path_op(u64 dirfd, u64 upath, int (*op)(const char *))
   return err;
 }
 
+// mkdir(2): mode & ~umask & 01777 (the permission bits and the sticky bit).
 long
-sys_mkdirat(u64 dirfd, u64 path, u64 mode)
+sys_mkdirat(u64 dirfd, u64 upath, u64 mode)
 {
-  return path_op(dirfd, path, vfs_mkdir);   // mode 0755 whatever was asked (ramfs)
+  long err;
+  char *path = user_path((int)dirfd, upath, false, &err);
+  if(!path)
+    return err;
+  u32 m = mode & (S_ISVTX | 0777) & ~READ_ONCE(current->proc->umask);
+  err = vfs_mknod(path, S_IFDIR | m, 0);
+  kfree(path);
+  return err;
 }
 
 long

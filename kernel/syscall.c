@@ -155,6 +155,10 @@ static const struct syscall table[NR_SYSCALLS] = {
   // Pipes and readiness (kernel/sys_pipe.c, kernel/sys_poll.c).
   SYS(7, poll), SYS(22, pipe), SYS(23, select), SYS(270, pselect6), SYS(271, ppoll),
   SYS(293, pipe2),
+  // Attributes (kernel/sys_attr.c).
+  SYS(90, chmod), SYS(91, fchmod), SYS(92, chown), SYS(93, fchown), SYS(94, lchown),
+  SYS(95, umask), SYS(162, sync), SYS(260, fchownat), SYS(268, fchmodat), SYS(306, syncfs),
+  SYS(332, statx),
 };
 
 static u64 reported[(NR_SYSCALL_NAMES + 63) / 64 + 1];

@@ -1,12 +1,14 @@
 // files: the file system calls against Linux's results, in a fresh directory under /tmp:
 // open's flags (O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY, O_CLOEXEC), read, write,
 // pread, pwrite, readv, writev, lseek, fstat and fstatat, getdents64, mkdir, rmdir, unlink,
-// symlink, readlink, ftruncate, dup, dup2, dup3, fcntl, getcwd, chdir, access and ioctl, and
-// the exact errno of each misuse (EBADF, EFAULT, EINVAL, ENOENT...). Leaves one file open for
-// exit to close. Exits 0 when all hold.
+// symlink, readlink, ftruncate, dup, dup2, dup3, fcntl, getcwd, chdir, access and ioctl,
+// umask (applied by open and mkdir, inherited by fork), chmod, chown, statx, sync and syncfs,
+// and the exact errno of each misuse (EBADF, EFAULT, EINVAL, ENOENT...). Leaves one file open
+// for exit to close. Exits 0 when all hold.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -54,6 +57,95 @@ count_dirents(int fd, int *dots, int *names)
     }
   }
   return (int)n;
+}
+
+// umask, chmod, chown, statx, sync and syncfs on new names in the working directory. Only
+// what a file's owner may do, but for the ids themselves (root only).
+static void
+attributes(void)
+{
+  struct stat st;
+  mode_t old = umask(027);
+  check(umask(027) == 027, "umask returns the old mask");
+  check(umask(07777) == 027 && umask(027) == 0777, "umask keeps 0777 of the mask");
+  int m = open("m", O_CREAT | O_EXCL | O_RDWR, 0666);
+  check(m >= 0 && fstat(m, &st) == 0 && st.st_mode == (S_IFREG | 0640), "O_CREAT: mode & ~umask");
+  check(mkdir("d2", 0777) == 0 && stat("d2", &st) == 0 && st.st_mode == (S_IFDIR | 0750),
+        "mkdir: mode & ~umask");
+  umask(0);
+  check(mkdir("d3", 01777) == 0 && stat("d3", &st) == 0 && st.st_mode == (S_IFDIR | 01777),
+        "mkdir keeps the sticky bit");
+  umask(027);
+  pid_t pid = fork();
+  if(pid == 0)
+    _exit(umask(0));
+  int status = 0;
+  check(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+        WEXITSTATUS(status) == 027, "fork inherits the umask");
+  check(umask(old) == 027, "the child's umask is its own");
+
+  check(chmod("m", 0604) == 0 && stat("m", &st) == 0 && st.st_mode == (S_IFREG | 0604), "chmod");
+  check(fchmod(m, 0170640) == 0 && fstat(m, &st) == 0 && st.st_mode == (S_IFREG | 0640),
+        "fchmod changes only S_IALLUGO");
+  check(syscall(SYS_fchmodat, AT_FDCWD, "m", 0600) == 0 && stat("m", &st) == 0 &&
+        st.st_mode == (S_IFREG | 0600), "fchmodat");
+  check(symlink("m", "l2") == 0 && chmod("l2", 0644) == 0 && stat("m", &st) == 0 &&
+        st.st_mode == (S_IFREG | 0644) && lstat("l2", &st) == 0 && (st.st_mode & 07777) == 0777,
+        "chmod follows a symbolic link");
+  check(chmod("d2", 0700) == 0 && stat("d2", &st) == 0 && st.st_mode == (S_IFDIR | 0700),
+        "chmod a directory");
+  FAILS(chmod("nothing", 0644), ENOENT);
+  FAILS(chmod("", 0644), ENOENT);
+  FAILS(chmod((char *)1, 0644), EFAULT);
+  FAILS(chmod("m/x", 0644), ENOTDIR);
+  FAILS(fchmod(99, 0644), EBADF);
+  FAILS(syscall(SYS_fchmodat, 99, "m", 0644), EBADF);
+
+  check(chown("m", getuid(), getgid()) == 0, "chown to oneself");
+  check(fchown(m, -1, -1) == 0 && lchown("l2", -1, getgid()) == 0, "fchown, lchown");
+  check(fchownat(m, "", -1, -1, AT_EMPTY_PATH) == 0, "fchownat AT_EMPTY_PATH");
+  check(fchownat(AT_FDCWD, "l2", getuid(), -1, AT_SYMLINK_NOFOLLOW) == 0,
+        "fchownat AT_SYMLINK_NOFOLLOW");
+  check(chmod("m", 04755) == 0 && chown("m", -1, -1) == 0 && stat("m", &st) == 0 &&
+        st.st_mode == (S_IFREG | 0755), "chown clears set-user-ID");
+  FAILS(chown("nothing", 0, 0), ENOENT);
+  FAILS(lchown((char *)1, 0, 0), EFAULT);
+  FAILS(fchown(99, 0, 0), EBADF);
+  FAILS(fchownat(AT_FDCWD, "m", -1, -1, 0x4), EINVAL);
+  if(getuid() == 0)
+    check(chown("m", 1234, 5678) == 0 && stat("m", &st) == 0 && st.st_uid == 1234 &&
+          st.st_gid == 5678, "chown stores the ids");
+
+  struct statx sx;
+  check(statx(AT_FDCWD, "m", 0, STATX_BASIC_STATS, &sx) == 0 &&
+        (sx.stx_mask & STATX_BASIC_STATS) == STATX_BASIC_STATS && stat("m", &st) == 0 &&
+        sx.stx_mode == st.st_mode && sx.stx_ino == st.st_ino && sx.stx_nlink == st.st_nlink &&
+        sx.stx_uid == st.st_uid && sx.stx_gid == st.st_gid &&
+        sx.stx_size == (uint64_t)st.st_size && sx.stx_blocks == (uint64_t)st.st_blocks,
+        "statx as stat");
+  check(statx(m, "", AT_EMPTY_PATH, STATX_TYPE, &sx) == 0 && S_ISREG(sx.stx_mode) &&
+        sx.stx_ino == st.st_ino, "statx AT_EMPTY_PATH");
+  check(statx(AT_FDCWD, "l2", AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &sx) == 0 &&
+        S_ISLNK(sx.stx_mode), "statx AT_SYMLINK_NOFOLLOW");
+  check(statx(AT_FDCWD, "l2", 0, STATX_BASIC_STATS, &sx) == 0 && S_ISREG(sx.stx_mode),
+        "statx follows");
+  check(statx(AT_FDCWD, "/dev/null", 0, STATX_BASIC_STATS, &sx) == 0 &&
+        S_ISCHR(sx.stx_mode) && sx.stx_rdev_major == 1 && sx.stx_rdev_minor == 3,
+        "statx: /dev/null is 1:3");
+  FAILS(statx(AT_FDCWD, "m", 0, 0x80000000u, &sx), EINVAL);   // STATX__RESERVED
+  FAILS(statx(AT_FDCWD, "m", 0x6000, STATX_BASIC_STATS, &sx), EINVAL);
+  FAILS(statx(AT_FDCWD, "m", 0x4, STATX_BASIC_STATS, &sx), EINVAL);
+  FAILS(statx(AT_FDCWD, "nothing", 0, STATX_BASIC_STATS, &sx), ENOENT);
+  FAILS(statx(AT_FDCWD, (char *)1, 0, STATX_BASIC_STATS, &sx), EFAULT);
+  FAILS(statx(AT_FDCWD, "m", 0, STATX_BASIC_STATS, (struct statx *)1), EFAULT);
+  FAILS(statx(99, "m", 0, STATX_BASIC_STATS, &sx), EBADF);
+
+  sync();
+  check(syscall(SYS_sync) == 0 && syncfs(m) == 0, "sync, syncfs");
+  FAILS(syncfs(99), EBADF);
+  close(m);
+  check(unlink("l2") == 0 && unlink("m") == 0 && rmdir("d2") == 0 && rmdir("d3") == 0,
+        "remove the attribute test's names");
 }
 
 int
@@ -246,10 +338,11 @@ main(void)
     }
     close(k);
   }
+  attributes();
   check(unlink("a") == 0, "unlink a");
   FAILS(unlink("a"), ENOENT);
   check(chdir("/") == 0 && rmdir(dir) == 0, "rmdir dir");
   close(root);
   printf("files: %d checks, %d failed\n", checks, fails);
-  return fails != 0 || checks < 100;
+  return fails != 0 || checks < 150;
 }

@@ -41,13 +41,14 @@ pick(void)
 }
 
 // Implemented, minus those that end or split the program (exit, exit_group, kill, tkill,
-// tgkill, clone, clone3), would close its own stdout (close), break its TLS (arch_prctl) or
+// tgkill, clone, clone3), would close its own stdout (close), break its TLS (arch_prctl),
 // may legitimately unmap or zero the program itself (mmap, munmap, mremap, madvise over
-// [0x1000, 4 TiB)): those get the fixed cases below.
+// [0x1000, 4 TiB)), or, run natively, would change the files behind fds 0-2 or sync the
+// host's disks (fchmod, fchown, sync, syncfs): those get the fixed cases below or none.
 static const int calls[] = {
-  0, 1, 5, 8, 10, 12, 13, 14, 16, 17, 18, 19, 20, 24, 26, 35, 39, 63, 79, 89, 96, 97, 98, 99,
-  102, 104, 107, 108, 110, 131, 186, 201, 202, 203, 204, 218, 228, 229, 230, 257, 262, 267,
-  273, 302, 309, 318, 334, 500, 1000, -1,
+  0, 1, 5, 8, 10, 12, 13, 14, 16, 17, 18, 19, 20, 24, 26, 35, 39, 63, 79, 89, 90, 92, 94, 95,
+  96, 97, 98, 99, 102, 104, 107, 108, 110, 131, 186, 201, 202, 203, 204, 218, 228, 229, 230,
+  257, 260, 262, 267, 268, 273, 302, 309, 318, 332, 334, 500, 1000, -1,
 };
 
 int
@@ -68,6 +69,8 @@ main(void)
       printf("hostile: write from %#lx not EFAULT\n", kernel[i]), wrong++;
     wrong += raw(318, kernel[i], 64, 0, 0, 0, 0) != -14;   // getrandom into it: EFAULT
     wrong += raw(63, kernel[i], 0, 0, 0, 0, 0) != -14;     // uname into it: EFAULT
+    wrong += raw(332, -100, (long)"/", 0, 0x7ff, kernel[i], 0) != -14;   // statx into it
+    wrong += raw(90, kernel[i], 0644, 0, 0, 0, 0) != -14;  // chmod of a name there: EFAULT
   }
   wrong += raw(500, 0, 0, 0, 0, 0, 0) != -38;   // ENOSYS
   // The memory calls with kernel and non-canonical ranges: refused, nothing of ours touched.
