@@ -98,7 +98,7 @@ rm -rf "$shelldir"
 # timestamps and without the kernel's notes on a system call it lacks (once per boot: busybox
 # tries sendfile and falls back to read and write).
 script_lines() {
-  sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$1" | sed -n '/^== script begin$/,/^== script end$/p' |
+  tr -d '\r' < "$1" | sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' | sed -n '/^== script begin$/,/^== script end$/p' |
     grep -vE '^syscall: .*, not implemented: ENOSYS$'
 }
 # The 8-CPU boot also loads an archive of the user's own (make's INITRD=): a plain cpio one,
