@@ -336,9 +336,12 @@ sys_setpgid(u64 upid, u64 upgid)
   u64 flags;
   spin_lock_irqsave(&process_list_lock, flags);
   struct process *p = find_process(pid);
-  if(!p || p != self) {
+  // The caller or one of its children (setpgid(2)): a shell sets each pipeline child's group
+  // from both sides, so the group exists whichever runs first. A child's parent pointer only
+  // changes when its parent ends, which the caller, running here, has not.
+  if(!p || (p != self && READ_ONCE(p->parent) != self)) {
     err = -ESRCH;
-  } else if(p->sid == p->pid) {
+  } else if(p->sid == p->pid || p->sid != self->sid) {
     err = -EPERM;
   } else if(pgid != p->pid) {
     struct process *q;
