@@ -25,10 +25,13 @@
 // spinning function high and the others low: 9.3 points (spin 55.8% against 46.5%, 8 vCPUs)
 // and 10.7 (77.0% against 66.3%, irq-off 17.5% against 24.6%, 2 vCPUs) in four such boots. When
 // the sampler's own vCPU waits for a host core too, the periods it missed go to wherever the
-// thread is when it runs again (README, Profiling). 15 covers that; the irq-off share by the
-// clock must be above it (MIN_IRQOFF_PCT; it read 18.5% at the least), so a profiler blind to
-// irq-off regions (planted-profile-irqoff, reading 0%) still misses by more than the tolerance.
-#define TOL_PCT 15
+// thread is when it runs again (README, Profiling). A clean-clone make test on an otherwise
+// idle host then read irq-off 50.4% against 30.0% at 2 vCPUs (spin 47.1% against 59.8%): 20
+// points. The tolerance is 25; what catches a profiler blind to irq-off regions
+// (planted-profile-irqoff, reading 0%) is not the tolerance but a floor: the profile must see
+// at least half the irq-off share the clock saw, and the clock's must be at least
+// MIN_IRQOFF_PCT (it read 18.5% at the least), so the floor is never near 0.
+#define TOL_PCT 25
 #define MIN_IRQOFF_PCT 17
 #define MIN_SAMPLES 600
 
@@ -175,7 +178,8 @@ hotspot_run(const char *name)
   // The clock's irq-off share must be well above the tolerance, or a profiler blind to it
   // (planted-profile-irqoff) could pass.
   ok = th && all >= MIN_SAMPLES && cirqoff >= MIN_IRQOFF_PCT * 10 && top[0] == (u64)hot_spin &&
-       top[1] == (u64)hot_irqoff && within(spin, cspin) && within(irqoff, cirqoff);
+       top[1] == (u64)hot_irqoff && within(spin, cspin) && within(irqoff, cirqoff) &&
+       irqoff * 2 >= cirqoff;   // the floor: irq-off regions seen at half the clock's share
   profile_table_free(t);
   return ok;
 }
