@@ -177,8 +177,12 @@ hotspot_run(const char *name)
                  top[1] ? profile_sym(top[1], NULL) : "-");
   // The clock's irq-off share must be well above the tolerance, or a profiler blind to it
   // (planted-profile-irqoff) could pass.
-  ok = th && all >= MIN_SAMPLES && cirqoff >= MIN_IRQOFF_PCT * 10 && top[0] == (u64)hot_spin &&
-       top[1] == (u64)hot_irqoff && within(spin, cspin) && within(irqoff, cirqoff) &&
+  // The two hot functions are the profile's top two; their order is left to the shares'
+  // tolerance (the run above had irq-off first, 50.4% against spin's 47.1%).
+  bool tops = (top[0] == (u64)hot_spin && top[1] == (u64)hot_irqoff) ||
+              (top[0] == (u64)hot_irqoff && top[1] == (u64)hot_spin);
+  ok = th && all >= MIN_SAMPLES && cirqoff >= MIN_IRQOFF_PCT * 10 && tops &&
+       within(spin, cspin) && within(irqoff, cirqoff) &&
        irqoff * 2 >= cirqoff;   // the floor: irq-off regions seen at half the clock's share
   profile_table_free(t);
   return ok;
