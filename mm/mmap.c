@@ -433,14 +433,18 @@ vm_munmap(struct mm *mm, unsigned long addr, size_t len)
   len = ALIGN_UP(len, PAGE_SIZE);
   if(!range_ok(addr, len))
     return -EINVAL;
+  // A spare VMA is needed only to cut a hole in the middle of one; without it (allocation
+  // failed) munmap still unmaps whole VMAs and ends, and fails with ENOMEM only when it would
+  // have to split, as Linux's does (munmap(2): ENOMEM).
   struct vma *spare = kzalloc(sizeof(*spare), GFP_KERNEL);
-  if(!spare)
-    return -ENOMEM;
   down_write(&mm->mmap_sem);
-  unmap_range(mm, addr, addr + len, &spare);
+  struct vma *v = find_vma(mm, addr);
+  bool ok = spare || !(v && v->start < addr && v->end > addr + len);
+  if(ok)
+    unmap_range(mm, addr, addr + len, &spare);
   up_write(&mm->mmap_sem);
   kfree(spare);
-  return 0;
+  return ok ? 0 : -ENOMEM;
 }
 
 // mremap(2), as glibc's realloc of a large block calls it: a shrink unmaps the tail; a grow

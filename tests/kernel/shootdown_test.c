@@ -82,6 +82,7 @@ static struct {
   int unmapped;     // the last round whose munmap returned; release by the test
   int ready, faulted, stale, stuck;   // atomic
   u64 reads;
+  int munmap_err;   // the last failed munmap's errno, by the test
 } sd;
 
 static int
@@ -138,7 +139,11 @@ shootdown_round(int r, int n, u64 *ipis)
   smp_store_release(&sd.round, r);   // pairs with next_round
   bool ok = wait_for(&sd.ready, n);
   u64 before = tlb_shootdown_ipis;
-  ok &= vm_munmap(sd.mm, base, PAGE_SIZE) == 0;
+  // A whole VMA's munmap needs no allocation: under injection too it must succeed.
+  int merr = vm_munmap(sd.mm, base, PAGE_SIZE);
+  if(merr)
+    sd.munmap_err = merr;
+  ok &= merr == 0;
   smp_store_release(&sd.unmapped, r);
   *ipis += tlb_shootdown_ipis - before;
   // The freed frame is most likely this CPU's next page: poison it while readers run.
@@ -184,8 +189,9 @@ test_tlb_shootdown(void)
     if(t[i])
       joined += kthread_join(t[i]) == 0;
   mmput(sd.mm);
-  selftest_extra("readers=%d rounds=%lu reads=%lu stale=%d stuck=%d shootdown_ipis=%lu enomem=%lu",
-                 n, rounds, sd.reads, sd.stale, sd.stuck, ipis, enomem);
+  selftest_extra("readers=%d rounds=%lu reads=%lu stale=%d stuck=%d shootdown_ipis=%lu enomem=%lu"
+                 " munmap_err=%d", n, rounds, sd.reads, sd.stale, sd.stuck, ipis, enomem,
+                 sd.munmap_err);
   if(!created)   // kthread_create fails under failslab=
     return selftest_skip("enomem");
   ok &= sd.stale == 0 && sd.stuck == 0;
