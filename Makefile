@@ -380,7 +380,7 @@ bench-repeat: all
 	@tools/bench_repeat.py --boots $(or $(N),5) --smp $(SMP) --mem $(MEM) \
 	  --cmdline "$(CMDLINE)" --accel "$(ACCEL)" --timeout $(TIMEOUT)
 
-# make compare-linux [SMP=8] [ROUNDS=3] [SECS=] [LINUX_PKG=] [CPU=max]: /bin/ubench on this kernel,
+# make compare-linux [SMP=8] [ROUNDS=3] [SECS=] [SUITES=] [THREADS=] [LINUX_PKG=] [CPU=max]: /bin/ubench on this kernel,
 # on Debian's Linux (tools/fetch_linux.sh, cached in build/linux/) and on Linux with
 # mitigations=off, alternating, through tools/qemu.sh with the same QEMU options; tables and
 # COMPARE lines, build/report/compare-linux.md and .png (tools/compare_linux.py). Linux boots
@@ -401,6 +401,7 @@ compare-linux: all $(LINUX_INITRD)
 	@tools/compare_linux.py --smp $(SMP) --rounds $(or $(ROUNDS),3) --mem $(MEM) \
 	  --cpu $(if $(call given,CPU),$(CPU),max) $(if $(call given,SECS),--secs $(SECS)) \
 	  $(if $(call given,TIMEOUT),--timeout $(TIMEOUT)) --pkg "$(LINUX_PKG)" --accel "$(ACCEL)" \
+	  $(if $(SUITES),--suites $(SUITES)) $(if $(THREADS),--threads $(THREADS)) \
 	  --initrd $(LINUX_INITRD)
 
 report:

@@ -2,6 +2,7 @@
 # make compare-linux: the same user-space benchmark program (user/ubench) on this kernel and on
 # Debian's Linux in the same QEMU, booted alternately; a table per benchmark and COMPARE lines.
 """Usage: compare_linux.py [--smp N] [--rounds R] [--secs S] [--runs K] [--threads LIST]
+                        [--suites LIST]
                         [--pkg PACKAGE] [--cpu MODEL] [--mem M] [--accel A] [--timeout T]
                         [--nomit yes|no] [--initrd CPIO] [--logdir DIR] [--report DIR]
        compare_linux.py --logs DIR [--report DIR]
@@ -11,7 +12,7 @@ on) and prints its COMPARE-LINUX line; then R rounds of boots, each round Linux,
 Linux with mitigations=off (--nomit no leaves that one out), all through tools/qemu.sh with
 the same QEMU options (-machine pc -cpu MODEL -smp N -m M, the accelerator) but for how the
 kernel is loaded. Every boot runs /bin/ubench with the same arguments: --secs S --runs K
---threads LIST --dir /tmp/ubench (on Linux, /tmp is a ramfs that user/linux/init.c mounts).
+--threads LIST [--suites LIST] --dir /tmp/ubench (on Linux, /tmp is a ramfs that user/linux/init.c mounts).
 Logs go to DIR/compare-<date>-<time>/r<round>-<this|linux|nomit>.log (DIR: build/logs).
 
 Then, per point of the program's u* BENCH lines (suite, variant, threads): the mean over
@@ -50,12 +51,14 @@ PROGRAM_DONE = re.compile(r"^(\[\s*\d+\.\d+\] ?)?init: %s exited with status (\d
 def defaults(smp):
     """The program's arguments for an SMP-vCPU machine, chosen so that SMP=8 ROUNDS=3
     (9 boots) fits in 15 minutes on a 2-core host running TCG: 1 thread and one per CPU,
+    and 2 x CPUs for umadvise (ubench's "2x": the 2007 table ran past the CPU count),
     3 timed runs of 0.25 s after a warm-up."""
-    return {"secs": "0.25", "runs": "3", "threads": "1" if smp == 1 else "1,%d" % smp}
+    return {"secs": "0.25", "runs": "3", "threads": "1,2x" if smp == 1 else "1,%d,2x" % smp}
 
 
 def options(argv):
-    opts = {"smp": "8", "rounds": "3", "secs": "", "runs": "", "threads": "", "pkg": "",
+    opts = {"smp": "8", "rounds": "3", "secs": "", "runs": "", "threads": "", "suites": "",
+            "pkg": "",
             "cpu": "max", "mem": "1G", "accel": "", "timeout": "", "nomit": "yes",
             "initrd": os.path.join(ROOT, "build", "linux", "initrd.cpio"),
             "logdir": os.path.join(ROOT, "build", "logs"),
@@ -80,21 +83,23 @@ def options(argv):
         return "--secs (make's SECS=) must be a positive decimal"
     if not opts["runs"].isdigit() or int(opts["runs"]) < 1:
         return "--runs must be a positive count"
-    if not re.fullmatch(r"\d+(,\d+)*", opts["threads"]):
-        return "--threads must be a comma list of thread counts"
+    if not re.fullmatch(r"\d+(,\d+)*(,2x)?", opts["threads"]):
+        return "--threads must be a comma list of thread counts (and a last 2x)"
+    if not re.fullmatch(r"([a-z0-9]+)(,[a-z0-9]+)*|", opts["suites"]):
+        return "--suites must be a comma list of ubench's suites"
     if opts["nomit"] not in ("yes", "no"):
         return "--nomit is yes or no"
     if not opts["timeout"]:
-        # Generous: a warm-up and the runs of some 8 variants per thread count, and boots.
-        points = 8 * len(opts["threads"].split(","))
+        # Generous: a warm-up and the runs of some 10 variants per thread count, and boots.
+        points = 10 * len(opts["threads"].split(","))
         opts["timeout"] = str(int(240 + 6 * points * (int(opts["runs"]) + 1)
                                   * float(opts["secs"])))
     return opts
 
 
 def program_args(opts):
-    return ["--secs", opts["secs"], "--runs", opts["runs"], "--threads", opts["threads"],
-            "--dir", WORKDIR]
+    return ["--secs", opts["secs"], "--runs", opts["runs"], "--threads", opts["threads"]] + \
+        (["--suites", opts["suites"]] if opts.get("suites") else []) + ["--dir", WORKDIR]
 
 
 def cmdline(kind, opts):
@@ -409,7 +414,7 @@ def run(opts):
               e.strerror), file=sys.stderr)
         return 2
     meta = {"fetch": line, "opts": {k: opts[k] for k in ("smp", "cpu", "mem", "accel", "secs",
-                                                         "runs", "threads")}}
+                                                         "runs", "threads", "suites")}}
     with open(os.path.join(where, "compare.json"), "w") as f:
         json.dump(meta, f)
     n = int(opts["rounds"])

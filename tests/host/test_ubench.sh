@@ -32,7 +32,7 @@ status=$?
 python3 - "$scratch/out" "$runs" <<'EOF' || failed=$((failed + 1))
 import re, sys
 out, runs = open(sys.argv[1]).read().splitlines(), int(sys.argv[2])
-want = {"ucreate": ["dir-per-thread", "shared-dir"], "upread": ["random-4k"],
+want = {"usyscall": ["getppid"], "ucreate": ["dir-per-thread", "shared-dir"], "upread": ["random-4k"],
         "ufault": ["file-shared", "anon"], "umadvise": ["dontneed", "free"],
         "ustat": ["deep-path"]}
 faults = {"ufault", "umadvise"}
@@ -88,8 +88,8 @@ for (s, v, t), f in fpo.items():
     floor = {"file-shared": 0.01, "anon": 0.9, "dontneed": 3.0}.get(v, 0)
     if f < floor:
         bad.append("%s %s at %d threads: faults_per_op=%s, want >= %s" % (s, v, t, f, floor))
-if not any(l.startswith("BENCH-DONE suites=5 secs=") for l in out):
-    bad.append("no BENCH-DONE suites=5 line")
+if not any(l.startswith("BENCH-DONE suites=6 secs=") for l in out):
+    bad.append("no BENCH-DONE suites=6 line")
 for b in bad:
     print("FAIL  " + b)
 print("ubench output: %d BENCH lines, %d problems" % (len(seen), len(bad)))

@@ -405,7 +405,10 @@ sweep(const struct ub_suite *s, const struct ub_opts *o, int *t)
 
   if(o->nthreads) {
     memcpy(t, o->threads, o->nthreads * sizeof(*t));
-    return o->nthreads;
+    n = o->nthreads;
+    if(o->twice_cpus && s->sweep == UB_SWEEP_UP2X && 2 * cpus > t[n - 1] && n < UB_MAX_SWEEP)
+      t[n++] = 2 * cpus;
+    return n;
   }
   for(int k = 1; k < cpus; k *= 2)
     t[n++] = k;

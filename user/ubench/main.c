@@ -13,19 +13,20 @@
 #include "ubench.h"
 
 static const struct ub_suite *const suites[] = {
-  &ub_ucreate, &ub_upread, &ub_ufault, &ub_umadvise, &ub_ustat,
+  &ub_usyscall, &ub_ucreate, &ub_upread, &ub_ufault, &ub_umadvise, &ub_ustat,
 };
 #define NSUITES (sizeof(suites) / sizeof(suites[0]))
 
 static const char usage[] =
   "usage: ubench [--suites LIST] [--secs S] [--runs N] [--threads LIST] [--dir PATH]\n"
-  "  --suites LIST   comma list of ucreate,upread,ufault,umadvise,ustat, or all (default all)\n"
+  "  --suites LIST   comma list of usyscall,ucreate,upread,ufault,umadvise,ustat, or all\n"
+  "                  (default all)\n"
   "  --secs S        seconds per timed run, a decimal from 0.001 to 600 (default 0.1);\n"
   "                  each point has one more, untimed run of a quarter of that first\n"
   "  --runs N        timed runs per point, 1 to 1000 (default 5)\n"
   "  --threads LIST  comma list of thread counts, 1 to 1024, not decreasing, a repeat\n"
   "                  counted once (default: each suite's sweep: 1 2 4 .. CPUs, and\n"
-  "                  2 x CPUs for umadvise)\n"
+  "                  2 x CPUs for umadvise); a last word 2x adds 2 x CPUs for umadvise\n"
   "  --dir PATH      working directory on the file system to measure, made if missing\n"
   "                  (default /tmp/ubench); each suite works in PATH/<suite>, which must\n"
   "                  not exist, and removes it\n"
@@ -100,6 +101,12 @@ parse_threads(const char *arg, struct ub_opts *o)
   strcpy(buf, arg);
   o->nthreads = 0;
   for(tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if(o->twice_cpus)
+      bad_arg("--threads: 2x must come last: %s", arg);
+    if(strcmp(tok, "2x") == 0 && o->nthreads) {
+      o->twice_cpus = true;
+      continue;
+    }
     if(parse_int(tok, 1, UB_MAX_THREADS, &v) < 0)
       bad_arg("--threads: not a thread count from 1 to 1024: %s", tok);
     if(o->nthreads == UB_MAX_SWEEP)

@@ -1,5 +1,5 @@
 // ubench: the boot benchmarks' workloads at the system-call level, for Linux and this kernel
-// alike (make compare-linux). The harness (harness.c) and the suites (fs.c, mm.c) share this.
+// alike (make compare-linux). The harness (harness.c) and the suites (sys.c, fs.c, mm.c) share this.
 #pragma once
 
 #include <stdbool.h>
@@ -104,10 +104,11 @@ struct ub_opts {
   unsigned runs;       // --runs
   int nthreads;        // --threads: 0 = each suite's sweep
   int threads[UB_MAX_SWEEP];
+  bool twice_cpus;     // --threads ...,2x: and 2 x CPUs for the up2x suites
   const char *dir;     // --dir
 };
 
-extern const struct ub_suite ub_ucreate, ub_upread, ub_ustat, ub_ufault, ub_umadvise;
+extern const struct ub_suite ub_usyscall, ub_ucreate, ub_upread, ub_ustat, ub_ufault, ub_umadvise;
 
 // harness.c
 int ub_cpus(void);
