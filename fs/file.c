@@ -5,6 +5,7 @@
 #include "sched.h"
 #include "slab.h"
 #include "string.h"
+#include <asm/uaccess.h>
 
 // The operations of what is not a regular file or directory: the inode's own, or the
 // driver of a character device's number. Block devices, fifos and sockets have none here.
@@ -112,6 +113,38 @@ vfs_pread(struct file *f, void *buf, size_t len, u64 pos)
       memset((char *)buf + done, 0, n);
     done += n;
     cond_resched();
+  }
+  return len;
+}
+
+// vfs_pread straight into user memory, for a file of the page cache (no f_op): each page is
+// copied to the user's buffer while its reference is held, one copy a page, as Linux's
+// filemap_read copies with copy_page_to_iter, where a bounce buffer would copy twice. A fault
+// in the buffer ends the read: the bytes before it, or -EFAULT if none.
+ssize_t
+vfs_pread_user(struct file *f, char *ubuf, size_t len, u64 pos)
+{
+  struct inode *inode = f->f_inode;
+  u64 size = READ_ONCE(inode->i_size);
+  size_t done = 0;
+
+  if(pos >= size)
+    return 0;
+  len = MIN(len, size - pos);
+  while(done < len) {
+    u64 at = pos + done;
+    size_t off = at & (PAGE_SIZE - 1), n = MIN(PAGE_SIZE - off, len - done), left;
+    struct page *page = find_get_page(&inode->i_data, at >> PAGE_SHIFT);
+    if(page) {
+      left = copy_to_user(ubuf + done, (char *)page_address(page) + off, n);
+      put_page(page);
+    } else
+      left = clear_user(ubuf + done, n);
+    done += n - left;
+    if(left)
+      return done ? (ssize_t)done : -EFAULT;
+    if(done < len)
+      cond_resched();
   }
   return len;
 }

@@ -262,3 +262,7 @@ void bench_profile_point(int slot, const char *suite, const char *point, int thr
 // for a suite's point_done. False without a profile.
 bool bench_profile_split(int slot, const char *const *const *cats, u32 ncats, u64 *count,
                          u64 *hits, u64 *idle_ns, u64 *cpu_ns);
+// init='s program profiled and lock-counted whole (kernel/bench/program.c): begin before it
+// starts, end after its exit prints its PROFILE and LOCKSTAT lines (suite=init).
+void bench_program_begin(void);
+void bench_program_end(const char *program);

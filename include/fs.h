@@ -255,6 +255,8 @@ struct file *get_file(struct file *f);   // another reference (a mapping's): ret
 ssize_t vfs_read(struct file *f, void *buf, size_t len);
 ssize_t vfs_write(struct file *f, const void *buf, size_t len);
 ssize_t vfs_pread(struct file *f, void *buf, size_t len, u64 pos);
+// A page-cache file (no f_op) read into user memory, copied once: bytes, or -EFAULT.
+ssize_t vfs_pread_user(struct file *f, char *ubuf, size_t len, u64 pos);
 ssize_t vfs_pwrite(struct file *f, const void *buf, size_t len, u64 pos);
 int vfs_ftruncate(struct file *f, u64 size);
 // mm/truncate.c: every mapping's pages of inode from file page from on unmapped; i_mutex held.

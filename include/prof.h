@@ -6,7 +6,6 @@
 #define PROF_DEPTH 16   // frames kept of a stack, the innermost (a deeper one is cut at the root)
 
 // What a CPU was doing when sampled. A kernel stack is its frames; the others are one word.
-// When user mode comes, PROF_USER is one more line in kernel/profile.c's sample_kind.
 enum prof_kind {
   PROF_KERNEL,
   PROF_IDLE,     // halted in the idle loop with nothing to run

@@ -7,6 +7,7 @@
 #include "mm.h"
 #include "percpu.h"
 #include "printk.h"
+#include "process.h"
 #include "profile.h"
 #include "sched.h"
 #include "slab.h"
@@ -55,12 +56,15 @@ struct prof_cpu {
 };
 static DEFINE_PER_CPU(struct prof_cpu, prof_cpu);
 
-// What the CPU was doing. With user mode, one more line: if(user_mode(tf)) return PROF_USER.
+// What the CPU was doing: a user program's own code is one frame, user (init='s program is
+// profiled whole: kernel/bench/program.c).
 static int
 sample_kind(struct trapframe *tf)
 {
   if(this_cpu_info()->idle)
     return PROF_IDLE;
+  if(user_mode(tf))
+    return PROF_USER;
   return PROF_KERNEL;
 }
 

@@ -173,8 +173,9 @@ sys_close(u64 fd)
   return fd_close((int)fd);
 }
 
-// One transfer between user memory and uf at *pos (the file's offset, or pread's), through
-// a kernel bounce buffer; a short count when a later chunk faults.
+// One transfer between user memory and uf at *pos (the file's offset, or pread's): a read of
+// a page-cache file copied once (vfs_pread_user), anything else through a kernel bounce
+// buffer; a short count when a later chunk faults.
 static long
 file_rw(struct ufile *uf, u64 ubuf, u64 n, u64 *pos, bool write)
 {
@@ -186,6 +187,12 @@ file_rw(struct ufile *uf, u64 ubuf, u64 n, u64 *pos, bool write)
     return console_write((const char *)ubuf, n);
   if(!uf->file)
     return console_read((char *)ubuf, n, uf->flags & L_O_NONBLOCK);
+  if(!write && !uf->file->f_op) {
+    long r = vfs_pread_user(uf->file, (char *)ubuf, n, *pos);
+    if(r > 0)
+      *pos += r;
+    return r;
+  }
   char *k = kmalloc(CHUNK, GFP_KERNEL);
   if(!k)
     return -ENOMEM;

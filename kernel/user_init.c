@@ -2,6 +2,7 @@
 // the words after -- as its arguments and Linux's initial environment; its exit status
 // decides END. A program is a file (the initramfs puts them in /bin), else one of the test
 // programs built into the image (include/user_bins.h), found by its last path component.
+#include "bench.h"
 #include "cmdline.h"
 #include "errno.h"
 #include "fs.h"
@@ -38,16 +39,19 @@ run_init_program(void)
          file ? "a file" : "a test program built into the image", (unsigned long)len);
   // The console is init='s terminal while it runs (fs/tty.c): input, echo, ^C.
   tty_open_session();
+  bench_program_begin();
   struct process *p = process_spawn(kcmdline.init, image, len, argv, envp, &err);
   if(file)
     free_pages((unsigned long)file, order);
   if(!p) {
+    bench_program_end(kcmdline.init);
     tty_close_session();
     pr_err("init: %s: cannot run it (error %d)\n", kcmdline.init, err);
     return 1;
   }
   tty_set_foreground(p);
   int status = process_wait(p);
+  bench_program_end(kcmdline.init);
   tty_close_session();
   if(status > 128)
     printk("init: %s killed by signal %d (status %d)\n", kcmdline.init, status - 128, status);
