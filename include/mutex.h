@@ -1,5 +1,6 @@
-// The mutex: a sleeping lock with one owner. Waiters get it in arrival order, so nobody
-// starves; never take it in interrupts. The reader-writer semaphore is in include/rwsem.h.
+// The mutex: a sleeping lock with one owner. Waiters queue in arrival order; a running thread
+// may take a released mutex before the woken waiter runs, but only once a wake: nobody
+// starves. Never take it in interrupts. The reader-writer semaphore is in include/rwsem.h.
 #pragma once
 #include "list.h"
 #include "spinlock.h"
@@ -17,6 +18,9 @@ struct mutex {
   spinlock_t wait_lock;
   struct thread *owner;
   struct list_head waiters;   // struct mutex_waiter, oldest first
+  // Under wait_lock: the oldest waiter woke and found the mutex taken again, so the next
+  // unlock hands it over instead of releasing it (Linux's MUTEX_FLAG_HANDOFF).
+  bool handoff;
   const char *name;
   struct lockdep_map dep_map;   // its class (include/lockdep_types.h)
 };
