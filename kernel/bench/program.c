@@ -1,20 +1,30 @@
 // init='s program measured whole: with profile= and lockstat=yes, the sampler and the lock
 // statistics run from just before the program starts to its exit, and its PROFILE and
-// LOCKSTAT lines follow (suite=init), as a benchmark point's do after its BENCH line.
+// LOCKSTAT lines follow (suite=init), as a benchmark point's do after its BENCH line, and
+// the TLB-shootdown IPIs it caused.
 #include "bench.h"
+#include "cmdline.h"
 #include "lockstat.h"
+#include "printk.h"
 #include "profile.h"
 #include "smp.h"
+#include "vm.h"
 #include "vsprintf.h"
 
 // The column the whole run is summed in: the benchmarks are over when init= runs
 // (kernel/main.c), so their slot 0 is free.
 #define SLOT 0
 
+// Shootdown IPIs at the program's start, set beside the ones Linux's /proc/interrupts counts
+// around it (user/linux/init.c).
+static u64 ipis0, ipi_wait0;
+
 void
 bench_program_begin(void)
 {
   bench_profile_point_begin(1);
+  ipis0 = READ_ONCE(tlb_shootdown_ipis);
+  ipi_wait0 = READ_ONCE(tlb_shootdown_wait_ns);
   bench_lockstat_begin(SLOT, 1);
   bench_profile_start();
   bench_lockstat_start();
@@ -42,4 +52,8 @@ bench_program_end(const char *program)
   bench_profile_point(SLOT, "init", point, num_online_cpus());
   bench_lockstat_print(SLOT, "init", point, num_online_cpus());
   bench_profile_point_end();
+  if(kcmdline.profile_hz || kcmdline.lockstat)
+    pr_info("init: %s: %lu TLB-shootdown IPIs sent while it ran; their senders waited %lu ms\n",
+            program, READ_ONCE(tlb_shootdown_ipis) - ipis0,
+            (READ_ONCE(tlb_shootdown_wait_ns) - ipi_wait0) / 1000000);
 }
