@@ -6,6 +6,7 @@
                         [--pkg PACKAGE] [--cpu MODEL] [--mem M] [--accel A] [--timeout T]
                         [--nomit yes|no] [--initrd CPIO] [--logdir DIR] [--report DIR]
        compare_linux.py --logs DIR [--report DIR]
+       compare_linux.py --agree FILE1 FILE2
 
 Fetches Linux (tools/fetch_linux.sh: PACKAGE, default the one linux-image-amd64 depends
 on) and prints its COMPARE-LINUX line; then R rounds of boots, each round Linux, this kernel,
@@ -23,7 +24,15 @@ that interval excludes 1, same when it holds it, n/a without an interval. Printe
 table per suite and variant and as COMPARE lines; written to REPORT/compare-linux.md and
 .png (REPORT: build/report). Without Linux (COMPARE-LINUX missing=) this kernel's boots
 still run. Exit 1 when a boot failed, 2 on bad usage, else 0. --logs re-reads the logs
-of an earlier run."""
+of an earlier run.
+
+Agreement: a run (or --logs) keeps its verdicts in REPORT/compare-linux.verdicts (its
+options, then its COMPARE lines); the next one with the same options sets its own beside
+them and prints
+COMPARE-AGREE decided=<rows faster or slower in either run> disagree=<those whose verdicts
+differ>, and a line per disagreeing row. --agree does the same for any two files holding
+COMPARE lines (make compare-linux's output, compare-linux.md, .verdicts): exit 0 when they
+agree, 1 when not, 2 when a file has no COMPARE line."""
 
 import glob
 import json
@@ -363,7 +372,81 @@ def summary(meta, rounds, fails):
     return out
 
 
-def finish(meta, rounds, fails, outdir, smp):
+COMPARE_ROW = re.compile(r"^COMPARE suite=(\S+) variant=(\S+) threads=(\d+) .* verdict=(\S+)$")
+DECIDED = ("faster", "slower")
+
+
+def verdicts(lines):
+    """{(suite, variant, threads): verdict} of the COMPARE lines among lines."""
+    out = {}
+    for l in lines:
+        m = COMPARE_ROW.match(l.strip())
+        if m:
+            out[(m.group(1), m.group(2), int(m.group(3)))] = m.group(4)
+    return out
+
+
+def agreement(old, new, older="the first", newer="the second"):
+    """Prints COMPARE-AGREE for two runs' verdicts, and a line per row whose interval excluded
+    1 in either run (faster or slower) without the same verdict in the other. A row that only
+    one run has is not compared. Returns the number of disagreements."""
+    decided, bad = 0, []
+    for key in sorted(set(old) & set(new)):
+        a, b = old[key], new[key]
+        if a in DECIDED or b in DECIDED:
+            decided += 1
+            if a != b:
+                bad.append((key, a, b))
+    print("COMPARE-AGREE decided=%d disagree=%d" % (decided, len(bad)))
+    for (s, v, t), a, b in bad:
+        print("compare-linux: %s %s at %d thread%s: %s in %s run, %s in %s" %
+              (s, v, t, "" if t == 1 else "s", a, older, b, newer))
+    return len(bad)
+
+
+def options_line(meta):
+    """The options two runs must share for their verdicts to be compared."""
+    o = meta.get("opts") or {}
+    return "# options: " + " ".join("%s=%s" % (k, o.get(k, "")) for k in
+                                    ("smp", "cpu", "mem", "secs", "runs", "threads", "suites",
+                                     "rounds"))
+
+
+def agree_with_previous(meta, lines, outdir):
+    """The automatic check: this run's verdicts against the previous run's of the same
+    options (REPORT/compare-linux.verdicts), which this run's then replace."""
+    path = os.path.join(outdir, "compare-linux.verdicts")
+    head = options_line(meta)
+    try:
+        with open(path, encoding="utf-8") as f:
+            prev = f.read().splitlines()
+    except OSError:
+        prev = []
+    if prev and prev[0] == head:
+        agreement(verdicts(prev), verdicts(lines), "the previous", "this one")
+    elif prev:
+        print("compare-linux: the previous run had other options (%s): no agreement check" %
+              prev[0][len("# options: "):])
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join([head] + lines) + "\n")
+
+
+def agree_files(a, b):
+    runs = []
+    for path in (a, b):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                runs.append(verdicts(f.read().splitlines()))
+        except OSError as e:
+            print("compare_linux: %s: %s" % (path, e.strerror), file=sys.stderr)
+            return 2
+        if not runs[-1]:
+            print("compare_linux: no COMPARE line in %s" % path, file=sys.stderr)
+            return 2
+    return 1 if agreement(runs[0], runs[1], shown(a), shown(b)) else 0
+
+
+def finish(meta, rounds, fails, outdir, smp, keep=False):
     """Prints the table and the COMPARE lines; writes the report. Returns error messages."""
     table, suites = points(rounds)
     errors = []
@@ -383,6 +466,8 @@ def finish(meta, rounds, fails, outdir, smp):
         os.makedirs(outdir, exist_ok=True)
         with open(os.path.join(outdir, "compare-linux.md"), "w", encoding="utf-8") as f:
             f.write("\n".join(md))
+        if keep and lines:
+            agree_with_previous(meta, lines, outdir)
         png = os.path.join(outdir, "compare-linux.png")
         if os.path.exists(png):
             os.remove(png)    # never an older run's chart beside this report
@@ -414,7 +499,8 @@ def run(opts):
               e.strerror), file=sys.stderr)
         return 2
     meta = {"fetch": line, "opts": {k: opts[k] for k in ("smp", "cpu", "mem", "accel", "secs",
-                                                         "runs", "threads", "suites")}}
+                                                         "runs", "threads", "suites",
+                                                         "rounds")}}
     with open(os.path.join(where, "compare.json"), "w") as f:
         json.dump(meta, f)
     n = int(opts["rounds"])
@@ -446,7 +532,7 @@ def run(opts):
     except KeyboardInterrupt:
         print("\ncompare-linux: interrupted; the logs so far are in %s" % where)
         return 130
-    errors = finish(meta, rounds, fails, opts["report"], int(opts["smp"]))
+    errors = finish(meta, rounds, fails, opts["report"], int(opts["smp"]), keep=True)
     for e in errors:
         print("compare-linux: " + e)
     if fails:
@@ -474,13 +560,18 @@ def reread(opts):
                 fails[(i, kind)] = why
                 print("compare-linux: round %d, %s: %s" % (i + 1, NAMES[kind], why))
     smp = int(meta["opts"]["smp"]) if meta.get("opts") else 0
-    errors = finish(meta, rounds, fails, opts["report"], smp)
+    errors = finish(meta, rounds, fails, opts["report"], smp, keep=True)
     for e in errors:
         print("compare-linux: " + e)
     return 1 if fails else 0
 
 
 def main(argv):
+    if argv[1:2] == ["--agree"]:
+        if len(argv) != 4:
+            print("compare_linux: --agree takes two files", file=sys.stderr)
+            return 2
+        return agree_files(argv[2], argv[3])
     opts = options(argv[1:])
     if isinstance(opts, str):
         print("compare_linux: " + opts, file=sys.stderr)
