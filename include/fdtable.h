@@ -1,6 +1,7 @@
 // A process's open files: the fd table its threads share (CLONE_FILES), its working
 // directory, and the open file descriptions fds point at (kernel/fdtable.c, kernel/sys_file.c).
 #pragma once
+#include "rcupdate.h"
 #include "spinlock.h"
 #include "types.h"
 
@@ -17,12 +18,15 @@ struct ufile {
   u32 flags;                // Linux's O_ACCMODE | O_APPEND | O_NONBLOCK; F_SETFL changes the latter
   u32 dots;                 // getdents64: "." and ".." given so far (the VFS gives the rest)
   char *path;               // absolute, for *at calls relative to this directory
+  struct rcu_head rcu;      // freed a grace period after the last reference: fget reads it
+                            // under rcu_read_lock alone
 };
 
 struct files {
   spinlock_t lock;          // fd, cloexec, cwd, and the refs of what fd points at
   int refs;                 // processes sharing this table (clone's CLONE_FILES), under lock
-  struct ufile *fd[NR_OPEN];
+  struct ufile *fd[NR_OPEN];   // written under lock (a new description with a release
+                               // store), read by fget under rcu_read_lock
   u64 cloexec;              // bit n: fd n has FD_CLOEXEC
   char cwd[CWD_MAX];        // absolute, normalised ("/a/b", no "." or "..")
 };

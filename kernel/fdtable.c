@@ -40,11 +40,32 @@ ufile_put(struct ufile *uf)
 }
 
 static void
+ufile_free_rcu(struct rcu_head *head)
+{
+  kfree(container_of(head, struct ufile, rcu));
+}
+
+// The file is closed now; the description's memory waits a grace period, for an fget that
+// loaded the pointer before the fd was cleared and will find refs at 0.
+static void
 ufile_free(struct ufile *uf)
 {
   vfs_close(uf->file);
   kfree(uf->path);
-  kfree(uf);
+  call_rcu(&uf->rcu, ufile_free_rcu);
+}
+
+// A reference, unless the last one is already gone (then the description is being freed).
+static bool
+ufile_get_unless_zero(struct ufile *uf)
+{
+  int refs = __atomic_load_n(&uf->refs, __ATOMIC_RELAXED);
+  do {
+    if(!refs)
+      return false;
+  } while(!__atomic_compare_exchange_n(&uf->refs, &refs, refs + 1, false, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED));
+  return true;
 }
 
 struct files *
@@ -153,18 +174,33 @@ cur_files(void)
   return current->proc->files;
 }
 
+// Without the table's lock, as Linux's __fget_files_rcu: every read, write and pread of a
+// threaded process would otherwise take one spinlock of the whole process (upread's 8
+// threads, each on its own fd, did). The pointer is loaded under rcu_read_lock (the
+// description cannot be freed before rcu_read_unlock), referenced unless its last
+// reference is gone, and kept only if the fd still points at it: a close and a new open of
+// the fd in between would otherwise hand out a description the fd no longer names.
 struct ufile *
 fget(int fd)
 {
   struct files *fs = cur_files();
+  struct ufile *uf;
   if(fd < 0 || fd >= NR_OPEN)
     return NULL;
-  spin_lock(&fs->lock);
-  struct ufile *uf = fs->fd[fd];
-  if(uf)
-    __atomic_fetch_add(&uf->refs, 1, __ATOMIC_RELAXED);
-  spin_unlock(&fs->lock);
-  return uf;
+  for(;;) {
+    rcu_read_lock();
+    // Pairs with fd_install's and fd_replace's release stores: the description's fields.
+    uf = __atomic_load_n(&fs->fd[fd], __ATOMIC_ACQUIRE);
+    bool got = uf && ufile_get_unless_zero(uf);
+    rcu_read_unlock();
+    if(!uf)
+      return NULL;
+    if(!got)
+      continue;
+    if(__atomic_load_n(&fs->fd[fd], __ATOMIC_ACQUIRE) == uf)
+      return uf;
+    fput(uf);   // the fd moved on; outside the read section, as closing may sleep
+  }
 }
 
 void
@@ -181,7 +217,7 @@ fd_install(struct ufile *uf, int from, bool cloexec)
   spin_lock(&fs->lock);
   for(int fd = from; fd < NR_OPEN; fd++) {
     if(!fs->fd[fd]) {
-      fs->fd[fd] = uf;
+      __atomic_store_n(&fs->fd[fd], uf, __ATOMIC_RELEASE);   // pairs with fget's load
       if(cloexec)
         fs->cloexec |= 1UL << fd;
       else
@@ -200,7 +236,7 @@ fd_replace(int newfd, struct ufile *uf, bool cloexec)
   struct files *fs = cur_files();
   spin_lock(&fs->lock);
   struct ufile *old = fs->fd[newfd];
-  fs->fd[newfd] = uf;
+  __atomic_store_n(&fs->fd[newfd], uf, __ATOMIC_RELEASE);   // pairs with fget's load
   if(cloexec)
     fs->cloexec |= 1UL << newfd;
   else
