@@ -404,19 +404,20 @@ def agreement(old, new, older="the first", newer="the second"):
     return len(bad)
 
 
-def options_line(meta):
-    """The options two runs must share for their verdicts to be compared."""
-    o = meta.get("opts") or {}
+def options_line(meta, nrounds):
+    """The options two runs must share for their verdicts to be compared; rounds is the
+    number of rounds read."""
+    o = dict(meta.get("opts") or {}, rounds=str(nrounds))
     return "# options: " + " ".join("%s=%s" % (k, o.get(k, "")) for k in
                                     ("smp", "cpu", "mem", "secs", "runs", "threads", "suites",
                                      "rounds"))
 
 
-def agree_with_previous(meta, lines, outdir):
+def agree_with_previous(meta, nrounds, lines, outdir):
     """The automatic check: this run's verdicts against the previous run's of the same
     options (REPORT/compare-linux.verdicts), which this run's then replace."""
     path = os.path.join(outdir, "compare-linux.verdicts")
-    head = options_line(meta)
+    head = options_line(meta, nrounds)
     try:
         with open(path, encoding="utf-8") as f:
             prev = f.read().splitlines()
@@ -467,7 +468,7 @@ def finish(meta, rounds, fails, outdir, smp, keep=False):
         with open(os.path.join(outdir, "compare-linux.md"), "w", encoding="utf-8") as f:
             f.write("\n".join(md))
         if keep and lines:
-            agree_with_previous(meta, lines, outdir)
+            agree_with_previous(meta, len(rounds), lines, outdir)
         png = os.path.join(outdir, "compare-linux.png")
         if os.path.exists(png):
             os.remove(png)    # never an older run's chart beside this report
@@ -499,8 +500,7 @@ def run(opts):
               e.strerror), file=sys.stderr)
         return 2
     meta = {"fetch": line, "opts": {k: opts[k] for k in ("smp", "cpu", "mem", "accel", "secs",
-                                                         "runs", "threads", "suites",
-                                                         "rounds")}}
+                                                         "runs", "threads", "suites")}}
     with open(os.path.join(where, "compare.json"), "w") as f:
         json.dump(meta, f)
     n = int(opts["rounds"])
