@@ -153,7 +153,7 @@ $(BUILD)/user/%: user/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
 	$(Q)$(CC) $(USERCFLAGS) -o $@ $< -lm
-$(BUILD)/user/%: tests/user/%.c | $(BUILD)/.deps-ok
+$(BUILD)/user/%: tests/user/%.c tests/user/check.h | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
 	$(Q)$(CC) $(USERCFLAGS) -o $@ $< -lm
