@@ -254,6 +254,9 @@ void vfs_close(struct file *f);   // drops a reference; the last one closes
 struct file *get_file(struct file *f);   // another reference (a mapping's): returns f
 ssize_t vfs_read(struct file *f, void *buf, size_t len);
 ssize_t vfs_write(struct file *f, const void *buf, size_t len);
+// user_path's buffers (vfs_init makes the cache): freed with kfree.
+#define NAMES_CACHE_SIZE 8192
+extern struct kmem_cache *names_cachep;
 ssize_t vfs_pread(struct file *f, void *buf, size_t len, u64 pos);
 // A page-cache file (no f_op) read into user memory, copied once: bytes, or -EFAULT.
 ssize_t vfs_pread_user(struct file *f, char *ubuf, size_t len, u64 pos);

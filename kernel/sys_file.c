@@ -52,7 +52,8 @@
 char *
 user_path(int dirfd, u64 upath, bool empty_ok, long *err)
 {
-  char *buf = kmalloc(2 * PATH_MAX, GFP_KERNEL);
+  _Static_assert(2 * PATH_MAX <= NAMES_CACHE_SIZE, "user_path's buffer");
+  char *buf = kmem_cache_alloc(names_cachep, GFP_KERNEL);
   if(!buf) {
     *err = -ENOMEM;
     return NULL;
