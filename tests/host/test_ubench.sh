@@ -98,7 +98,7 @@ EOF
 
 # Bad arguments: a clear message on stderr, status 2, nothing run.
 for args in "--runs 0" "--runs x" "--secs 0" "--secs 1e3" "--secs 0.1.2" "--threads 2,1" \
-    "--threads 1,,2" "--threads 0" "--suites nosuch" "--suites" "--bogus 1" "plain" "--dir="; do
+    "--threads 1,,2" "--threads 0" "--threads 2x" "--threads 1,2x,4" "--suites nosuch" "--suites" "--bogus 1" "plain" "--dir="; do
   # shellcheck disable=SC2086
   "$scratch/ubench" $args --dir "$scratch/none" > "$scratch/bad.out" 2> "$scratch/bad.err"
   status=$?
@@ -106,6 +106,14 @@ for args in "--runs 0" "--runs x" "--secs 0" "--secs 1e3" "--secs 0.1.2" "--thre
     fail "ubench $args: status $status, stderr '$(head -n 1 "$scratch/bad.err")'"
   fi
 done
+# A last 2x: umadvise (an up2x suite) adds 2 x CPUs, the others do not.
+cpus=$(nproc)
+"$scratch/ubench" --secs 0.01 --runs 1 --threads 1,2x --suites usyscall,umadvise \
+  --dir "$scratch/twice" > "$scratch/twice.out" 2>&1 || fail "ubench --threads 1,2x: status $?"
+grep -q "^BENCH-SUITE suite=umadvise sweep=list threads=1,$((2 * cpus)) " "$scratch/twice.out" ||
+  fail "--threads 1,2x: umadvise did not add 2 x $cpus CPUs: $(grep 'suite=umadvise' "$scratch/twice.out" | head -n 1)"
+grep -q "^BENCH-SUITE suite=usyscall sweep=list threads=1 " "$scratch/twice.out" ||
+  fail "--threads 1,2x: usyscall took the 2x: $(grep 'suite=usyscall' "$scratch/twice.out" | head -n 1)"
 "$scratch/ubench" --help > "$scratch/help" 2>&1 || fail "ubench --help: status $?"
 for opt in --suites --secs --runs --threads --dir; do
   grep -q -- "$opt" "$scratch/help" || fail "ubench --help does not name $opt"
