@@ -36,7 +36,8 @@ void
 bench_program_end(const char *program)
 {
   const char *base = program;
-  char point[64];
+  char name[48], point[64];
+  size_t n;
 
   bench_profile_stop();
   bench_lockstat_stop();
@@ -45,10 +46,10 @@ bench_program_end(const char *program)
   for(const char *p = program; *p; p++)
     if(*p == '/' && p[1])
       base = p + 1;
-  scnprintf(point, sizeof(point), "variant=%s", base);
-  for(char *p = point; *p; p++)
-    if(*p == ' ' || (*p == '=' && p != point + 7))
-      *p = '_';
+  for(n = 0; base[n] && n + 1 < sizeof(name); n++)
+    name[n] = base[n] == ' ' || base[n] == '=' ? '_' : base[n];
+  name[n] = '\0';
+  scnprintf(point, sizeof(point), "variant=%s", name);
   bench_profile_point(SLOT, "init", point, num_online_cpus());
   bench_lockstat_print(SLOT, "init", point, num_online_cpus());
   bench_profile_point_end();
