@@ -173,6 +173,57 @@ d_move(struct dentry *d, struct dentry *new_parent, const struct qstr *name)
   dput(old_parent);
 }
 
+// RENAME_EXCHANGE: a and b swap names and parents (the parents' references swap with them).
+// The caller holds what d_move's does. Both leave their hash chains, so a reader on either
+// may be carried to the other's: both d_seq counts and rename_lock tell it to look again.
+void
+d_exchange(struct dentry *a, struct dentry *b)
+{
+  struct dentry *pa = a->d_parent, *pb = b->d_parent;
+  struct dhash_bucket *fa = d_bucket(pa, a->d_hashval), *fb = d_bucket(pb, b->d_hashval);
+  struct dhash_bucket *ta = d_bucket(pb, b->d_hashval), *tb = d_bucket(pa, a->d_hashval);
+  char name[NAME_MAX + 1];
+  struct qstr qa = { .name = name, .len = a->d_len, .hash = a->d_hashval };
+  struct qstr qb = { .name = b->d_iname, .len = b->d_len, .hash = b->d_hashval };
+  memcpy(name, a->d_iname, a->d_len);
+  struct dentry *first = a < b ? a : b, *second = a < b ? b : a;
+  write_seqlock(&rename_lock);
+  spin_lock(&first->d_lock);
+  spin_lock_nested(&second->d_lock, 1);
+  write_seqcount_begin(&a->d_seq);
+  write_seqcount_begin(&b->d_seq);
+  spin_lock(&fa->lock);
+  hlist_del_rcu(&a->d_hash);
+  spin_unlock(&fa->lock);
+  spin_lock(&fb->lock);
+  hlist_del_rcu(&b->d_hash);
+  spin_unlock(&fb->lock);
+  WRITE_ONCE(a->d_parent, pb);
+  WRITE_ONCE(b->d_parent, pa);
+  set_name(a, &qb);
+  set_name(b, &qa);
+  // Each takes the other's place in its parent's list; tmp marks a's, the two may be
+  // neighbours.
+  struct list_head tmp;
+  list_add(&tmp, &a->d_child);
+  list_del(&a->d_child);
+  list_add(&a->d_child, &b->d_child);
+  list_del(&b->d_child);
+  list_add(&b->d_child, &tmp);
+  list_del(&tmp);
+  spin_lock(&ta->lock);
+  hlist_add_head_rcu(&a->d_hash, &ta->head);
+  spin_unlock(&ta->lock);
+  spin_lock(&tb->lock);
+  hlist_add_head_rcu(&b->d_hash, &tb->head);
+  spin_unlock(&tb->lock);
+  write_seqcount_end(&b->d_seq);
+  write_seqcount_end(&a->d_seq);
+  spin_unlock(&second->d_lock);
+  spin_unlock(&first->d_lock);
+  write_sequnlock(&rename_lock);
+}
+
 static bool
 name_is(const struct dentry *d, const struct dentry *parent, const struct qstr *name)
 {

@@ -97,6 +97,8 @@ vfs_pread(struct file *f, void *buf, size_t len, u64 pos)
     return -EINVAL;
   if(f->f_op)
     return f->f_op->read ? f->f_op->read(f, buf, len, &pos) : -EINVAL;
+  if(len)
+    touch_atime(inode);   // at the end of the file too, as Linux's filemap_read
   u64 size = READ_ONCE(inode->i_size);
   if(pos >= size)
     return 0;
@@ -149,6 +151,8 @@ vfs_pwrite(struct file *f, const void *buf, size_t len, u64 pos)
       WRITE_ONCE(inode->i_size, at + n);
     cond_resched();
   }
+  if(done)
+    inode_touch_mc(inode);
   mutex_unlock(&inode->i_mutex);
   return done || !len ? (ssize_t)done : -ENOMEM;
 }
@@ -193,6 +197,7 @@ vfs_ftruncate(struct file *f, u64 size)
   mutex_lock(&inode->i_mutex);
   u64 old = inode->i_size;
   WRITE_ONCE(inode->i_size, size);
+  inode_touch_mc(inode);   // whether or not the size changes, as Linux's do_truncate
   if(size < old) {
     unmap_mapping_range(inode, ALIGN_UP(size, PAGE_SIZE) >> PAGE_SHIFT);
     truncate_inode_pages(m, ALIGN_UP(size, PAGE_SIZE) >> PAGE_SHIFT);
@@ -254,6 +259,7 @@ vfs_readdir(struct file *f, filldir_t fill, void *arg)
     f->f_pos++;
   }
   mutex_unlock(&dir->i_mutex);
+  touch_atime(dir);
   return more;
 }
 
