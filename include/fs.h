@@ -304,6 +304,9 @@ int vfs_lookup_rcu(const char *path, struct inode **inode);
 // of a new pipe; 0 or -ENOMEM.
 int create_pipe_files(struct file *res[2]);
 bool is_pipe(struct file *f);
+// sendfile into a pipe's write end: as write(2) on it with flags (O_NONBLOCK), from kernel
+// memory.
+ssize_t pipe_write_kernel(struct file *f, const void *buf, size_t len, unsigned flags);
 long pipe_fcntl(struct file *f, unsigned cmd, unsigned long arg);   // F_GETPIPE_SZ; -EBADF
 
 // Character devices (fs/char_dev.c): the file operations behind a device number, looked up
