@@ -37,7 +37,8 @@ vfs_open_mode(const char *path, unsigned oflags, u32 mode, unsigned flags, struc
     return -ENOMEM;
   struct dentry *d;
   const struct file_operations *fop;
-  int err = open_path(path, oflags, mode, flags, &d);
+  bool created;
+  int err = open_path(path, oflags, mode, flags, &d, &created);
   if(err) {
     kfree(f);
     return err;
@@ -51,11 +52,12 @@ vfs_open_mode(const char *path, unsigned oflags, u32 mode, unsigned flags, struc
   f->f_dentry = d;
   f->f_inode = d->d_inode;
   f->f_pos = 0;
+  f->f_created = created;
   f->f_op = fop;
   f->private_data = NULL;
   if(S_ISREG(f->f_inode->i_mode) && !fop) {
     __atomic_add_fetch(&f->f_inode->i_data.users, 1, __ATOMIC_RELAXED);
-    if(oflags & O_TRUNC)
+    if((oflags & O_TRUNC) && !created)
       vfs_ftruncate(f, 0);
   }
   *fp = f;

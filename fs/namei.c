@@ -327,6 +327,7 @@ struct new_node {
   dev_t rdev;
   const char *link;
   struct inode *inode;
+  bool made;   // out: create made it (open's O_CREAT may find it there instead)
 };
 
 static int
@@ -348,7 +349,7 @@ make_node(struct inode *dir, struct dentry *child, const struct new_node *n)
 // Creates path's last name, or with existing set, finds the file that is already there
 // (open with O_CREAT and no O_EXCL). 0 with *d referenced.
 static int
-create(const char *path, const struct new_node *n, bool existing, unsigned flags,
+create(const char *path, struct new_node *n, bool existing, unsigned flags,
        struct dentry **d)
 {
   struct nameidata nd;
@@ -370,7 +371,7 @@ create(const char *path, const struct new_node *n, bool existing, unsigned flags
   else if(!(child = d_alloc(nd.dentry, &nd.last)))
     err = -ENOMEM;
   else
-    err = make_node(dir, child, n);
+    n->made = !(err = make_node(dir, child, n));
   mutex_unlock(&dir->i_mutex);
   dput(nd.dentry);
   walk_done(&nd);
@@ -434,12 +435,15 @@ vfs_add_inode(const char *path, struct inode *inode)
 // O_CREAT finds an existing name without following it; a symbolic link there is followed
 // by a walk of its own (one that dangles is -ENOENT: nothing is created at its target).
 int
-open_path(const char *path, unsigned oflags, u32 mode, unsigned flags, struct dentry **d)
+open_path(const char *path, unsigned oflags, u32 mode, unsigned flags, struct dentry **d,
+          bool *created)
 {
+  *created = false;
   if(!(oflags & O_CREAT))
     return path_lookup(path, flags, d);
   struct new_node n = { .mode = S_IFREG | (mode & S_IALLUGO) };
   int err = create(path, &n, !(oflags & O_EXCL), flags, d);
+  *created = n.made;
   if(err || !S_ISLNK((*d)->d_inode->i_mode))
     return err;
   dput(*d);

@@ -199,6 +199,8 @@ struct file {
                              // NULL for a file with no name (a pipe end: f_op->release)
   struct inode *f_inode;
   u64 f_pos;                 // the opener's: threads sharing a file use pread and pwrite
+  bool f_created;            // this open made the file: O_TRUNC has nothing to do and marks
+                             // no times (Linux's FMODE_CREATED)
   const struct file_operations *f_op;   // the inode's i_fop, or a device's, or NULL
   void *private_data;        // the f_op's own (a pipe end: its pipe)
 };
@@ -385,4 +387,6 @@ struct inode *ramfs_get_inode(struct super_block *sb, u32 mode);
 // The walk (fs/namei.c), used by the file calls: a referenced dentry.
 int path_lookup(const char *path, unsigned flags, struct dentry **d);
 struct dentry *dget_parent(struct dentry *d);   // referenced
-int open_path(const char *path, unsigned oflags, u32 mode, unsigned flags, struct dentry **d);
+// *created: O_CREAT made the file.
+int open_path(const char *path, unsigned oflags, u32 mode, unsigned flags, struct dentry **d,
+              bool *created);

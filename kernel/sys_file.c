@@ -143,7 +143,7 @@ sys_openat(u64 dirfd, u64 upath, u64 flags, u64 mode)
     err = -ENOTDIR;
   else if(S_ISLNK(st.mode))
     err = -ELOOP;   // O_NOFOLLOW on a symbolic link
-  else if((flags & L_O_TRUNC) && wr && S_ISREG(st.mode))
+  else if((flags & L_O_TRUNC) && wr && S_ISREG(st.mode) && !f->f_created)
     err = vfs_ftruncate(f, 0);
   struct ufile *uf = err ? NULL : ufile_alloc(f, flags & (L_O_ACCMODE | L_O_APPEND | L_O_NONBLOCK),
                                               path);

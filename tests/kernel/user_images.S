@@ -23,6 +23,7 @@ user_bin_\name\()_end:
   userbin exitgroup, exitgroup
   userbin clock, clock
   userbin files, files
+  userbin names, names
   userbin termios, termios
   userbin pipe, pipe
   userbin pipeproc, pipeproc

@@ -137,6 +137,15 @@ user_files(void)
 }
 SELFTEST_NOINJECT("user-files", user_files);
 
+// rename and renameat2, file times and utimensat, sendfile, in a directory of their own.
+static bool
+user_names(void)
+{
+  const char *const argv[] = { "/bin/names", NULL };
+  return run("names", argv, 0);
+}
+SELFTEST_NOINJECT("user-names", user_names);
+
 // The termios calls with nothing typed (outside init='s session a read is end of file, which
 // is what a VMIN 0 read of an idle terminal returns too); tools/ttydrive.py types into it.
 static bool
