@@ -5,6 +5,7 @@
 #include "panic.h"
 #include "slab.h"
 #include "string.h"
+#include "time.h"
 
 #define DHASH_BITS 12
 
@@ -21,6 +22,15 @@ static struct kmem_cache *dentry_cache;
 // follows the new chain and may miss names in the old one: a lookup that found nothing
 // during a rename tries again (Linux's rename_lock).
 DEFINE_SEQLOCK(rename_lock);
+bool rename_planted_no_retry;
+
+// The planted bug's wide window: a rename's dentries out of every chain for a while.
+static void
+planted_window(void)
+{
+  if(unlikely(READ_ONCE(rename_planted_no_retry)))
+    udelay(20);
+}
 
 // Lock order: rename_lock, then d_lock, then a bucket's lock.
 
@@ -161,6 +171,7 @@ d_move(struct dentry *d, struct dentry *new_parent, const struct qstr *name)
   spin_lock(&from->lock);
   hlist_del_rcu(&d->d_hash);
   spin_unlock(&from->lock);
+  planted_window();
   WRITE_ONCE(d->d_parent, new_parent);
   set_name(d, name);
   list_move_tail(&d->d_child, &new_parent->d_subdirs);
@@ -198,6 +209,7 @@ d_exchange(struct dentry *a, struct dentry *b)
   spin_lock(&fb->lock);
   hlist_del_rcu(&b->d_hash);
   spin_unlock(&fb->lock);
+  planted_window();
   WRITE_ONCE(a->d_parent, pb);
   WRITE_ONCE(b->d_parent, pa);
   set_name(a, &qb);
@@ -277,7 +289,7 @@ d_lookup(struct dentry *parent, const struct qstr *name)
   do {
     seq = read_seqbegin(&rename_lock);
     d = __d_lookup(parent, name);
-  } while(!d && read_seqretry(&rename_lock, seq));
+  } while(!d && !READ_ONCE(rename_planted_no_retry) && read_seqretry(&rename_lock, seq));
   return d;
 }
 
