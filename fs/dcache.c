@@ -22,13 +22,30 @@ static struct kmem_cache *dentry_cache;
 // follows the new chain and may miss names in the old one: a lookup that found nothing
 // during a rename tries again (Linux's rename_lock).
 DEFINE_SEQLOCK(rename_lock);
-bool rename_planted_no_retry;
+bool rename_planted_unlocked;
 
-// The planted bug's wide window: a rename's dentries out of every chain for a while.
-static void
-planted_window(void)
+// The planted bug: a rename that does not tell lookups (no rename_lock), with its dentries
+// out of every hash chain for 20 us so that a lookup meanwhile misses.
+static bool
+rename_begin(void)
 {
-  if(unlikely(READ_ONCE(rename_planted_no_retry)))
+  bool planted = READ_ONCE(rename_planted_unlocked);
+  if(!planted)
+    write_seqlock(&rename_lock);
+  return planted;
+}
+
+static void
+rename_end(bool planted)
+{
+  if(!planted)
+    write_sequnlock(&rename_lock);
+}
+
+static void
+planted_window(bool planted)
+{
+  if(unlikely(planted))
     udelay(20);
 }
 
@@ -165,13 +182,13 @@ d_move(struct dentry *d, struct dentry *new_parent, const struct qstr *name)
   struct dhash_bucket *from = d_bucket(old_parent, d->d_hashval);
   struct dhash_bucket *to = d_bucket(new_parent, name->hash);
   dget(new_parent);
-  write_seqlock(&rename_lock);
+  bool planted = rename_begin();
   spin_lock(&d->d_lock);
   write_seqcount_begin(&d->d_seq);
   spin_lock(&from->lock);
   hlist_del_rcu(&d->d_hash);
   spin_unlock(&from->lock);
-  planted_window();
+  planted_window(planted);
   WRITE_ONCE(d->d_parent, new_parent);
   set_name(d, name);
   list_move_tail(&d->d_child, &new_parent->d_subdirs);
@@ -180,7 +197,7 @@ d_move(struct dentry *d, struct dentry *new_parent, const struct qstr *name)
   spin_unlock(&to->lock);
   write_seqcount_end(&d->d_seq);
   spin_unlock(&d->d_lock);
-  write_sequnlock(&rename_lock);
+  rename_end(planted);
   dput(old_parent);
 }
 
@@ -198,7 +215,7 @@ d_exchange(struct dentry *a, struct dentry *b)
   struct qstr qb = { .name = b->d_iname, .len = b->d_len, .hash = b->d_hashval };
   memcpy(name, a->d_iname, a->d_len);
   struct dentry *first = a < b ? a : b, *second = a < b ? b : a;
-  write_seqlock(&rename_lock);
+  bool planted = rename_begin();
   spin_lock(&first->d_lock);
   spin_lock_nested(&second->d_lock, 1);
   write_seqcount_begin(&a->d_seq);
@@ -209,7 +226,7 @@ d_exchange(struct dentry *a, struct dentry *b)
   spin_lock(&fb->lock);
   hlist_del_rcu(&b->d_hash);
   spin_unlock(&fb->lock);
-  planted_window();
+  planted_window(planted);
   WRITE_ONCE(a->d_parent, pb);
   WRITE_ONCE(b->d_parent, pa);
   set_name(a, &qb);
@@ -233,7 +250,7 @@ d_exchange(struct dentry *a, struct dentry *b)
   write_seqcount_end(&a->d_seq);
   spin_unlock(&second->d_lock);
   spin_unlock(&first->d_lock);
-  write_sequnlock(&rename_lock);
+  rename_end(planted);
 }
 
 static bool
@@ -289,7 +306,7 @@ d_lookup(struct dentry *parent, const struct qstr *name)
   do {
     seq = read_seqbegin(&rename_lock);
     d = __d_lookup(parent, name);
-  } while(!d && !READ_ONCE(rename_planted_no_retry) && read_seqretry(&rename_lock, seq));
+  } while(!d && read_seqretry(&rename_lock, seq));
   return d;
 }
 

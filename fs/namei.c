@@ -25,7 +25,7 @@ static int
 rcu_result(struct nameidata *nd, int err)
 {
   if(read_seqcount_retry(&nd->dentry->d_seq, nd->seq) ||
-     (read_seqretry(&rename_lock, nd->rename_seq) && !READ_ONCE(rename_planted_no_retry)))
+     read_seqretry(&rename_lock, nd->rename_seq))
     return -EAGAIN;
   return err;
 }

@@ -370,9 +370,9 @@ struct dentry *dget(struct dentry *d);
 void dput(struct dentry *d);
 void dcache_init(void);
 extern seqlock_t rename_lock;   // every rename: a lookup that missed during one retries
-// planted-rename-no-retry: lookups trust a miss during a rename, and renames leave their
-// dentries unhashed for 20 us.
-extern bool rename_planted_no_retry;
+// planted-rename-unlocked: renames leave rename_lock alone (lookups cannot tell a miss
+// during one), and their dentries unhashed for 20 us.
+extern bool rename_planted_unlocked;
 
 // Superblocks and mounts (fs/super.c).
 extern struct vfsmount *root_mnt;

@@ -3,7 +3,7 @@
 // RCU-walk, ref-walk and both, with and without "..". Every answer must be an inode the path
 // could have named at some moment of the walk, and a name that never stopped existing must
 // be found: a lookup that misses while a rename moves a dentry between hash chains has to
-// try again (rename_lock). planted-rename-no-retry lets lookups trust such a miss, with the
+// try again (rename_lock). planted-rename-unlocked renames without telling lookups, with the
 // rename's window widened, and must be caught.
 #include "errno.h"
 #include "fs.h"
@@ -234,14 +234,14 @@ rcu_walk_rename_test(void)
 }
 SELFTEST_NOINJECT("rcu-walk-rename", rcu_walk_rename_test);
 
-// Lookups that trust a miss during a rename (no rename_lock retry), and a rename that stays
-// unhashed for 20 us: readers must report a name that never stopped existing as missing.
+// Renames that leave rename_lock alone, and stay unhashed for 20 us: lookups then trust a
+// miss, and readers must report a name that never stopped existing as missing.
 static bool
-planted_rename_no_retry(void)
+planted_rename_unlocked(void)
 {
-  WRITE_ONCE(rename_planted_no_retry, true);
+  WRITE_ONCE(rename_planted_unlocked, true);
   bool ok = rwr_run(RWR_PLANTED_MS * 1000000UL, false);
-  WRITE_ONCE(rename_planted_no_retry, false);
+  WRITE_ONCE(rename_planted_unlocked, false);
   return ok;
 }
-SELFTEST("planted-rename-no-retry", planted_rename_no_retry);
+SELFTEST("planted-rename-unlocked", planted_rename_unlocked);
