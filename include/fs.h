@@ -111,10 +111,11 @@ struct inode {
   int i_nlink;                 // names (and a directory's "."); changed under the parent's mutex
   unsigned i_flags;
   u64 i_size;                  // changed under i_mutex; read without it
-  // Times (stat(2)), each field WRITE_ONCE under i_mutex (a directory's by the calls that
-  // change its names, which hold it), read without it: stat may see a second and its
-  // nanoseconds from two updates, as on Linux. i_atime alone is written without the mutex
-  // (touch_atime, a read's relatime update: racing readers store about the same time).
+  // Times (stat(2)), each field WRITE_ONCE under i_mutex, or under the parent's for the
+  // ctime that unlink and rename give the inode they unname or move (with s_rename_mutex),
+  // read without it: stat may see a second and its nanoseconds from two updates, as on
+  // Linux. i_atime is also written without a lock (touch_atime, a read's relatime update:
+  // racing readers store about the same time).
   struct timespec64 i_atime, i_mtime, i_ctime;
   struct timespec64 i_btime;   // birth: set once, before the inode is published
   struct super_block *i_sb;
