@@ -159,15 +159,16 @@ $(BUILD)/user/exit0: user/exit0.c | $(BUILD)/.deps-ok
 	$(say) "  USER    $@"
 	$(Q)$(CC) -O2 -static -nostdlib -fno-pie -no-pie -fno-stack-protector -s -Wall -Werror \
 	  -o $@ $<
-$(BUILD)/user/%: tests/user/%.c | $(BUILD)/.deps-ok
+$(BUILD)/user/%: tests/user/%.c tests/user/check.h | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
 	$(Q)$(CC) $(USERCFLAGS) -o $@ $< -lm
 # ubench (make compare-linux's benchmark): the files of user/ubench/ and the kernel's own
 # statistics (kernel/lib/stats.c, with its headers), so that its mean, stddev and ci95 are
-# computed exactly as the boot benchmarks' are; none of it is in the kernel's sources (KSRC).
-UBENCH_SRC := $(wildcard user/ubench/*.c) kernel/lib/stats.c
-$(BUILD)/user/ubench: $(UBENCH_SRC) $(wildcard user/ubench/*.h) include/stats.h include/types.h \
+# computed exactly as the boot benchmarks' are, and the madvise suite's heap
+# (kernel/lib/txnheap.c), so that umadvise draws the boot suite's transactions.
+UBENCH_SRC := $(wildcard user/ubench/*.c) kernel/lib/stats.c kernel/lib/txnheap.c
+$(BUILD)/user/ubench: $(UBENCH_SRC) $(wildcard user/ubench/*.h) include/stats.h include/txnheap.h include/types.h \
   include/compiler.h | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"

@@ -17,7 +17,7 @@ fail() {
 
 if ! gcc -O2 -static -pthread -s -Wall -Werror -std=gnu11 -Wextra -Wno-unused-parameter \
     -iquote "$root/include" -o "$scratch/ubench" "$root"/user/ubench/*.c \
-    "$root/kernel/lib/stats.c" -lm 2> "$scratch/build.err" ||
+    "$root/kernel/lib/stats.c" "$root/kernel/lib/txnheap.c" -lm 2> "$scratch/build.err" ||
   ! gcc -O2 -static -nostdlib -fno-pie -no-pie -fno-stack-protector -s -Wall -Werror \
     -o "$scratch/exit0" "$root/user/exit0.c" 2>> "$scratch/build.err"; then
   echo "FAIL  build ubench and exit0: $(head -n 3 "$scratch/build.err")"
