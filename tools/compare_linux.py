@@ -85,8 +85,8 @@ def options(argv):
     if opts["nomit"] not in ("yes", "no"):
         return "--nomit is yes or no"
     if not opts["timeout"]:
-        # Generous: a warm-up and the runs of some 8 variants per thread count, and boots.
-        points = 8 * len(opts["threads"].split(","))
+        # Generous: a warm-up and the runs of some 10 variants per thread count, and boots.
+        points = 10 * len(opts["threads"].split(","))
         opts["timeout"] = str(int(240 + 6 * points * (int(opts["runs"]) + 1)
                                   * float(opts["secs"])))
     return opts
