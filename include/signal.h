@@ -124,6 +124,8 @@ struct restart_block {
 struct sigthread {
   u64 blocked;                 // rt_sigprocmask
   u64 saved_blocked;           // rt_sigsuspend: the mask to restore after the handler
+  u64 real_blocked;            // rt_sigtimedwait: the mask before it unblocked its set, still
+                               // blocked for the ignore test (Linux's real_blocked)
   bool restore_blocked;
   bool exited;                 // past user_thread_exit: no longer a target
   struct sigpending pending;   // thread-directed: tgkill, faults; under siglock

@@ -180,12 +180,12 @@ send_sig_info_locked(struct process *p, struct thread *t, const struct ksiginfo 
     return 0;
   jobctl_prepare_signal(p, sig);
   // An ignored signal is dropped at once, unless its target blocks it: the disposition may
-  // change before it is unblocked (Linux's sig_ignored). A process's mask is its first
-  // thread's here.
+  // change before it is unblocked, or rt_sigtimedwait takes it (Linux's sig_ignored). A
+  // process's mask is its first thread's here.
   if(list_empty(&p->threads))
     return 0;
   struct thread *mask_of = t ? t : list_first_entry(&p->threads, struct thread, proc_node);
-  bool blocked = mask_of->sig->blocked & sigmask(sig);
+  bool blocked = (mask_of->sig->blocked | mask_of->sig->real_blocked) & sigmask(sig);
   if(sig != SIGKILL && handler_ignores(p, &p->action[sig - 1], sig) && !blocked)
     return 0;
   struct sigpending *q = t ? &t->sig->pending : &p->shared_pending;
