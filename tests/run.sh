@@ -182,7 +182,8 @@ result "boot/$name typed session" $? "(exit $rc, log $logs/$name.log)" "$logs/$n
 
 echo "== the interactive shell: tools/ttydrive.py types into init=/bin/sh (busybox)"
 # The prompt, a pipeline, line editing, ^C to a sleeping and a spinning program (the shell
-# stays), ubench by hand, exit 3; the debug image, so lockdep watches job control's paths.
+# stays), ^Z, jobs, bg and fg, background jobs stopped by SIGTTIN and SIGTTOU, ubench by hand,
+# exit 3; the debug image, so lockdep watches job control's paths.
 name=shell-smp2
 if [ -n "$shell_init" ]; then
   python3 tools/ttydrive.py qemu --session shell --smp 2 --timeout 300 --image debug \
