@@ -202,8 +202,10 @@ tty_check_change(int sig)
   int fg = READ_ONCE(fg_pgrp), pgrp = READ_ONCE(p->pgid);
   if(!READ_ONCE(session) || !fg || pgrp == fg)
     return 0;
+  // A process the kernel started ignores stop signals (kernel/signal.c): as if by SIG_IGN,
+  // or its read would be restarted for ever.
   bool ignored = (READ_ONCE(current->sig->blocked) & sigmask(sig)) ||
-                 READ_ONCE(p->action[sig - 1].handler) == SIG_IGN;
+                 READ_ONCE(p->action[sig - 1].handler) == SIG_IGN || !READ_ONCE(p->parent);
   if(ignored)
     return sig == SIGTTIN ? -EIO : 0;
   if(pgrp_orphaned(pgrp, NULL))
