@@ -133,6 +133,8 @@ struct sigthread {
   u32 ss_flags;                // SS_DISABLE, SS_AUTODISARM
   u64 fault_error, fault_trapno, fault_cr2;   // the last fault, for the frame's sigcontext
   bool stop_pending;           // a group stop waits for this thread to park; under siglock
+  bool stop_dequeued;          // took a stop signal that a SIGCONT since has not cancelled
+                               // (Linux's JOBCTL_STOP_DEQUEUED); under siglock
   struct restart_block restart;
 };
 

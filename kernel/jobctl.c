@@ -27,6 +27,9 @@ jobctl_prepare_signal(struct process *p, int sig)
   if(sig != SIGCONT)
     return;
   flush_pending(p, SIG_STOP_MASK);
+  struct thread *t;
+  list_for_each_entry(t, &p->threads, proc_node)
+    t->sig->stop_dequeued = false;   // a stop signal taken but not acted on yet is cancelled
   if(!p->stopping)
     return;
   // A stop that was complete is told to wait (WCONTINUED) and to the parent (by the first
@@ -40,7 +43,6 @@ jobctl_prepare_signal(struct process *p, int sig)
   WRITE_ONCE(p->stopping, false);
   p->stopped = false;
   p->group_stop_count = 0;
-  struct thread *t;
   list_for_each_entry(t, &p->threads, proc_node) {
     WRITE_ONCE(t->sig->stop_pending, false);
     if(!t->sig->exited)
@@ -81,7 +83,9 @@ jobctl_do_stop(int sig)
   struct process *p = t->proc;
   u64 flags;
   spin_lock_irqsave(&p->siglock, flags);
-  if(sig && !p->stopping) {
+  bool dequeued = t->sig->stop_dequeued;
+  t->sig->stop_dequeued = false;
+  if(sig && dequeued && !p->stopping) {
     // Every live thread must park (Linux's JOBCTL_STOP_PENDING): each is woken or
     // interrupted, and parks at its next signal check; a sleeping system call ends with
     // -ERESTARTSYS and is restarted after SIGCONT.

@@ -381,6 +381,8 @@ get_signal(struct k_sigaction *ka, struct ksiginfo *info)
       spin_unlock_irqrestore(&p->siglock, flags);
       return sig;
     }
+    if(sigmask(sig) & SIG_STOP_MASK)
+      t->sig->stop_dequeued = true;   // a SIGCONT from here on cancels it
     spin_unlock_irqrestore(&p->siglock, flags);
     if(sigmask(sig) & SIG_DEFAULT_IGNORE)
       continue;
