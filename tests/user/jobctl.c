@@ -18,19 +18,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#define PROG "jobctl"
+#include "check.h"
 
-static int fails;
 static int progress[2];   // the spinning child's threads write 'a' and 'b' here (non-blocking)
-
-static void
-check(int ok, const char *what)
-{
-  if(!ok) {
-    printf("jobctl: FAILED %s (errno %d)\n", what, errno);
-    fflush(stdout);
-    fails++;
-  }
-}
 
 static void
 sleep_ms(int ms)
@@ -382,6 +373,6 @@ main(void)
   test_discard();
   test_wait_pgrp();
   test_orphaned();
-  printf("jobctl: %s\n", fails ? "FAILED" : "ok");
+  printf("jobctl: %d checks, %d failed\n", checks, fails);
   return fails != 0;
 }
