@@ -185,8 +185,10 @@ file_rw(struct ufile *uf, u64 ubuf, u64 n, u64 *pos, bool write)
     return -EINVAL;
   if((uf->flags & L_O_ACCMODE) == (write ? 0 : L_O_WRONLY))
     return -EBADF;
-  if(!uf->file && write)
-    return console_write((const char *)ubuf, n);
+  if(!uf->file && write) {
+    long r = tty_check_write();   // TOSTOP: a background job's write stops it
+    return r ? r : console_write((const char *)ubuf, n);
+  }
   if(!uf->file)
     return console_read((char *)ubuf, n, uf->flags & L_O_NONBLOCK);
   char *k = kmalloc(CHUNK, GFP_KERNEL);

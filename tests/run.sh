@@ -188,7 +188,8 @@ typed_session tty-smp2
 
 echo "== the interactive shell: tools/ttydrive.py types into init=/bin/sh (busybox)"
 # The prompt, a pipeline, line editing, ^C to a sleeping and a spinning program (the shell
-# stays), ubench by hand, exit 3; the debug image, so lockdep watches job control's paths.
+# stays), ^Z, jobs, bg and fg, background jobs stopped by SIGTTIN and SIGTTOU, ubench by hand,
+# exit 3; the debug image, so lockdep watches job control's paths.
 if [ -n "$shell_init" ]; then
   typed_session shell-smp2 --session shell
 else

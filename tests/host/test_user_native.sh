@@ -64,6 +64,7 @@ expect 0 pipeproc
 expect 3 exitgroup
 expect 0 proc
 expect 0 proc storm 10000
+expect 0 jobctl
 expect 139 fault null
 expect 139 fault kernel
 expect 139 fault nx

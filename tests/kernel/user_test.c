@@ -346,6 +346,17 @@ user_fork_storm(void)
 }
 SELFTEST_NOINJECT("user-fork-storm", user_fork_storm);
 
+// Job control (tests/user/jobctl.c): stop and continue of every thread, the wait statuses
+// and SIGCHLD codes, wait by process group, SIGCONT and stop signals discarding each other,
+// SIGKILL of a stopped child, orphaned process groups.
+static bool
+user_jobctl(void)
+{
+  const char *const argv[] = { "/bin/jobctl", NULL };
+  return run("jobctl", argv, 0);
+}
+SELFTEST_NOINJECT("user-jobctl", user_jobctl);
+
 // The planted bug: fork shares the pages writable instead of copy-on-write; the copy-on-write
 // checks of proc must see one side's writes on the other.
 static bool
