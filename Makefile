@@ -153,6 +153,12 @@ $(BUILD)/user/%: user/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
 	$(Q)$(CC) $(USERCFLAGS) -o $@ $< -lm
+# exit0 (ubench's uexec runs it): no C library, so that only the kernel's execve is timed.
+$(BUILD)/user/exit0: user/exit0.c | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(say) "  USER    $@"
+	$(Q)$(CC) -O2 -static -nostdlib -fno-pie -no-pie -fno-stack-protector -s -Wall -Werror \
+	  -o $@ $<
 $(BUILD)/user/%: tests/user/%.c tests/user/check.h | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
@@ -386,16 +392,18 @@ bench-repeat: all
 # mitigations=off, alternating, through tools/qemu.sh with the same QEMU options; tables and
 # COMPARE lines, build/report/compare-linux.md and .png (tools/compare_linux.py). Linux boots
 # build/linux/initrd.cpio: user/linux/init.c as /init (never in this kernel's initramfs),
-# /bin/ubench, /dev/console, written by tools/newc.py (no root needed for the device node).
+# /bin/ubench, /bin/exit0 (ubench's uexec runs it), /dev/console, written by tools/newc.py
+# (no root needed for the device node).
 # CPU and SECS have other defaults elsewhere: only a value given to make is passed on.
 given = $(filter command line environment,$(origin $(1)))
-$(LINUX_INITRD): $(BUILD)/user/linux/init $(BUILD)/user/ubench tools/newc.py
+$(LINUX_INITRD): $(BUILD)/user/linux/init $(BUILD)/user/ubench $(BUILD)/user/exit0 tools/newc.py
 	@mkdir -p $(dir $@)
 	$(say) "  CPIO    $@"
 	$(Q)printf '%s\n' 'dir /dev 0755 0 0' 'nod /dev/console 0600 0 0 c 5 1' \
 	  'dir /proc 0755 0 0' 'dir /sys 0755 0 0' 'dir /tmp 1777 0 0' 'dir /bin 0755 0 0' \
 	  'file /init $(BUILD)/user/linux/init 0755 0 0' \
-	  'file /bin/ubench $(BUILD)/user/ubench 0755 0 0' > $@.list
+	  'file /bin/ubench $(BUILD)/user/ubench 0755 0 0' \
+	  'file /bin/exit0 $(BUILD)/user/exit0 0755 0 0' > $@.list
 	$(Q)tools/newc.py $@ $@.list
 .PHONY: compare-linux
 compare-linux: all $(LINUX_INITRD)

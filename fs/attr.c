@@ -1,5 +1,5 @@
 // The calls that read or change a node's attributes rather than a directory: chmod, chown,
-// readlink; and mkdir -p for the trees the kernel makes at boot.
+// utimensat's times, readlink; and mkdir -p for the trees the kernel makes at boot.
 #include "errno.h"
 #include "fs.h"
 #include "slab.h"
@@ -11,6 +11,7 @@ inode_chmod(struct inode *inode, u32 mode)
 {
   mutex_lock(&inode->i_mutex);
   WRITE_ONCE(inode->i_mode, (inode->i_mode & S_IFMT) | (mode & S_IALLUGO));
+  inode_touch_c(inode);
   mutex_unlock(&inode->i_mutex);
 }
 
@@ -32,6 +33,24 @@ inode_chown(struct inode *inode, u32 uid, u32 gid, bool kill_suid)
       mode &= ~S_ISGID;
     WRITE_ONCE(inode->i_mode, mode);
   }
+  inode_touch_c(inode);   // even with both ids -1, as Linux's notify_change
+  mutex_unlock(&inode->i_mutex);
+}
+
+void
+inode_set_times(struct inode *inode, const struct timespec64 *atime,
+                const struct timespec64 *mtime)
+{
+  mutex_lock(&inode->i_mutex);
+  if(atime) {
+    WRITE_ONCE(inode->i_atime.tv_sec, atime->tv_sec);
+    WRITE_ONCE(inode->i_atime.tv_nsec, atime->tv_nsec);
+  }
+  if(mtime) {
+    WRITE_ONCE(inode->i_mtime.tv_sec, mtime->tv_sec);
+    WRITE_ONCE(inode->i_mtime.tv_nsec, mtime->tv_nsec);
+  }
+  inode_touch_c(inode);
   mutex_unlock(&inode->i_mutex);
 }
 

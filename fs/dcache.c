@@ -5,6 +5,7 @@
 #include "panic.h"
 #include "slab.h"
 #include "string.h"
+#include "time.h"
 
 #define DHASH_BITS 12
 
@@ -21,6 +22,32 @@ static struct kmem_cache *dentry_cache;
 // follows the new chain and may miss names in the old one: a lookup that found nothing
 // during a rename tries again (Linux's rename_lock).
 DEFINE_SEQLOCK(rename_lock);
+bool rename_planted_unlocked;
+
+// The planted bug: a rename that does not tell lookups (no rename_lock), with its dentries
+// out of every hash chain for 20 us so that a lookup meanwhile misses.
+static bool
+rename_begin(void)
+{
+  bool planted = READ_ONCE(rename_planted_unlocked);
+  if(!planted)
+    write_seqlock(&rename_lock);
+  return planted;
+}
+
+static void
+rename_end(bool planted)
+{
+  if(!planted)
+    write_sequnlock(&rename_lock);
+}
+
+static void
+planted_window(bool planted)
+{
+  if(unlikely(planted))
+    udelay(20);
+}
 
 // Lock order: rename_lock, then d_lock, then a bucket's lock.
 
@@ -155,12 +182,13 @@ d_move(struct dentry *d, struct dentry *new_parent, const struct qstr *name)
   struct dhash_bucket *from = d_bucket(old_parent, d->d_hashval);
   struct dhash_bucket *to = d_bucket(new_parent, name->hash);
   dget(new_parent);
-  write_seqlock(&rename_lock);
+  bool planted = rename_begin();
   spin_lock(&d->d_lock);
   write_seqcount_begin(&d->d_seq);
   spin_lock(&from->lock);
   hlist_del_rcu(&d->d_hash);
   spin_unlock(&from->lock);
+  planted_window(planted);
   WRITE_ONCE(d->d_parent, new_parent);
   set_name(d, name);
   list_move_tail(&d->d_child, &new_parent->d_subdirs);
@@ -169,8 +197,60 @@ d_move(struct dentry *d, struct dentry *new_parent, const struct qstr *name)
   spin_unlock(&to->lock);
   write_seqcount_end(&d->d_seq);
   spin_unlock(&d->d_lock);
-  write_sequnlock(&rename_lock);
+  rename_end(planted);
   dput(old_parent);
+}
+
+// RENAME_EXCHANGE: a and b swap names and parents (the parents' references swap with them).
+// The caller holds what d_move's does. Both leave their hash chains, so a reader on either
+// may be carried to the other's: both d_seq counts and rename_lock tell it to look again.
+void
+d_exchange(struct dentry *a, struct dentry *b)
+{
+  struct dentry *pa = a->d_parent, *pb = b->d_parent;
+  struct dhash_bucket *fa = d_bucket(pa, a->d_hashval), *fb = d_bucket(pb, b->d_hashval);
+  struct dhash_bucket *ta = d_bucket(pb, b->d_hashval), *tb = d_bucket(pa, a->d_hashval);
+  char name[NAME_MAX + 1];
+  struct qstr qa = { .name = name, .len = a->d_len, .hash = a->d_hashval };
+  struct qstr qb = { .name = b->d_iname, .len = b->d_len, .hash = b->d_hashval };
+  memcpy(name, a->d_iname, a->d_len);
+  struct dentry *first = a < b ? a : b, *second = a < b ? b : a;
+  bool planted = rename_begin();
+  spin_lock(&first->d_lock);
+  spin_lock_nested(&second->d_lock, 1);
+  write_seqcount_begin(&a->d_seq);
+  write_seqcount_begin(&b->d_seq);
+  spin_lock(&fa->lock);
+  hlist_del_rcu(&a->d_hash);
+  spin_unlock(&fa->lock);
+  spin_lock(&fb->lock);
+  hlist_del_rcu(&b->d_hash);
+  spin_unlock(&fb->lock);
+  planted_window(planted);
+  WRITE_ONCE(a->d_parent, pb);
+  WRITE_ONCE(b->d_parent, pa);
+  set_name(a, &qb);
+  set_name(b, &qa);
+  // Each takes the other's place in its parent's list; tmp marks a's, the two may be
+  // neighbours.
+  struct list_head tmp;
+  list_add(&tmp, &a->d_child);
+  list_del(&a->d_child);
+  list_add(&a->d_child, &b->d_child);
+  list_del(&b->d_child);
+  list_add(&b->d_child, &tmp);
+  list_del(&tmp);
+  spin_lock(&ta->lock);
+  hlist_add_head_rcu(&a->d_hash, &ta->head);
+  spin_unlock(&ta->lock);
+  spin_lock(&tb->lock);
+  hlist_add_head_rcu(&b->d_hash, &tb->head);
+  spin_unlock(&tb->lock);
+  write_seqcount_end(&b->d_seq);
+  write_seqcount_end(&a->d_seq);
+  spin_unlock(&second->d_lock);
+  spin_unlock(&first->d_lock);
+  rename_end(planted);
 }
 
 static bool

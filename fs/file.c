@@ -38,7 +38,8 @@ vfs_open_mode(const char *path, unsigned oflags, u32 mode, unsigned flags, struc
     return -ENOMEM;
   struct dentry *d;
   const struct file_operations *fop;
-  int err = open_path(path, oflags, mode, flags, &d);
+  bool created;
+  int err = open_path(path, oflags, mode, flags, &d, &created);
   if(err) {
     kfree(f);
     return err;
@@ -52,11 +53,12 @@ vfs_open_mode(const char *path, unsigned oflags, u32 mode, unsigned flags, struc
   f->f_dentry = d;
   f->f_inode = d->d_inode;
   f->f_pos = 0;
+  f->f_created = created;
   f->f_op = fop;
   f->private_data = NULL;
   if(S_ISREG(f->f_inode->i_mode) && !fop) {
     __atomic_add_fetch(&f->f_inode->i_data.users, 1, __ATOMIC_RELAXED);
-    if(oflags & O_TRUNC)
+    if((oflags & O_TRUNC) && !created)
       vfs_ftruncate(f, 0);
   }
   *fp = f;
@@ -98,6 +100,8 @@ vfs_pread(struct file *f, void *buf, size_t len, u64 pos)
     return -EINVAL;
   if(f->f_op)
     return f->f_op->read ? f->f_op->read(f, buf, len, &pos) : -EINVAL;
+  if(len)
+    touch_atime(inode);   // at the end of the file too, as Linux's filemap_read
   u64 size = READ_ONCE(inode->i_size);
   if(pos >= size)
     return 0;
@@ -182,6 +186,8 @@ vfs_pwrite(struct file *f, const void *buf, size_t len, u64 pos)
       WRITE_ONCE(inode->i_size, at + n);
     cond_resched();
   }
+  if(done)
+    inode_touch_mc(inode);
   mutex_unlock(&inode->i_mutex);
   return done || !len ? (ssize_t)done : -ENOMEM;
 }
@@ -226,6 +232,7 @@ vfs_ftruncate(struct file *f, u64 size)
   mutex_lock(&inode->i_mutex);
   u64 old = inode->i_size;
   WRITE_ONCE(inode->i_size, size);
+  inode_touch_mc(inode);   // whether or not the size changes, as Linux's do_truncate
   if(size < old) {
     unmap_mapping_range(inode, ALIGN_UP(size, PAGE_SIZE) >> PAGE_SHIFT);
     truncate_inode_pages(m, ALIGN_UP(size, PAGE_SIZE) >> PAGE_SHIFT);
@@ -287,6 +294,7 @@ vfs_readdir(struct file *f, filldir_t fill, void *arg)
     f->f_pos++;
   }
   mutex_unlock(&dir->i_mutex);
+  touch_atime(dir);
   return more;
 }
 

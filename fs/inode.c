@@ -5,6 +5,7 @@
 #include "panic.h"
 #include "slab.h"
 #include "string.h"
+#include "syscalls.h"
 
 #define IHASH_BITS 10
 
@@ -35,6 +36,7 @@ new_inode(struct super_block *sb, u32 mode)
   inode->i_count = 1;
   inode->i_nlink = 1;
   inode->i_sb = sb;
+  inode->i_atime = inode->i_mtime = inode->i_ctime = inode->i_btime = current_time();
   mutex_init(&inode->i_mutex);
   spin_lock_init(&inode->i_mmap_lock);
   INIT_LIST_HEAD(&inode->i_mmap);
@@ -127,6 +129,60 @@ inode_stat(struct inode *inode, struct kstat *st)
   st->rdev = inode->i_rdev;
   st->size = READ_ONCE(inode->i_size);
   st->nrpages = S_ISREG(st->mode) ? READ_ONCE(inode->i_data.nrpages) : 0;
+  st->atime = (struct timespec64){ READ_ONCE(inode->i_atime.tv_sec), READ_ONCE(inode->i_atime.tv_nsec) };
+  st->mtime = (struct timespec64){ READ_ONCE(inode->i_mtime.tv_sec), READ_ONCE(inode->i_mtime.tv_nsec) };
+  st->ctime = (struct timespec64){ READ_ONCE(inode->i_ctime.tv_sec), READ_ONCE(inode->i_ctime.tv_nsec) };
+  st->btime = inode->i_btime;
+}
+
+// The kernel's CLOCK_REALTIME (kernel/sys_time.c), to the nanosecond: Linux marks files with
+// the coarser tick-based clock, which this one never runs behind.
+struct timespec64
+current_time(void)
+{
+  u64 ns = realtime_ns();
+  return (struct timespec64){ ns / 1000000000, ns % 1000000000 };
+}
+
+static void
+set_time(struct timespec64 *t, struct timespec64 now)
+{
+  WRITE_ONCE(t->tv_sec, now.tv_sec);
+  WRITE_ONCE(t->tv_nsec, now.tv_nsec);
+}
+
+void
+inode_touch_mc(struct inode *inode)
+{
+  struct timespec64 now = current_time();
+  set_time(&inode->i_mtime, now);
+  set_time(&inode->i_ctime, now);
+}
+
+void
+inode_touch_c(struct inode *inode)
+{
+  set_time(&inode->i_ctime, current_time());
+}
+
+static bool
+not_after(struct timespec64 a, struct timespec64 b)
+{
+  return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec <= b.tv_nsec);
+}
+
+// relatime (Linux's relatime_need_update, fs/inode.c): a read marks atime only if it is not
+// newer than mtime or ctime (so "was it read since it changed?" has an answer), or a day old;
+// the other reads write nothing, so readers on many CPUs do not share the line.
+void
+touch_atime(struct inode *inode)
+{
+  struct timespec64 a = { READ_ONCE(inode->i_atime.tv_sec), READ_ONCE(inode->i_atime.tv_nsec) };
+  struct timespec64 m = { READ_ONCE(inode->i_mtime.tv_sec), READ_ONCE(inode->i_mtime.tv_nsec) };
+  struct timespec64 c = { READ_ONCE(inode->i_ctime.tv_sec), READ_ONCE(inode->i_ctime.tv_nsec) };
+  struct timespec64 now = current_time();
+  if(not_after(a, m) || not_after(a, c) || now.tv_sec - a.tv_sec >= 24 * 60 * 60)
+    set_time(&inode->i_atime, now);
 }
 
 void

@@ -327,12 +327,14 @@ struct new_node {
   dev_t rdev;
   const char *link;
   struct inode *inode;
+  bool made;   // out: create made it (open's O_CREAT may find it there instead)
 };
 
 static int
 make_node(struct inode *dir, struct dentry *child, const struct new_node *n)
 {
   if(n->inode) {
+    inode_touch_mc(dir);
     d_instantiate_add(child, n->inode);
     return 0;
   }
@@ -347,7 +349,7 @@ make_node(struct inode *dir, struct dentry *child, const struct new_node *n)
 // Creates path's last name, or with existing set, finds the file that is already there
 // (open with O_CREAT and no O_EXCL). 0 with *d referenced.
 static int
-create(const char *path, const struct new_node *n, bool existing, unsigned flags,
+create(const char *path, struct new_node *n, bool existing, unsigned flags,
        struct dentry **d)
 {
   struct nameidata nd;
@@ -369,7 +371,7 @@ create(const char *path, const struct new_node *n, bool existing, unsigned flags
   else if(!(child = d_alloc(nd.dentry, &nd.last)))
     err = -ENOMEM;
   else
-    err = make_node(dir, child, n);
+    n->made = !(err = make_node(dir, child, n));
   mutex_unlock(&dir->i_mutex);
   dput(nd.dentry);
   walk_done(&nd);
@@ -433,12 +435,15 @@ vfs_add_inode(const char *path, struct inode *inode)
 // O_CREAT finds an existing name without following it; a symbolic link there is followed
 // by a walk of its own (one that dangles is -ENOENT: nothing is created at its target).
 int
-open_path(const char *path, unsigned oflags, u32 mode, unsigned flags, struct dentry **d)
+open_path(const char *path, unsigned oflags, u32 mode, unsigned flags, struct dentry **d,
+          bool *created)
 {
+  *created = false;
   if(!(oflags & O_CREAT))
     return path_lookup(path, flags, d);
   struct new_node n = { .mode = S_IFREG | (mode & S_IALLUGO) };
   int err = create(path, &n, !(oflags & O_EXCL), flags, d);
+  *created = n.made;
   if(err || !S_ISLNK((*d)->d_inode->i_mode))
     return err;
   dput(*d);
@@ -512,39 +517,70 @@ is_ancestor(struct dentry *a, struct dentry *d)
   return false;
 }
 
-// The checks rename makes with everything locked; 0 to go ahead.
+// The checks rename makes with everything locked, in Linux's order (do_renameat2 and
+// vfs_rename, fs/namei.c); 0 to go ahead. a and b are the walks of the two paths.
 static int
-rename_check(struct dentry *old, struct dentry *new_parent, struct dentry *target, bool must_dir)
+rename_check(struct dentry *old, struct dentry *new_parent, struct dentry *target,
+             const struct nameidata *a, const struct nameidata *b, unsigned flags)
 {
+  bool exchange = flags & RENAME_EXCHANGE;
+  if(target && (flags & RENAME_NOREPLACE))
+    return -EEXIST;
+  if(exchange && !target)
+    return -ENOENT;
   bool isdir = S_ISDIR(old->d_inode->i_mode);
-  if(!isdir && must_dir)
+  bool tdir = target && S_ISDIR(target->d_inode->i_mode);
+  if(exchange && !tdir && b->must_dir)
     return -ENOTDIR;
+  if(!isdir && (a->must_dir || (!exchange && b->must_dir)))
+    return -ENOTDIR;
+  // A directory into itself; or, exchanged, the target into its own subtree.
+  if(isdir && is_ancestor(old, new_parent))
+    return -EINVAL;
+  if(exchange && tdir && is_ancestor(target, old->d_parent))
+    return -EINVAL;
+  if(!exchange && target && is_ancestor(target, old->d_parent))
+    return -ENOTEMPTY;   // the target is an ancestor of the source (Linux's trap)
+  if(target && !exchange && isdir != tdir)
+    return isdir ? -ENOTDIR : -EISDIR;
   if(old->d_mounted || (target && target->d_mounted))
     return -EBUSY;
-  if(isdir && is_ancestor(old, new_parent))
-    return -EINVAL;   // a directory into itself
-  if(target && isdir != S_ISDIR(target->d_inode->i_mode))
-    return isdir ? -ENOTDIR : -EISDIR;
   return 0;
 }
 
 int
 vfs_rename(const char *from, const char *to)
 {
+  return vfs_rename2(from, to, 0);
+}
+
+// The name walks of both paths end in their parents; "." or ".." as the last name is
+// -EEXIST from the walk: EBUSY for either, as Linux, but EEXIST for the new one under
+// RENAME_NOREPLACE.
+int
+vfs_rename2(const char *from, const char *to, unsigned flags)
+{
+  if((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT)) ||
+     ((flags & (RENAME_NOREPLACE | RENAME_WHITEOUT)) && (flags & RENAME_EXCHANGE)))
+    return -EINVAL;
   struct nameidata a, b;
   int err = walk(from, 0, true, &a);
   if(err)
-    return err == -EEXIST ? -EBUSY : err;   // "." or ".."
+    return err == -EEXIST ? -EBUSY : err;
   if((err = walk(to, 0, true, &b))) {
     dput(a.dentry);
     walk_done(&a);
-    return err == -EEXIST ? -EBUSY : err;
+    return err != -EEXIST ? err : flags & RENAME_NOREPLACE ? -EEXIST : -EBUSY;
   }
   struct inode *adir = a.dentry->d_inode, *bdir = b.dentry->d_inode;
   struct super_block *sb = a.dentry->d_sb;
   struct dentry *old = NULL, *target = NULL;
   if(sb != b.dentry->d_sb) {
     err = -EXDEV;
+    goto out;
+  }
+  if(flags & RENAME_WHITEOUT) {
+    err = -EINVAL;   // ramfs has no whiteouts (Linux's simple_rename)
     goto out;
   }
   // Every call that holds two i_mutexes holds s_rename_mutex first, so the order of the
@@ -555,15 +591,15 @@ vfs_rename(const char *from, const char *to)
     mutex_lock_nested(&bdir->i_mutex, I_MUTEX_PARENT2);
   if((adir->i_flags | bdir->i_flags) & I_DEAD || !(old = d_lookup(a.dentry, &a.last)))
     err = -ENOENT;
-  else if((target = d_lookup(b.dentry, &b.last)) == old)
-    err = 0;   // the same name: nothing to do
-  else if(!(err = rename_check(old, b.dentry, target, a.must_dir || b.must_dir))) {
-    struct inode *tdir = target && S_ISDIR(target->d_inode->i_mode) ? target->d_inode : NULL;
-    if(tdir)
-      mutex_lock_nested(&tdir->i_mutex, I_MUTEX_CHILD);
-    err = adir->i_op->rename(old, b.dentry, target, &b.last);
-    if(tdir)
-      mutex_unlock(&tdir->i_mutex);
+  else if(!(err = rename_check(old, b.dentry, target = d_lookup(b.dentry, &b.last), &a, &b,
+                               flags)) && target != old) {
+    // A directory replaced must stay empty meanwhile: its mutex keeps creates out.
+    bool lock = target && !(flags & RENAME_EXCHANGE) && S_ISDIR(target->d_inode->i_mode);
+    if(lock)
+      mutex_lock_nested(&target->d_inode->i_mutex, I_MUTEX_CHILD);
+    err = adir->i_op->rename(old, b.dentry, target, &b.last, flags & RENAME_EXCHANGE);
+    if(lock)
+      mutex_unlock(&target->d_inode->i_mutex);
   }
   if(bdir != adir)
     mutex_unlock(&bdir->i_mutex);

@@ -100,10 +100,11 @@ send_sigpipe(void)
   send_signal_thread(current, SIGPIPE);
 }
 
-// Copies n bytes of user memory in at head, allocating pages: the count copied (short at a
-// fault or when no page is left), or -EFAULT/-ENOMEM when it is none. Under mutex.
+// Copies n bytes of user memory (kernel memory for sendfile) in at head, allocating pages:
+// the count copied (short at a fault or when no page is left), or -EFAULT/-ENOMEM when it is
+// none. Under mutex.
 static long
-ring_fill(struct pipe_inode_info *pipe, const char *ubuf, size_t n)
+ring_fill(struct pipe_inode_info *pipe, const char *ubuf, size_t n, bool kernel)
 {
   size_t done = 0;
   long err = 0;
@@ -115,7 +116,11 @@ ring_fill(struct pipe_inode_info *pipe, const char *ubuf, size_t n)
       break;
     }
     size_t off = at % PAGE_SIZE, c = MIN(PAGE_SIZE - off, n - done);
-    size_t left = copy_from_user((char *)*pg + off, ubuf + done, c);
+    size_t left = 0;
+    if(kernel)
+      memcpy((char *)*pg + off, ubuf + done, c);
+    else
+      left = copy_from_user((char *)*pg + off, ubuf + done, c);
     done += c - left;
     if(left) {
       err = -EFAULT;
@@ -181,7 +186,7 @@ bool pipe_planted_torn;   // planted-pipe-torn: writes split in halves, another 
 // EAGAIN, a longer one writes what fits (EAGAIN if nothing does); without it, a short write
 // waits for room for all of it at once, a longer one for any room, until all is written.
 static ssize_t
-pipe_write(struct file *f, const char *ubuf, size_t len, unsigned flags)
+do_pipe_write(struct file *f, const char *ubuf, size_t len, unsigned flags, bool kernel)
 {
   struct pipe_inode_info *pipe = f->private_data;
   if(!len)
@@ -202,7 +207,7 @@ pipe_write(struct file *f, const char *ubuf, size_t len, unsigned flags)
       size_t want = MIN(room, len - done);
       if(torn && !done && want > 1)
         want /= 2;
-      long r = ring_fill(pipe, ubuf + done, want);
+      long r = ring_fill(pipe, ubuf + done, want, kernel);
       if(r < 0) {
         err = r;
         break;
@@ -228,6 +233,18 @@ pipe_write(struct file *f, const char *ubuf, size_t len, unsigned flags)
   }
   mutex_unlock(&pipe->mutex);
   return done ? (ssize_t)done : err;
+}
+
+static ssize_t
+pipe_write(struct file *f, const char *ubuf, size_t len, unsigned flags)
+{
+  return do_pipe_write(f, ubuf, len, flags, false);
+}
+
+ssize_t
+pipe_write_kernel(struct file *f, const void *buf, size_t len, unsigned flags)
+{
+  return do_pipe_write(f, buf, len, flags, true);
 }
 
 // Linux's pipe_poll: the read end is readable with data and hung up with no writer; the

@@ -1,5 +1,6 @@
 // ramfs: a filesystem that is nothing but the VFS's caches: directories are their dentries'
-// lists, file data are page-cache pages that nothing may reclaim (reclaimable=false).
+// lists, file data are page-cache pages that nothing may reclaim (reclaimable=false). A
+// directory's mtime and ctime change with its names, as Linux's ramfs (simple_unlink...).
 #include "errno.h"
 #include "fs.h"
 #include "slab.h"
@@ -28,6 +29,7 @@ ramfs_create(struct inode *dir, struct dentry *d, u32 mode)
     return -ENOMEM;
   if(S_ISDIR(mode))
     WRITE_ONCE(dir->i_nlink, dir->i_nlink + 1);   // the child's ".."
+  inode_touch_mc(dir);
   d_instantiate_add(d, inode);
   return 0;
 }
@@ -39,6 +41,7 @@ ramfs_mknod(struct inode *dir, struct dentry *d, u32 mode, dev_t rdev)
   if(!inode)
     return -ENOMEM;
   inode->i_rdev = rdev;
+  inode_touch_mc(dir);
   d_instantiate_add(d, inode);
   return 0;
 }
@@ -58,6 +61,7 @@ ramfs_symlink(struct inode *dir, struct dentry *d, const char *target)
   inode->i_link = link;
   inode->i_size = n;   // as Linux: a link's size is its target's length
   inode->i_op = &ramfs_symlink_ops;
+  inode_touch_mc(dir);
   d_instantiate_add(d, inode);
   return 0;
 }
@@ -75,6 +79,8 @@ ramfs_unlink(struct inode *dir, struct dentry *d)
 {
   struct inode *inode = d->d_inode;
   WRITE_ONCE(inode->i_nlink, inode->i_nlink - 1);
+  inode_touch_c(inode);
+  inode_touch_mc(dir);
   d_delete(d);
   return 0;
 }
@@ -88,26 +94,49 @@ ramfs_rmdir(struct inode *dir, struct dentry *d)
   inode->i_flags |= I_DEAD;
   WRITE_ONCE(inode->i_nlink, 0);
   WRITE_ONCE(dir->i_nlink, dir->i_nlink - 1);
+  inode_touch_c(inode);
+  inode_touch_mc(dir);
   d_delete(d);
   return 0;
 }
 
+// A directory that changes parent takes its ".." along: one link moves between the parents.
+static void
+move_dotdot(struct inode *inode, struct inode *from, struct inode *to)
+{
+  if(!S_ISDIR(inode->i_mode) || from == to)
+    return;
+  WRITE_ONCE(from->i_nlink, from->i_nlink - 1);
+  WRITE_ONCE(to->i_nlink, to->i_nlink + 1);
+}
+
+// Both directories' mtime and ctime, and the moved inodes' ctime, as Linux's
+// simple_rename_timestamp.
 static int
 ramfs_rename(struct dentry *old, struct dentry *new_parent, struct dentry *target,
-             const struct qstr *new_name)
+             const struct qstr *new_name, unsigned flags)
 {
   struct inode *old_dir = old->d_parent->d_inode, *new_dir = new_parent->d_inode;
-  bool isdir = S_ISDIR(old->d_inode->i_mode);
-  if(target) {
-    int err = isdir ? ramfs_rmdir(new_dir, target) : ramfs_unlink(new_dir, target);
-    if(err)
-      return err;
+  struct inode *inode = old->d_inode;
+  if(flags & RENAME_EXCHANGE) {
+    move_dotdot(inode, old_dir, new_dir);
+    move_dotdot(target->d_inode, new_dir, old_dir);
+    inode_touch_c(target->d_inode);
+    d_exchange(old, target);
+  } else {
+    if(target) {
+      int err = S_ISDIR(inode->i_mode) ? ramfs_rmdir(new_dir, target)
+                                       : ramfs_unlink(new_dir, target);
+      if(err)
+        return err;
+    }
+    move_dotdot(inode, old_dir, new_dir);
+    d_move(old, new_parent, new_name);
   }
-  if(isdir && old_dir != new_dir) {
-    WRITE_ONCE(old_dir->i_nlink, old_dir->i_nlink - 1);
-    WRITE_ONCE(new_dir->i_nlink, new_dir->i_nlink + 1);
-  }
-  d_move(old, new_parent, new_name);
+  inode_touch_c(inode);
+  inode_touch_mc(old_dir);
+  if(new_dir != old_dir)
+    inode_touch_mc(new_dir);
   return 0;
 }
 

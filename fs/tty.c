@@ -186,6 +186,43 @@ tty_claim(void)
 }
 
 
+// Whether current may act on the terminal as its foreground process group does (Linux's
+// __tty_check_change, drivers/tty/tty_jobctrl.c): every process shares the console as its
+// terminal here, so in a session, a process outside the foreground group gets sig (SIGTTIN
+// for a read, SIGTTOU for a write with TOSTOP or a change of the terminal's settings) and the
+// call -ERESTARTSYS, to be made again once the group is continued in the foreground. If it
+// blocks or ignores sig, a read fails with EIO and anything else goes on; a member of an
+// orphaned group, whom no shell would continue, gets EIO.
+static long
+tty_check_change(int sig)
+{
+  struct process *p = current->proc;
+  if(!p)
+    return 0;
+  int fg = READ_ONCE(fg_pgrp), pgrp = READ_ONCE(p->pgid);
+  if(!READ_ONCE(session) || !fg || pgrp == fg)
+    return 0;
+  // A process the kernel started ignores stop signals (kernel/signal.c): as if by SIG_IGN,
+  // or its read would be restarted for ever.
+  bool ignored = (READ_ONCE(current->sig->blocked) & sigmask(sig)) ||
+                 READ_ONCE(p->action[sig - 1].handler) == SIG_IGN || !READ_ONCE(p->parent);
+  if(ignored)
+    return sig == SIGTTIN ? -EIO : 0;
+  if(pgrp_orphaned(pgrp, NULL))
+    return -EIO;
+  kill_pgrp(pgrp, sig);
+  return -ERESTARTSYS;
+}
+
+long
+tty_check_write(void)
+{
+  spin_lock(&tty_lock);
+  bool tostop = ldisc.termios.c_lflag & TOSTOP;
+  spin_unlock(&tty_lock);
+  return tostop ? tty_check_change(SIGTTOU) : 0;
+}
+
 // Canonical mode waits for a line; non-canonical mode follows VMIN and VTIME (termios(3)):
 // MIN bytes (or n if fewer), TIME tenths of a second between bytes once one came; with MIN 0,
 // whatever came within TIME; with both 0, whatever is there.
@@ -195,7 +232,9 @@ tty_read(u8 *buf, u32 n, bool nonblock)
   struct wait_queue_entry we = { current, LIST_HEAD_INIT(we.entry) };
   u32 got = 0;
   u64 deadline = 0;
-  long r;
+  long r = tty_check_change(SIGTTIN);
+  if(r)
+    return r;
   bool was_idle = current->idle_wait;
   current->idle_wait = true;   // a terminal may wait for a person for ever
   for(;;) {
@@ -284,6 +323,7 @@ tty_ioctl(u32 cmd, u64 arg)
   struct termios t;
   struct winsize ws;
   int v;
+  long r;
   switch(cmd) {
   case TCGETS:
     spin_lock(&tty_lock);
@@ -295,6 +335,8 @@ tty_ioctl(u32 cmd, u64 arg)
   case TCSETSF:
     if(copy_from_user(&t, u, sizeof(t)))
       return -EFAULT;
+    if((v = tty_check_change(SIGTTOU)) != 0)
+      return v;
     tty_set_termios(&t, cmd == TCSETSF);
     return 0;
   case TIOCGWINSZ:
@@ -317,6 +359,8 @@ tty_ioctl(u32 cmd, u64 arg)
       return -EFAULT;
     if(v < 0)
       return -EINVAL;
+    if((r = tty_check_change(SIGTTOU)) != 0)   // tcsetpgrp(3) from the background
+      return r;
     if(!pgrp_exists(v))
       return -ESRCH;   // Linux's tiocspgrp: no such group
     WRITE_ONCE(fg_pgrp, v);
@@ -332,6 +376,8 @@ tty_ioctl(u32 cmd, u64 arg)
   case TCFLSH:
     if(arg > TCIOFLUSH)
       return -EINVAL;
+    if((r = tty_check_change(SIGTTOU)) != 0)
+      return r;
     if(arg != TCOFLUSH) {
       spin_lock(&tty_lock);
       n_tty_flush(&ldisc);
@@ -358,6 +404,9 @@ static ssize_t
 console_fwrite(struct file *f, const void *buf, size_t len, u64 *pos)
 {
   const char *p = buf;
+  long r = tty_check_write();
+  if(r)
+    return r;
   spin_lock(&console_lock);
   if(tty_interactive()) {
     if(npending)

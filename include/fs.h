@@ -55,6 +55,17 @@ huge_encode_dev(dev_t dev)
 
 #define MAX_FILE_SIZE (1ULL << 40)   // keeps every page index far from overflow
 
+// A file time, as Linux's: seconds since the epoch (negative before 1970) and nanoseconds.
+struct timespec64 {
+  s64 tv_sec;
+  long tv_nsec;
+};
+
+// renameat2(2)'s flags (include/uapi/linux/fs.h).
+#define RENAME_NOREPLACE 0x1   // -EEXIST rather than replace
+#define RENAME_EXCHANGE  0x2   // swap two existing names
+#define RENAME_WHITEOUT  0x4   // overlayfs's: not supported by ramfs (-EINVAL)
+
 // A live inode carries this; a freed one is slab poison. RCU-walkers may check it: only a
 // mount that frees inodes at once yet allows RCU-walk (planted tests) lets them see poison.
 #define INODE_MAGIC 0x1a0de5edu
@@ -100,6 +111,13 @@ struct inode {
   int i_nlink;                 // names (and a directory's "."); changed under the parent's mutex
   unsigned i_flags;
   u64 i_size;                  // changed under i_mutex; read without it
+  // Times (stat(2)), each field WRITE_ONCE under i_mutex, or under the parent's for the
+  // ctime that unlink and rename give the inode they unname or move (with s_rename_mutex),
+  // read without it: stat may see a second and its nanoseconds from two updates, as on
+  // Linux. i_atime is also written without a lock (touch_atime, a read's relatime update:
+  // racing readers store about the same time).
+  struct timespec64 i_atime, i_mtime, i_ctime;
+  struct timespec64 i_btime;   // birth: set once, before the inode is published
   struct super_block *i_sb;
   const struct inode_operations *i_op;
   const struct file_operations *i_fop;   // files whose data is not the page cache, or NULL
@@ -143,8 +161,10 @@ struct inode_operations {
   int (*create)(struct inode *dir, struct dentry *d, u32 mode);   // d: new, unhashed
   int (*unlink)(struct inode *dir, struct dentry *d);
   int (*rmdir)(struct inode *dir, struct dentry *d);               // d's i_mutex held too
+  // target: what new_name replaces, or NULL; flags: RENAME_EXCHANGE swaps old and target
+  // (both exist), else 0 (the VFS has checked RENAME_NOREPLACE).
   int (*rename)(struct dentry *old, struct dentry *new_parent, struct dentry *target,
-                const struct qstr *new_name);   // target: what new_name replaces, or NULL
+                const struct qstr *new_name, unsigned flags);
   int (*mknod)(struct inode *dir, struct dentry *d, u32 mode, dev_t rdev);   // devices, fifos
   int (*symlink)(struct inode *dir, struct dentry *d, const char *target);
   // Symbolic links: copies the target into buf (no NUL), returns its length or -errno. No
@@ -180,6 +200,8 @@ struct file {
                              // NULL for a file with no name (a pipe end: f_op->release)
   struct inode *f_inode;
   u64 f_pos;                 // the opener's: threads sharing a file use pread and pwrite
+  bool f_created;            // this open made the file: O_TRUNC has nothing to do and marks
+                             // no times (Linux's FMODE_CREATED)
   const struct file_operations *f_op;   // the inode's i_fop, or a device's, or NULL
   void *private_data;        // the f_op's own (a pipe end: its pipe)
 };
@@ -192,6 +214,7 @@ struct kstat {
   dev_t rdev;
   u64 size;
   unsigned long nrpages;
+  struct timespec64 atime, mtime, ctime, btime;
 };
 
 // How path walks cross a mount.
@@ -239,10 +262,25 @@ int vfs_chown(const char *path, u32 uid, u32 gid);   // (u32)-1 keeps one; not f
 // with kill_suid as chown(2) from user space (set-id bits of a non-directory cleared).
 void inode_chmod(struct inode *inode, u32 mode);
 void inode_chown(struct inode *inode, u32 uid, u32 gid, bool kill_suid);
+// utimensat(2) on an inode: atime and mtime set to *atime and *mtime (NULL keeps one), ctime
+// to now. The caller resolved UTIME_NOW to current_time().
+void inode_set_times(struct inode *inode, const struct timespec64 *atime,
+                     const struct timespec64 *mtime);
+// The times the calls mark (fs/inode.c): CLOCK_REALTIME now; mtime and ctime of a file
+// written or truncated, or of a directory whose names changed (caller holds i_mutex);
+// ctime alone for a change of attributes or links; atime for a read, relatime-style (as
+// Linux's default mount option: only when atime is not newer than mtime or ctime, or is a
+// day old), without a lock.
+struct timespec64 current_time(void);
+void inode_touch_mc(struct inode *inode);
+void inode_touch_c(struct inode *inode);
+void touch_atime(struct inode *inode);
 int vfs_ioctl(struct file *f, unsigned cmd, void *arg);   // -ENOTTY unless f_op knows cmd
 int vfs_unlink(const char *path);
 int vfs_rmdir(const char *path);
 int vfs_rename(const char *from, const char *to);   // replaces a file or an empty directory
+// renameat2(2): flags 0 (vfs_rename), RENAME_NOREPLACE or RENAME_EXCHANGE.
+int vfs_rename2(const char *from, const char *to, unsigned flags);
 int vfs_stat(const char *path, unsigned flags, struct kstat *st);
 int vfs_truncate(const char *path, u64 size);
 int vfs_open(const char *path, unsigned oflags, unsigned flags, struct file **fp);   // 0644
@@ -274,6 +312,9 @@ int vfs_lookup_rcu(const char *path, struct inode **inode);
 // of a new pipe; 0 or -ENOMEM.
 int create_pipe_files(struct file *res[2]);
 bool is_pipe(struct file *f);
+// sendfile into a pipe's write end: as write(2) on it with flags (O_NONBLOCK), from kernel
+// memory.
+ssize_t pipe_write_kernel(struct file *f, const void *buf, size_t len, unsigned flags);
 long pipe_fcntl(struct file *f, unsigned cmd, unsigned long arg);   // F_GETPIPE_SZ; -EBADF
 
 // Character devices (fs/char_dev.c): the file operations behind a device number, looked up
@@ -327,6 +368,7 @@ struct dentry *d_alloc_root(struct super_block *sb, struct inode *root);
 void d_instantiate_add(struct dentry *d, struct inode *inode);   // pin, list, hash
 void d_delete(struct dentry *d);                                 // unhash, unlist, unpin
 void d_move(struct dentry *d, struct dentry *new_parent, const struct qstr *name);
+void d_exchange(struct dentry *a, struct dentry *b);   // RENAME_EXCHANGE: names and parents
 struct dentry *d_lookup(struct dentry *parent, const struct qstr *name);   // referenced
 struct dentry *d_lookup_rcu(struct dentry *parent, const struct qstr *name, u32 *seq);
 bool d_legitimize(struct dentry *d, u32 seq);   // RCU-walk to a reference, if d is unchanged
@@ -334,6 +376,9 @@ struct dentry *dget(struct dentry *d);
 void dput(struct dentry *d);
 void dcache_init(void);
 extern seqlock_t rename_lock;   // every rename: a lookup that missed during one retries
+// planted-rename-unlocked: renames leave rename_lock alone (lookups cannot tell a miss
+// during one), and their dentries unhashed for 20 us.
+extern bool rename_planted_unlocked;
 
 // Superblocks and mounts (fs/super.c).
 extern struct vfsmount *root_mnt;
@@ -351,4 +396,6 @@ struct inode *ramfs_get_inode(struct super_block *sb, u32 mode);
 // The walk (fs/namei.c), used by the file calls: a referenced dentry.
 int path_lookup(const char *path, unsigned flags, struct dentry **d);
 struct dentry *dget_parent(struct dentry *d);   // referenced
-int open_path(const char *path, unsigned oflags, u32 mode, unsigned flags, struct dentry **d);
+// *created: O_CREAT made the file.
+int open_path(const char *path, unsigned oflags, u32 mode, unsigned flags, struct dentry **d,
+              bool *created);

@@ -47,6 +47,15 @@ struct process {
   int pgid, sid;              // process group and session (setpgid, setsid), under siglock
   struct k_sigaction action[NSIG];    // rt_sigaction, shared by the threads; under siglock
   struct sigpending shared_pending;   // process-directed signals (kill); under siglock
+  // Job control (kernel/jobctl.c), under siglock: a group stop is in force from the stop
+  // signal's dequeue until SIGCONT or the end; stopped once every thread has parked.
+  bool stopping;              // in force: each thread parks at its next signal check
+  bool stopped;               // every thread has parked (Linux's SIGNAL_STOP_STOPPED)
+  int stop_sig;               // the signal that stopped it (Linux's group_exit_code)
+  int group_stop_count;       // threads yet to park
+  bool stop_report;           // a stop that wait's WUNTRACED has not seen yet
+  bool cont_report;           // a SIGCONT that WCONTINUED has not seen yet
+  bool cont_notify;           // a SIGCONT the parent's SIGCHLD has not told yet
   struct thread *exec_thread; // execve's thread while it replaces the program, under lock:
                               // every other thread leaves (de_thread, kernel/execve.c)
   u32 *set_child_tid;         // fork's CLONE_CHILD_SETTID, written by the child in its own mm
@@ -58,7 +67,8 @@ struct process {
   bool dead;                  // every thread has exited: a zombie until its parent reaps it
   bool child_subreaper;       // prctl(PR_SET_CHILD_SUBREAPER): orphans below come here
   int exit_signal;            // clone's low byte: the parent's signal at exit (SIGCHLD)
-  u64 child_events;           // children that died; wait4 sleeps until it changes
+  u64 child_events;           // children that died, stopped or continued; wait4 sleeps
+                              // until it changes
   struct wait_queue_head child_wq;   // wait4 and waitid sleep here
   bool *vfork_done;           // vfork: the parent's flag, set at execve or exit
   u64 ticks;                  // user ticks of all its threads, summed at exit
@@ -124,6 +134,9 @@ void reap_thread(struct process *p, struct thread *t);   // off p's list, joined
 void release_process(struct process *p);    // a reaped zombie: its threads joined, p freed
 void process_reap_all(struct process *p);   // a kernel-started process's remaining tree
 void vfork_release(struct process *p);
+// A stop or continue of the child c for its parent: SIGCHLD (unless SA_NOCLDSTOP) and a wake
+// of its wait; takes tasklist_lock.
+void notify_parent_cldstop(struct process *c, int code, int sig);
 void children_rusage(u64 *ticks, u64 *min_flt);   // the caller's reaped children's      // its vfork parent goes on (execve, exit)
 // kernel/execve.c
 int read_program(const char *path, void **image, size_t *len, unsigned *order);

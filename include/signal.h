@@ -84,6 +84,8 @@ struct trapframe;
 #define CLD_EXITED  1
 #define CLD_KILLED  2
 #define CLD_DUMPED  3
+#define CLD_STOPPED 5
+#define CLD_CONTINUED 6
 
 // What a blocking system call returns when a signal interrupts it; exit_to_user_mode turns it
 // into -EINTR or a restart, so user space never sees these (include/linux/errno.h).
@@ -122,12 +124,17 @@ struct restart_block {
 struct sigthread {
   u64 blocked;                 // rt_sigprocmask
   u64 saved_blocked;           // rt_sigsuspend: the mask to restore after the handler
+  u64 real_blocked;            // rt_sigtimedwait: the mask before it unblocked its set, still
+                               // blocked for the ignore test (Linux's real_blocked)
   bool restore_blocked;
   bool exited;                 // past user_thread_exit: no longer a target
   struct sigpending pending;   // thread-directed: tgkill, faults; under siglock
   u64 ss_sp, ss_size;          // sigaltstack: the thread's own
   u32 ss_flags;                // SS_DISABLE, SS_AUTODISARM
   u64 fault_error, fault_trapno, fault_cr2;   // the last fault, for the frame's sigcontext
+  bool stop_pending;           // a group stop waits for this thread to park; under siglock
+  bool stop_dequeued;          // took a stop signal that a SIGCONT since has not cancelled
+                               // (Linux's JOBCTL_STOP_DEQUEUED); under siglock
   struct restart_block restart;
 };
 
@@ -211,11 +218,34 @@ struct user_stack {
   u64 ss_size;
 };
 
+// Job control (kernel/jobctl.c; Linux's group stop in kernel/signal.c and orphaned process
+// groups in kernel/exit.c). The stop signals' default action stops every thread of the
+// process; SIGCONT resumes it.
+#define SIG_STOP_MASK (sigmask(SIGSTOP) | sigmask(SIGTSTP) | sigmask(SIGTTIN) | sigmask(SIGTTOU))
+// Under p->siglock, at sending (Linux's prepare_signal): SIGCONT discards pending stop signals
+// and ends a stop; a stop signal discards a pending SIGCONT.
+void jobctl_prepare_signal(struct process *p, int sig);
+// From get_signal, siglock not held: a stop signal's default action took current's process
+// (start), or a stop in force waits for current (park); true if current parked and resumed.
+bool jobctl_do_stop(int sig);
+bool jobctl_park_pending(struct thread *t);   // a group stop waits for t; under siglock
+void jobctl_notify_continued(void);           // tells the parent of a SIGCONT, once
+void jobctl_thread_exit(struct thread *t);    // an exiting thread no longer holds a stop up
+// Orphaned process groups (POSIX; Linux's will_become_orphaned_pgrp): no member's parent is
+// in another group of the same session. ignore is a process taken as gone (NULL: none).
+bool pgrp_orphaned(int pgrp, const struct process *ignore);
+// From exit_notify under tasklist_lock, p dead and its children already handed on: a group
+// that p's exit orphans and that has a stopped member gets SIGHUP then SIGCONT. parent is
+// p's; child_pgrps the groups of its children in its session.
+void kill_orphaned_pgrps(struct process *p, struct process *parent, const int *child_pgrps,
+                         int n);
+
 // Between kernel/signal.c, its system calls (kernel/sys_signal.c) and the frame code.
 #define SIG_KERNEL_ONLY (sigmask(SIGKILL) | sigmask(SIGSTOP))
 int kill_pgrp_info(int pgrp, const struct ksiginfo *info);
 int send_sig_info_locked(struct process *p, struct thread *t, const struct ksiginfo *info);
 bool sig_handler_installed(struct thread *t, int sig);   // a handler that would run now
+void signal_wake_up(struct thread *t);   // under siglock: t looks at its signals
 void force_sigsegv(int sig);
 int dequeue_signal(struct thread *t, u64 allowed, struct ksiginfo *info);   // under siglock
 int get_signal(struct k_sigaction *ka, struct ksiginfo *info);

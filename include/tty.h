@@ -59,6 +59,7 @@ struct winsize {
 #define ECHOK   0000040
 #define ECHONL  0000100
 #define NOFLSH  0000200
+#define TOSTOP  0000400
 #define ECHOCTL 0001000
 #define ECHOKE  0004000
 #define IEXTEN  0100000
@@ -129,6 +130,9 @@ bool tty_claim(void);                         // a reader: in a session, the ter
 // Reads into a kernel buffer: bytes, 0 at end of file, -EAGAIN, -ERESTARTSYS (a signal).
 long tty_read(u8 *buf, u32 n, bool nonblock);
 void tty_write(const u8 *buf, u32 n);          // terminal output, processed (ONLCR)
+// Before a write to the terminal: with TOSTOP, a background process group gets SIGTTOU and
+// the write -ERESTARTSYS (or -EIO when that group is orphaned); else 0.
+long tty_check_write(void);
 long tty_ioctl(u32 cmd, u64 arg);              // arg a user pointer
 void tty_set_termios(const struct termios *t, bool flush);   // TCSETS (TCSETSF: flush)
 // From the receive interrupt: bytes as they came off the line.

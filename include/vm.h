@@ -80,14 +80,18 @@ void mmput(struct mm *mm);                  // the last reference unmaps and fre
 struct vma *find_vma(struct mm *mm, unsigned long addr);   // first vma with end > addr
 struct vma *vma_next(struct mm *mm, struct vma *vma);      // in address order, NULL at the end
 
-// Linux's in-kernel vm_mmap/vm_munmap. vm_mmap maps anonymous memory (MAP_SHARED anonymous
-// memory is private here, as no process shares an mm with another); vm_mmap_file maps file
+// Linux's in-kernel vm_mmap/vm_munmap. vm_mmap maps private anonymous memory (MAP_SHARED
+// given here is private too: user mappings that must be shared across fork go through
+// shmem_zero_setup); vm_mmap_file maps file
 // (taking its own reference) from page pgoff on, with vm_flags' VM_SHARED and VM_MAYWRITE,
 // which the caller has checked against the file's open mode. Both return the address or a
 // negative errno; without MAP_FIXED, addr is a hint taken when that range is free.
 long vm_mmap(struct mm *mm, unsigned long addr, size_t len, int prot, int flags);
 long vm_mmap_file(struct mm *mm, unsigned long addr, size_t len, int prot, int flags,
                   struct file *file, unsigned long pgoff, unsigned long vm_flags);
+// mmap(2)'s MAP_SHARED|MAP_ANONYMOUS (mm/shmem.c): a shared mapping of a new unnamed file of
+// len bytes, which fork's children keep sharing; the address or -errno, as vm_mmap.
+long shmem_zero_setup(struct mm *mm, unsigned long addr, size_t len, int prot, int flags);
 // mremap(2) (mm/mmap.c): the new address or -errno.
 long vm_mremap(struct mm *mm, unsigned long addr, size_t old_len, size_t new_len, int flags,
                unsigned long new_addr);

@@ -40,12 +40,26 @@ find_reaper(struct process *p)
   return a;
 }
 
-// Under tasklist_lock: a child of parent died (or came to it dead).
+// Under tasklist_lock: a child of parent died (or came to it dead), stopped or continued.
 static void
 child_died(struct process *parent)
 {
   parent->child_events++;
   wake_up_all(&parent->child_wq);
+}
+
+// Linux's do_notify_parent_cldstop: si_status the stop signal, or SIGCONT.
+void
+notify_parent_cldstop(struct process *c, int code, int sig)
+{
+  spin_lock(&tasklist_lock);
+  struct process *parent = c->parent;
+  if(parent) {
+    child_died(parent);
+    if(!(READ_ONCE(parent->action[SIGCHLD - 1].flags) & SA_NOCLDSTOP))
+      send_sigchld(parent, c->pid, code, sig);
+  }
+  spin_unlock(&tasklist_lock);
 }
 
 void
@@ -82,12 +96,18 @@ exit_notify(struct process *p)
   spin_unlock(&p->lock);
   vfork_release(p);
   spin_lock(&tasklist_lock);
+  int child_pgrps[8], npgrps = 0;   // the groups of p's children in its session
   if(p->parent) {   // the orphans' new parent; a kernel-started process keeps its own
     struct process *c, *n;
     struct process *reaper = find_reaper(p);
     bool zombie = false;
     list_for_each_entry_safe(c, n, &p->children, sibling) {
-      c->parent = reaper;
+      int pg = READ_ONCE(c->pgid), k = 0;
+      while(k < npgrps && child_pgrps[k] != pg)
+        k++;
+      if(k == npgrps && npgrps < 8 && c->sid == p->sid && !c->dead)
+        child_pgrps[npgrps++] = pg;
+      WRITE_ONCE(c->parent, reaper);
       list_del(&c->sibling);
       list_add_tail(&c->sibling, &reaper->children);
       zombie |= c->dead;
@@ -103,6 +123,8 @@ exit_notify(struct process *p)
     send_sigchld(p->parent, p->pid, k ? (k & 0x80 ? CLD_DUMPED : CLD_KILLED) : CLD_EXITED,
                  k ? k & 0x7f : p->exit_status);
   }
+  if(p->parent)
+    kill_orphaned_pgrps(p, p->parent, child_pgrps, npgrps);
   spin_unlock(&tasklist_lock);
   wake_up_all(&p->exit_wq);   // process_wait of a kernel-started process
 }
@@ -156,21 +178,51 @@ process_reap_all(struct process *p)
 
 struct wait_result {
   int pid;
-  int code;     // CLD_EXITED, CLD_KILLED or CLD_DUMPED
-  int status;   // the exit code or the signal
+  int code;     // CLD_EXITED, CLD_KILLED, CLD_DUMPED, CLD_STOPPED or CLD_CONTINUED
+  int status;   // the exit code or the signal (SIGCONT for CLD_CONTINUED)
   u64 ticks, min_flt;
 };
 
+// P_PGID's id is a group (wait4's 0, the caller's, is resolved by the caller).
 static bool
 wait_match(struct process *c, int which, int id)
 {
-  // Process groups come with signals; until then every process is in one group, so P_PGID
-  // (and wait4's 0 and -pgid) match every child.
-  return which != P_PID || c->pid == id;
+  if(which == P_PID)
+    return c->pid == id;
+  return which != P_PGID || READ_ONCE(c->pgid) == id;
 }
 
-// Linux's do_wait: a dead child that matches is reaped (unless WNOWAIT); 0 with WNOHANG when
-// none is dead yet; -ECHILD when none matches; -EINTR when this process is ending.
+// Under tasklist_lock: a stop (WUNTRACED, WSTOPPED) or continue (WCONTINUED) of the live child
+// c that wait has not reported yet, taken unless WNOWAIT (Linux's wait_task_stopped and
+// wait_task_continued); true if r holds one.
+static bool
+wait_stop_event(struct process *c, int options, struct wait_result *r)
+{
+  bool got = false;
+  u64 flags;
+  spin_lock_irqsave(&c->siglock, flags);
+  if((options & WUNTRACED) && c->stopped && c->stop_report) {
+    r->code = CLD_STOPPED;
+    r->status = c->stop_sig;
+    c->stop_report = options & WNOWAIT;
+    got = true;
+  } else if((options & WCONTINUED) && c->cont_report) {
+    r->code = CLD_CONTINUED;
+    r->status = SIGCONT;
+    c->cont_report = options & WNOWAIT;
+    got = true;
+  }
+  spin_unlock_irqrestore(&c->siglock, flags);
+  if(got) {
+    r->pid = c->pid;
+    r->ticks = r->min_flt = 0;
+  }
+  return got;
+}
+
+// Linux's do_wait: a dead child that matches is reaped (WEXITED; unless WNOWAIT), a stop or
+// continue reported (WUNTRACED, WCONTINUED); 0 with WNOHANG when nothing is there yet;
+// -ECHILD when no child matches; -EINTR when this process is ending.
 static long
 do_wait(int which, int id, int options, struct wait_result *r)
 {
@@ -179,14 +231,20 @@ do_wait(int which, int id, int options, struct wait_result *r)
   for(;;) {
     spin_lock(&tasklist_lock);
     u64 events = p->child_events;
-    bool any = false;
+    bool any = false, event = false;
     struct process *c, *zombie = NULL;
     list_for_each_entry(c, &p->children, sibling) {
       if(!wait_match(c, which, id))
         continue;
       any = true;
       if(c->dead) {
+        if(!(options & WEXITED))
+          continue;
         zombie = c;
+        break;
+      }
+      if((options & (WUNTRACED | WCONTINUED)) && wait_stop_event(c, options, r)) {
+        event = true;
         break;
       }
     }
@@ -204,6 +262,8 @@ do_wait(int which, int id, int options, struct wait_result *r)
       }
     }
     spin_unlock(&tasklist_lock);
+    if(event)
+      return r->pid;
     if(zombie) {
       if(!(options & WNOWAIT))
         release_process(zombie);
@@ -246,9 +306,10 @@ children_rusage(u64 *ticks, u64 *min_flt)
   spin_unlock(&tasklist_lock);
 }
 
-// wait4(2): pid > 0 that child, -1 any, 0 or < -1 a process group (see wait_match). The
-// status word of <sys/wait.h>: the exit code in bits 8-15 (WIFEXITED), or the signal in
-// bits 0-6 (WIFSIGNALED; no core dumps here, so bit 7 stays clear).
+// wait4(2): pid > 0 that child, -1 any, 0 the caller's process group, < -1 group -pid. The
+// status word of <sys/wait.h>: the exit code in bits 8-15 (WIFEXITED), the signal in bits
+// 0-6 with bit 7 for a core dump (WIFSIGNALED), 0x7f with the stop signal in bits 8-15
+// (WIFSTOPPED), or 0xffff (WIFCONTINUED).
 long
 sys_wait4(u64 upid, u64 ustatus, u64 options, u64 ru)
 {
@@ -258,11 +319,15 @@ sys_wait4(u64 upid, u64 ustatus, u64 options, u64 ru)
   if(upid == 0x80000000UL)   // Linux: -INT_MIN has no process group
     return -ESRCH;
   struct wait_result r;
-  long ret = do_wait(pid > 0 ? P_PID : pid == -1 ? P_ALL : P_PGID, pid, (int)options, &r);
+  int which = pid > 0 ? P_PID : pid == -1 ? P_ALL : P_PGID;
+  int id = pid == 0 ? READ_ONCE(current->proc->pgid) : pid < -1 ? -pid : pid;
+  long ret = do_wait(which, id, (int)options | WEXITED, &r);
   if(ret <= 0)
     return ret;
-  int status = r.code == CLD_EXITED ? (r.status & 0xff) << 8 :
-               r.status | (r.code == CLD_DUMPED ? 0x80 : 0);
+  int status = r.code == CLD_EXITED    ? (r.status & 0xff) << 8 :
+               r.code == CLD_STOPPED   ? (r.status & 0xff) << 8 | 0x7f :
+               r.code == CLD_CONTINUED ? 0xffff :
+                                         r.status | (r.code == CLD_DUMPED ? 0x80 : 0);
   if(ustatus && put_user(status, (int *)ustatus))
     return -EFAULT;
   if(ru && put_rusage(ru, r.ticks, r.min_flt))
@@ -284,11 +349,10 @@ sys_waitid(u64 which, u64 id, u64 infop, u64 options, u64 ru)
   if(which > P_PGID || (which == P_PID && (int)id <= 0) || (which == P_PGID && (int)id < 0))
     return -EINVAL;
   struct wait_result r;
-  long ret = 0;
-  if(options & WEXITED)
-    ret = do_wait((int)which, (int)id, (int)options, &r);
-  else if(list_empty(&current->proc->children))   // stop and continue events never happen here
-    ret = -ECHILD;
+  // P_PGID with id 0: the caller's group (Linux 5.4).
+  if(which == P_PGID && id == 0)
+    id = READ_ONCE(current->proc->pgid);
+  long ret = do_wait((int)which, (int)id, (int)options, &r);
   if(ret < 0)
     return ret;
   if(ret == 0)

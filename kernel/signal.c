@@ -12,8 +12,6 @@
 #include <asm/cpu.h>
 
 #define SIG_DEFAULT_IGNORE (sigmask(SIGCHLD) | sigmask(SIGCONT) | sigmask(SIGURG) | sigmask(SIGWINCH))
-// Stopping is not implemented: these are ignored by default here (Linux stops the process).
-#define SIG_DEFAULT_STOP   (sigmask(SIGSTOP) | sigmask(SIGTSTP) | sigmask(SIGTTIN) | sigmask(SIGTTOU))
 // The default action that dumps core (signal(7)); no core file is written, but the wait
 // status says so as Linux's does (WCOREDUMP).
 #define SIG_DEFAULT_CORE                                                                      \
@@ -77,6 +75,7 @@ signal_exec(struct process *p, struct thread *t)
 void
 signal_thread_exit(struct thread *t)
 {
+  jobctl_thread_exit(t);
   u64 flags;
   spin_lock_irqsave(&t->proc->siglock, flags);
   t->sig->exited = true;
@@ -92,15 +91,28 @@ signal_pending(struct thread *t)
     return false;
   if(thread_must_exit(t, p))   // the process is ending, or another thread is in execve
     return true;
+  if(READ_ONCE(s->stop_pending))   // a group stop waits for this thread to park
+    return true;
   u64 pending = READ_ONCE(s->pending.signal) | READ_ONCE(p->shared_pending.signal);
   return pending & ~READ_ONCE(s->blocked);
 }
 
+// A process the kernel started (init=, a self-test's program) has no parent to see it stop
+// or to continue it: as Linux's init (SIGNAL_UNKILLABLE), a stop signal's default action
+// does nothing to it.
 static bool
-handler_ignores(const struct k_sigaction *a, int sig)
+stop_ignored(const struct process *p)
 {
-  return a->handler == SIG_IGN ||
-         (a->handler == SIG_DFL && (sigmask(sig) & (SIG_DEFAULT_IGNORE | SIG_DEFAULT_STOP)));
+  return !READ_ONCE(p->parent);
+}
+
+static bool
+handler_ignores(const struct process *p, const struct k_sigaction *a, int sig)
+{
+  if(a->handler == SIG_IGN)
+    return true;
+  return a->handler == SIG_DFL && ((sigmask(sig) & SIG_DEFAULT_IGNORE) ||
+                                   ((sigmask(sig) & SIG_STOP_MASK) && stop_ignored(p)));
 }
 
 bool
@@ -115,7 +127,7 @@ sigchld_autoreap(struct process *parent)
 // (exit_to_user_mode). The sender's store of the pending bit (under siglock, a locked
 // instruction) is ordered before wake_up_thread's read of t->state; it pairs with
 // set_current_state's smp_store_mb before the sleeper's signal_pending.
-static void
+void
 signal_wake_up(struct thread *t)
 {
   if(!wake_up_thread(t) && t != current && t->cpu != smp_processor_id())
@@ -166,14 +178,15 @@ send_sig_info_locked(struct process *p, struct thread *t, const struct ksiginfo 
     return -ESRCH;
   if(sig == 0 || READ_ONCE(p->exiting))
     return 0;
+  jobctl_prepare_signal(p, sig);
   // An ignored signal is dropped at once, unless its target blocks it: the disposition may
-  // change before it is unblocked (Linux's sig_ignored). A process's mask is its first
-  // thread's here.
+  // change before it is unblocked, or rt_sigtimedwait takes it (Linux's sig_ignored). A
+  // process's mask is its first thread's here.
   if(list_empty(&p->threads))
     return 0;
   struct thread *mask_of = t ? t : list_first_entry(&p->threads, struct thread, proc_node);
-  bool blocked = mask_of->sig->blocked & sigmask(sig);
-  if(sig != SIGKILL && handler_ignores(&p->action[sig - 1], sig) && !blocked)
+  bool blocked = (mask_of->sig->blocked | mask_of->sig->real_blocked) & sigmask(sig);
+  if(sig != SIGKILL && handler_ignores(p, &p->action[sig - 1], sig) && !blocked)
     return 0;
   struct sigpending *q = t ? &t->sig->pending : &p->shared_pending;
   if(!(q->signal & sigmask(sig))) {   // a standard signal already pending is merged
@@ -343,6 +356,12 @@ get_signal(struct k_sigaction *ka, struct ksiginfo *info)
   for(;;) {
     if(READ_ONCE(p->exiting))
       return 0;   // exit_to_user_mode ends the thread
+    if(READ_ONCE(p->cont_notify))
+      jobctl_notify_continued();
+    if(jobctl_park_pending(t)) {   // another thread's stop signal stops this one too
+      jobctl_do_stop(0);
+      continue;
+    }
     u64 flags;
     spin_lock_irqsave(&p->siglock, flags);
     int sig = dequeue_signal(t, ~t->sig->blocked, info);
@@ -362,9 +381,19 @@ get_signal(struct k_sigaction *ka, struct ksiginfo *info)
       spin_unlock_irqrestore(&p->siglock, flags);
       return sig;
     }
+    if(sigmask(sig) & SIG_STOP_MASK)
+      t->sig->stop_dequeued = true;   // a SIGCONT from here on cancels it
     spin_unlock_irqrestore(&p->siglock, flags);
-    if(sigmask(sig) & (SIG_DEFAULT_IGNORE | SIG_DEFAULT_STOP))
+    if(sigmask(sig) & SIG_DEFAULT_IGNORE)
       continue;
+    if(sigmask(sig) & SIG_STOP_MASK) {
+      // POSIX: SIGTSTP, SIGTTIN and SIGTTOU do not stop a member of an orphaned process
+      // group (no one in its session could continue it); SIGSTOP does (Linux's get_signal).
+      if(stop_ignored(p) || (sig != SIGSTOP && pgrp_orphaned(READ_ONCE(p->pgid), NULL)))
+        continue;
+      jobctl_do_stop(sig);
+      continue;
+    }
     sig_default_kill(sig);
   }
 }

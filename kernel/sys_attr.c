@@ -1,5 +1,6 @@
-// The system calls about a node's attributes rather than its name: statx, chmod, chown and
-// their f- and -at forms, umask, and sync and syncfs, with Linux's flags and errnos.
+// The system calls about a node's attributes rather than its name: statx, chmod, chown,
+// utimensat and the older utimes, futimesat and utime, their f- and -at forms, umask, and
+// sync and syncfs, with Linux's flags and errnos.
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
@@ -16,6 +17,9 @@
 #define AT_EMPTY_PATH       0x1000
 #define AT_STATX_SYNC_TYPE  0x6000   // FORCE_SYNC | DONT_SYNC: both at once is EINVAL
 #define STATX_BASIC_STATS   0x7ffu   // type, mode, nlink, uid, gid, times, ino, size, blocks
+#define STATX_BTIME         0x800u
+#define UTIME_NOW           ((1L << 30) - 1)   // include/uapi/linux/stat.h
+#define UTIME_OMIT          ((1L << 30) - 2)
 #define STATX__RESERVED     0x80000000u
 
 // include/uapi/linux/stat.h: 256 bytes, the same on every architecture.
@@ -108,7 +112,9 @@ sys_statx(u64 dirfd, u64 upath, u64 flags, u64 mask, u64 ubuf)
     dput(d);
   struct statx sx;
   memset(&sx, 0, sizeof(sx));
-  sx.stx_mask = STATX_BASIC_STATS;   // every basic field, whatever was asked (statx(2))
+  // Every basic field and the birth time, whatever was asked (statx(2)); the console has
+  // no times to give.
+  sx.stx_mask = STATX_BASIC_STATS | (console ? 0 : STATX_BTIME);
   sx.stx_blksize = console ? 1024 : 4096;
   sx.stx_nlink = k.nlink;
   sx.stx_uid = k.uid;
@@ -119,6 +125,10 @@ sys_statx(u64 dirfd, u64 upath, u64 flags, u64 mask, u64 ubuf)
   sx.stx_blocks = k.nrpages * 8;
   sx.stx_rdev_major = MAJOR(k.rdev);
   sx.stx_rdev_minor = MINOR(k.rdev);
+  sx.stx_atime = (struct statx_timestamp){ k.atime.tv_sec, k.atime.tv_nsec, 0 };
+  sx.stx_btime = (struct statx_timestamp){ k.btime.tv_sec, k.btime.tv_nsec, 0 };
+  sx.stx_ctime = (struct statx_timestamp){ k.ctime.tv_sec, k.ctime.tv_nsec, 0 };
+  sx.stx_mtime = (struct statx_timestamp){ k.mtime.tv_sec, k.mtime.tv_nsec, 0 };
   sx.stx_dev_minor = console ? 5 : 1;   // stat's st_dev: 0:5 for the console, 0:1 for ramfs
   return copy_to_user((void *)ubuf, &sx, sizeof(sx)) ? -EFAULT : 0;
 }
@@ -217,6 +227,115 @@ sys_fchown(u64 fd, u64 uid, u64 gid)
 {
   struct ufile *uf = fget((int)fd);
   return uf ? attr_fd(uf, true, 0, uid, gid) : -EBADF;
+}
+
+static bool
+nsec_valid(long nsec)
+{
+  return nsec == UTIME_NOW || nsec == UTIME_OMIT || (nsec >= 0 && nsec <= 999999999);
+}
+
+// Linux's vfs_utimes: ts NULL is "now" for both; UTIME_NOW and UTIME_OMIT per time.
+static long
+set_times(struct inode *inode, struct timespec64 *ts)
+{
+  struct timespec64 now = current_time();
+  if(!ts) {
+    inode_set_times(inode, &now, &now);
+    return 0;
+  }
+  if(!nsec_valid(ts[0].tv_nsec) || !nsec_valid(ts[1].tv_nsec))
+    return -EINVAL;
+  for(int i = 0; i < 2; i++)
+    if(ts[i].tv_nsec == UTIME_NOW)
+      ts[i] = now;
+  inode_set_times(inode, ts[0].tv_nsec == UTIME_OMIT ? NULL : &ts[0],
+                  ts[1].tv_nsec == UTIME_OMIT ? NULL : &ts[1]);
+  return 0;
+}
+
+// Linux's do_utimes: a NULL path names dirfd itself (futimens), which then takes no flags;
+// the console's fds have no inode and keep no times.
+static long
+do_utimes(u64 dirfd, u64 upath, struct timespec64 *ts, u64 flags)
+{
+  struct ufile *uf;
+  struct dentry *d;
+  long err;
+  if(!upath && (int)dirfd != AT_FDCWD) {
+    if(flags)
+      return -EINVAL;
+    if(!(uf = fget((int)dirfd)))
+      return -EBADF;
+  } else {
+    if(flags & ~(u64)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+      return -EINVAL;
+    if((err = resolve_at(dirfd, upath, flags, &uf, &d)))
+      return err;
+  }
+  if(uf) {
+    err = uf->file ? set_times(uf->file->f_inode, ts) : 0;
+    fput(uf);
+  } else {
+    err = set_times(d->d_inode, ts);
+    dput(d);
+  }
+  return err;
+}
+
+// utimensat(2) and futimens(3): both times UTIME_OMIT is 0 before the path is even looked at.
+long
+sys_utimensat(u64 dirfd, u64 upath, u64 utimes, u64 flags)
+{
+  struct timespec64 ts[2];
+  if(utimes) {
+    s64 t[4];
+    if(copy_from_user(t, (void *)utimes, sizeof(t)))
+      return -EFAULT;
+    ts[0] = (struct timespec64){ t[0], t[1] };
+    ts[1] = (struct timespec64){ t[2], t[3] };
+    if(ts[0].tv_nsec == UTIME_OMIT && ts[1].tv_nsec == UTIME_OMIT)
+      return 0;
+  }
+  return do_utimes(dirfd, upath, utimes ? ts : NULL, flags);
+}
+
+// futimesat(2) and utimes(2): struct timeval, microseconds in [0, 1000000).
+long
+sys_futimesat(u64 dirfd, u64 upath, u64 utimes)
+{
+  struct timespec64 ts[2];
+  if(utimes) {
+    s64 t[4];
+    if(copy_from_user(t, (void *)utimes, sizeof(t)))
+      return -EFAULT;
+    if(t[1] < 0 || t[1] >= 1000000 || t[3] < 0 || t[3] >= 1000000)
+      return -EINVAL;
+    ts[0] = (struct timespec64){ t[0], t[1] * 1000 };
+    ts[1] = (struct timespec64){ t[2], t[3] * 1000 };
+  }
+  return do_utimes(dirfd, upath, utimes ? ts : NULL, 0);
+}
+
+long
+sys_utimes(u64 upath, u64 utimes)
+{
+  return sys_futimesat(AT_FDCWD, upath, utimes);
+}
+
+// utime(2): struct utimbuf, whole seconds.
+long
+sys_utime(u64 upath, u64 ubuf)
+{
+  struct timespec64 ts[2];
+  if(ubuf) {
+    s64 t[2];
+    if(copy_from_user(t, (void *)ubuf, sizeof(t)))
+      return -EFAULT;
+    ts[0] = (struct timespec64){ t[0], 0 };
+    ts[1] = (struct timespec64){ t[1], 0 };
+  }
+  return do_utimes(AT_FDCWD, upath, ubuf ? ts : NULL, 0);
 }
 
 // sync(2) and syncfs(2) write the page cache back to the devices under it; ramfs has none,

@@ -4,9 +4,11 @@
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
+#include "mm.h"
 #include "namei.h"
 #include "process.h"
 #include "sched.h"
+#include "signal.h"
 #include "slab.h"
 #include "string.h"
 #include "syscalls.h"
@@ -46,6 +48,7 @@
 #define PATH_MAX 4096
 #define IOV_MAX 1024
 #define CHUNK 4096
+#define MAX_RW_COUNT 0x7ffff000L   // INT_MAX & PAGE_MASK: the most one read or write moves
 
 // The absolute path of upath relative to dirfd, in a PATH_MAX buffer the caller frees:
 // NULL with *err set (-EFAULT, -ENAMETOOLONG, -ENOENT for "", -EBADF, -ENOTDIR).
@@ -141,7 +144,7 @@ sys_openat(u64 dirfd, u64 upath, u64 flags, u64 mode)
     err = -ENOTDIR;
   else if(S_ISLNK(st.mode))
     err = -ELOOP;   // O_NOFOLLOW on a symbolic link
-  else if((flags & L_O_TRUNC) && wr && S_ISREG(st.mode))
+  else if((flags & L_O_TRUNC) && wr && S_ISREG(st.mode) && !f->f_created)
     err = vfs_ftruncate(f, 0);
   struct ufile *uf = err ? NULL : ufile_alloc(f, flags & (L_O_ACCMODE | L_O_APPEND | L_O_NONBLOCK),
                                               path);
@@ -184,8 +187,10 @@ file_rw(struct ufile *uf, u64 ubuf, u64 n, u64 *pos, bool write)
     return -EINVAL;
   if((uf->flags & L_O_ACCMODE) == (write ? 0 : L_O_WRONLY))
     return -EBADF;
-  if(!uf->file && write)
-    return console_write((const char *)ubuf, n);
+  if(!uf->file && write) {
+    long r = tty_check_write();   // TOSTOP: a background job's write stops it
+    return r ? r : console_write((const char *)ubuf, n);
+  }
   if(!uf->file)
     return console_read((char *)ubuf, n, uf->flags & L_O_NONBLOCK);
   if(!write && !uf->file->f_op) {
@@ -527,4 +532,112 @@ sys_fcntl(u64 fd, u64 cmd, u64 arg)
     return -EINVAL;
   }
   }
+}
+
+// Where sendfile's bytes go, from a kernel buffer: a pipe (blocking unless O_NONBLOCK), a
+// regular file at its offset, or a device. The console behind fds 0-2 keeps its line buffer
+// in user memory's terms only (console_write): EINVAL there, and the caller (busybox's cat)
+// falls back to read and write, as it does on a Linux that refuses.
+static long
+sendfile_write(struct ufile *out, const void *buf, size_t n)
+{
+  struct file *f = out->file;
+  if(is_pipe(f))
+    return pipe_write_kernel(f, buf, n, out->flags);
+  if(!f->f_op) {
+    long r = vfs_pwrite(f, buf, n, f->f_pos);
+    if(r > 0)
+      f->f_pos += r;
+    return r;
+  }
+  return f->f_op->write ? f->f_op->write(f, buf, n, &f->f_pos) : -EINVAL;
+}
+
+// Linux's do_sendfile (fs/read_write.c), with its errnos: in must be a regular file read
+// from *ppos (left in place) or from its offset (advanced); out anything writable but an
+// O_APPEND file. A page at a time through a bounce page; a signal, a short write or the end
+// of in ends the call early with what it moved.
+static long
+do_sendfile(int out_fd, int in_fd, s64 *ppos, u64 count)
+{
+  struct ufile *in = fget(in_fd), *out = NULL;
+  char *buf = NULL;
+  long r = 0;
+  if(!in)
+    return -EBADF;
+  if((in->flags & L_O_ACCMODE) == L_O_WRONLY) {
+    r = -EBADF;
+    goto out;
+  }
+  if(ppos && (!in->file || is_pipe(in->file))) {
+    r = -ESPIPE;   // no pread on a pipe or the console
+    goto out;
+  }
+  u64 pos = ppos ? (u64)*ppos : in->file ? in->file->f_pos : 0;
+  if((s64)pos < 0 || (s64)count < 0) {
+    r = -EINVAL;
+    goto out;
+  }
+  count = MIN(count, (u64)MAX_RW_COUNT);
+  if(!(out = fget(out_fd))) {
+    r = -EBADF;
+    goto out;
+  }
+  if((out->flags & L_O_ACCMODE) == 0) {
+    r = -EBADF;
+    goto out;
+  }
+  struct file *f = in->file;
+  if(!out->file || (!is_pipe(out->file) && (out->flags & L_O_APPEND)) || !f || f->f_op ||
+     !S_ISREG(f->f_inode->i_mode)) {
+    r = -EINVAL;
+    goto out;
+  }
+  if(count && !(buf = (char *)__get_free_page(GFP_KERNEL))) {
+    r = -ENOMEM;
+    goto out;
+  }
+  u64 done = 0;
+  while(done < count) {
+    long got = vfs_pread(f, buf, MIN(count - done, (u64)PAGE_SIZE), pos);
+    long put = got > 0 ? sendfile_write(out, buf, got) : got;
+    if(put <= 0) {
+      r = put;
+      break;
+    }
+    pos += put;
+    done += put;
+    if(put < got || signal_pending(current))
+      break;
+    cond_resched();
+  }
+  if(done)
+    r = done;
+  if(ppos)
+    *ppos = pos;
+  else
+    f->f_pos = pos;
+out:
+  if(buf)
+    free_page((unsigned long)buf);
+  if(out)
+    fput(out);
+  fput(in);
+  return r;
+}
+
+// sendfile(2): *offset is read first (EFAULT before any fd is looked at) and written back
+// whatever happened, as Linux's sendfile64.
+long
+sys_sendfile(u64 out_fd, u64 in_fd, u64 uoff, u64 count)
+{
+  s64 off;
+  if(!uoff)
+    return do_sendfile((int)out_fd, (int)in_fd, NULL, count);
+  if(get_user(off, (s64 *)uoff))
+    return -EFAULT;
+  long r = do_sendfile((int)out_fd, (int)in_fd, &off, count);
+  if(put_user(off, (s64 *)uoff))
+    return -EFAULT;
+  return r;
 }

@@ -71,6 +71,17 @@ mmap_flags(u64 flags)
   return (int)flags;
 }
 
+// Anonymous memory; a shared mapping is a file's, so that fork keeps it shared (Linux's
+// shmem_zero_setup, also for MAP_SHARED of /dev/zero).
+static long
+mmap_anon(u64 addr, u64 len, u64 prot, u64 flags)
+{
+  flags = mmap_flags(flags) | MAP_ANONYMOUS;
+  if((flags & (MAP_SHARED | MAP_PRIVATE)) == MAP_SHARED)
+    return shmem_zero_setup(current->mm, addr, len, (int)prot, (int)flags);
+  return vm_mmap(current->mm, addr, len, (int)prot, (int)flags);
+}
+
 // A mapping of an open file, with do_mmap's checks in Linux's order: the type (shared,
 // validated shared, private), the open mode (EACCES: a shared writable map needs the fd open
 // for writing, any map needs it open for reading; a shared map of a read-only fd may never
@@ -104,7 +115,7 @@ mmap_file(struct ufile *uf, u64 addr, u64 len, u64 prot, u64 flags, u64 off)
     return -ENODEV;   // the console
   struct inode *inode = f->f_inode;
   if(S_ISCHR(inode->i_mode) && inode->i_rdev == DEV_ZERO)
-    return vm_mmap(current->mm, addr, len, (int)prot, mmap_flags(flags) | MAP_ANONYMOUS);
+    return mmap_anon(addr, len, prot, flags);
   if(!S_ISREG(inode->i_mode) || f->f_op)
     return -ENODEV;
   if(len && len <= USER_END && off > (u64)LLONG_MAX - ALIGN_UP(len, PAGE_SIZE))
@@ -130,7 +141,7 @@ sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off)
   else if(uf)
     r = mmap_file(uf, addr, len, prot, flags, off);
   else
-    r = vm_mmap(current->mm, addr, len, (int)prot, mmap_flags(flags));
+    r = mmap_anon(addr, len, prot, flags);
   if(uf)
     fput(uf);
   return r;

@@ -1,5 +1,7 @@
-// The system calls about names: stat, getdents64, mkdir, rmdir, unlink, symlink, readlink,
-// access, getcwd and chdir, on paths made absolute by user_path (kernel/sys_file.c).
+// The system calls about names: stat, getdents64, mkdir, rmdir, unlink, rename, symlink,
+// readlink, access, getcwd and chdir, on paths made absolute by user_path (kernel/sys_file.c).
+// A directory's path is remembered as a string (the working directory, a dirfd's path): a
+// rename of it or of a directory above it is not followed there, unlike Linux.
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
@@ -32,6 +34,12 @@ put_stat(u64 ust, const struct kstat *k)
   s[6] = k->size;
   s[7] = 4096;                             // st_blksize
   s[8] = k->nrpages * 8;                   // st_blocks: 512-byte units
+  s[9] = k->atime.tv_sec;
+  s[10] = k->atime.tv_nsec;
+  s[11] = k->mtime.tv_sec;
+  s[12] = k->mtime.tv_nsec;
+  s[13] = k->ctime.tv_sec;
+  s[14] = k->ctime.tv_nsec;
   return copy_to_user((void *)ust, s, sizeof(s)) ? -EFAULT : 0;
 }
 
@@ -200,6 +208,37 @@ long
 sys_unlink(u64 path)
 {
   return sys_unlinkat(AT_FDCWD, path, 0);
+}
+
+// renameat2(2): flags are checked before the paths are read, as Linux's do_renameat2.
+long
+sys_renameat2(u64 olddirfd, u64 uold, u64 newdirfd, u64 unew, u64 flags)
+{
+  if(flags & ~(u64)(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT) ||
+     ((flags & (RENAME_NOREPLACE | RENAME_WHITEOUT)) && (flags & RENAME_EXCHANGE)))
+    return -EINVAL;
+  long err;
+  char *from = user_path((int)olddirfd, uold, false, &err);
+  if(!from)
+    return err;
+  char *to = user_path((int)newdirfd, unew, false, &err);
+  if(to)
+    err = vfs_rename2(from, to, flags);
+  kfree(to);
+  kfree(from);
+  return err;
+}
+
+long
+sys_renameat(u64 olddirfd, u64 uold, u64 newdirfd, u64 unew)
+{
+  return sys_renameat2(olddirfd, uold, newdirfd, unew, 0);
+}
+
+long
+sys_rename(u64 uold, u64 unew)
+{
+  return sys_renameat2(AT_FDCWD, uold, AT_FDCWD, unew, 0);
 }
 
 long

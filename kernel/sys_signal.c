@@ -171,11 +171,13 @@ sys_rt_sigtimedwait(u64 uset, u64 uinfo, u64 uts, u64 size)
   int sig = dequeue_signal(t, set, &info);
   if(!sig && !(uts && ns == 0)) {
     u64 saved = s->blocked;
+    s->real_blocked = saved;   // a default-ignored signal of the set must still be queued
     WRITE_ONCE(s->blocked, saved & ~set);
     spin_unlock_irqrestore(&t->proc->siglock, flags);
     sleep_for_signal("sigtimedwait", uts ? ktime_ns() + ns : 0);
     spin_lock_irqsave(&t->proc->siglock, flags);
     WRITE_ONCE(s->blocked, saved);
+    s->real_blocked = 0;
     sig = dequeue_signal(t, set, &info);
     if(!sig) {
       spin_unlock_irqrestore(&t->proc->siglock, flags);

@@ -158,7 +158,9 @@ static const struct syscall table[NR_SYSCALLS] = {
   // Attributes (kernel/sys_attr.c).
   SYS(90, chmod), SYS(91, fchmod), SYS(92, chown), SYS(93, fchown), SYS(94, lchown),
   SYS(95, umask), SYS(162, sync), SYS(260, fchownat), SYS(268, fchmodat), SYS(306, syncfs),
-  SYS(332, statx),
+  SYS(332, statx), SYS(132, utime), SYS(235, utimes), SYS(261, futimesat), SYS(280, utimensat),
+  // Names and copies (kernel/sys_path.c, kernel/sys_file.c).
+  SYS(82, rename), SYS(264, renameat), SYS(316, renameat2), SYS(40, sendfile),
 };
 
 static u64 reported[(NR_SYSCALL_NAMES + 63) / 64 + 1];

@@ -188,7 +188,8 @@ typed_session tty-smp2
 
 echo "== the interactive shell: tools/ttydrive.py types into init=/bin/sh (busybox)"
 # The prompt, a pipeline, line editing, ^C to a sleeping and a spinning program (the shell
-# stays), ubench by hand, exit 3; the debug image, so lockdep watches job control's paths.
+# stays), ^Z, jobs, bg and fg, background jobs stopped by SIGTTIN and SIGTTOU, ubench by hand,
+# exit 3; the debug image, so lockdep watches job control's paths.
 if [ -n "$shell_init" ]; then
   typed_session shell-smp2 --session shell
 else
@@ -204,7 +205,7 @@ tools/compare_linux.py --smp 2 --rounds 1 --secs 0.1 --runs 2 --threads 1,2 --no
   --timeout 300 --logdir "$logs/$name" --report "$logs/$name-report" > "$logs/$name.out" 2>&1 < /dev/null
 rc=$?
 result "compare/$name" $rc "(exit $rc, $logs/$name.out)" "$logs/$name.out"
-for s in usyscall ucreate upread ufault umadvise ustat; do
+for s in usyscall ucreate upread ufault umadvise ustat ufork uexec; do
   grep -qE "^COMPARE suite=$s .* this=[0-9]" "$logs/$name.out"
   result "compare/this kernel reports $s" $? "($logs/$name.out)"
 done
@@ -213,7 +214,7 @@ if grep -q '^COMPARE-LINUX missing=' "$logs/$name.out"; then
 else
   grep -q '^COMPARE-LINUX package=linux-image-[^ ]* version=[^ ]* sha256=[0-9a-f]\{64\}$' "$logs/$name.out"
   result "compare/COMPARE-LINUX names the package" $? "($(grep -m 1 '^COMPARE-LINUX' "$logs/$name.out"))"
-  for s in usyscall ucreate upread ufault umadvise ustat; do
+  for s in usyscall ucreate upread ufault umadvise ustat ufork uexec; do
     grep -qE "^COMPARE suite=$s .* linux=[0-9]" "$logs/$name.out"
     result "compare/Linux reports $s" $? "($logs/$name.out)"
   done

@@ -18,8 +18,10 @@ program, which must end by SIGINT.
 
 Session shell (Debian's busybox sh with line editing and job control): the prompt, a command
 line with a pipeline, an erase in line editing, ^C to a sleeping and to a spinning program (the
-shell stays, `$?` is 130), on the kernel the benchmark program with other thread counts, then
-`exit 3`, the status init= or wait reports.
+shell stays, `$?` is 130), job control (`sleep 100`, ^Z and busybox's Stopped line, `jobs`,
+`bg`, `jobs` again, `fg`, ^C, `$?` 130; a background read stopped by SIGTTIN and a write with
+TOSTOP by SIGTTOU, each continued by `fg`), on the kernel the benchmark program with other thread
+counts, then `exit 3`, the status init= or wait reports.
 
 Prints one PASS/FAIL line per step and `N passed, N failed`; exits 0 only when all passed.
 """
@@ -185,6 +187,54 @@ def shell_interrupt(term, name, command, started):
     return shell_command(term, name + "-status-130", b"echo status $?", rb"\nstatus 130\n")
 
 
+def shell_job_control(term):
+    """sleep 100, ^Z: busybox's Stopped line and a prompt; jobs lists it stopped, bg runs it on
+    (jobs: Running), fg brings it back, ^C ends it and $? is 130."""
+    term.send(b"sleep 100\r")
+    time.sleep(1)   # past the fork and exec: sleep is in its nanosleep
+    term.send(b"\x1a")
+    shown = term.expect(rb"\[1\]\+ +Stopped +sleep 100\n")
+    ok = shown is not None and b"^Z" in shown and term.expect(PROMPT) is not None
+    if not result("shell/^Z-stops-sleep", ok, repr(term.seen[-300:])):
+        return False
+    shell_command(term, "shell/jobs-stopped", b"jobs", rb"\n\[1\]\+ +Stopped +sleep 100\n")
+    shell_command(term, "shell/bg", b"bg", rb"\n\[1\] sleep 100\n")
+    shell_command(term, "shell/jobs-running", b"jobs", rb"\n\[1\]\+ +Running +sleep 100\n")
+    term.send(b"fg\r")
+    if term.expect(rb"\nsleep 100\n") is None:
+        return result("shell/fg", False, repr(term.seen[-300:]))
+    time.sleep(1)   # the shell is in its wait, the job in the foreground
+    term.send(b"\x03")
+    shown = term.expect(PROMPT)
+    if not result("shell/fg-then-^C", shown is not None and b"^C" in shown,
+                  repr(term.seen[-300:])):
+        return False
+    return shell_command(term, "shell/fg-^C-status-130", b"echo status $?", rb"\nstatus 130\n")
+
+
+def shell_background_tty(term):
+    """A background job reading the terminal stops by SIGTTIN (`cat & wait`: busybox's
+    "Stopped (tty input)"); fg continues it, its read goes on with a typed line, ^D ends it.
+    With `stty tostop` a background job's write stops it by SIGTTOU ("Stopped (tty output)")."""
+    if not shell_command(term, "shell/background-read-SIGTTIN", b"cat & wait",
+                         rb"\n\[1\]\+ +Stopped \(tty input\) +cat\n"):
+        return False
+    term.send(b"fg\r")
+    if term.expect(rb"\ncat\n") is None:
+        return result("shell/fg-read-goes-on", False, repr(term.seen[-300:]))
+    term.send(b"typed\r")
+    shown = term.expect(rb"typed\ntyped\n")
+    result("shell/fg-read-goes-on", shown is not None, repr(term.seen[-300:]))
+    term.send(b"\x04")
+    if not result("shell/fg-read-^D", term.expect(PROMPT) is not None, repr(term.seen[-300:])):
+        return False
+    if not shell_command(term, "shell/tostop-write-SIGTTOU", b"stty tostop; echo out & wait",
+                         rb"\n\[1\]\+ +Stopped \(tty output\) +echo out\n"):
+        return False
+    shell_command(term, "shell/fg-write-goes-on", b"fg", rb"\necho out\nout\n")
+    return shell_command(term, "shell/stty-tostop-off", b"stty -tostop; echo done", rb"\ndone\n")
+
+
 def shell_session(term, boot_secs, ubench):
     """The shell's session up to `exit 3`; returns False when it could not go on."""
     shown = term.expect(PROMPT, boot_secs)
@@ -199,6 +249,8 @@ def shell_session(term, boot_secs, ubench):
         return False
     if not shell_interrupt(term, "shell/^C-ends-spin",
                            b"sh -c 'echo spinning; while :; do :; done'", rb"\nspinning\n"):
+        return False
+    if not shell_job_control(term) or not shell_background_tty(term):
         return False
     if ubench:
         # The benchmark program by hand, with thread counts and runs of one's own.

@@ -1,9 +1,10 @@
 #!/bin/bash
 # ubench (user/ubench/, make compare-linux's benchmark) on the host, where Linux is the oracle:
-# built as make builds it, run briefly on every suite at 1 and 2 threads in a scratch
-# directory; every point must print a well-formed BENCH line (no BENCH-SKIP: Linux has every
-# call it uses), a point's runs must have done at least ubench's 20 operations per worker per
-# run, the fault suites must fault, and bad arguments must exit 2 with a message.
+# built as make builds it (with uexec's exit0 beside it, where ubench looks for it), run
+# briefly on every suite at 1 and 2 threads in a scratch directory; every point must print a
+# well-formed BENCH line (no BENCH-SKIP: Linux has every call it uses), a point's runs must
+# have done at least ubench's 20 operations per worker per run, the fault suites must fault,
+# and bad arguments must exit 2 with a message.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 scratch=$(mktemp -d)
@@ -16,8 +17,10 @@ fail() {
 
 if ! gcc -O2 -static -pthread -s -Wall -Werror -std=gnu11 -Wextra -Wno-unused-parameter \
     -iquote "$root/include" -o "$scratch/ubench" "$root"/user/ubench/*.c \
-    "$root/kernel/lib/stats.c" "$root/kernel/lib/txnheap.c" -lm 2> "$scratch/build.err"; then
-  echo "FAIL  build ubench: $(head -n 3 "$scratch/build.err")"
+    "$root/kernel/lib/stats.c" "$root/kernel/lib/txnheap.c" -lm 2> "$scratch/build.err" ||
+  ! gcc -O2 -static -nostdlib -fno-pie -no-pie -fno-stack-protector -s -Wall -Werror \
+    -o "$scratch/exit0" "$root/user/exit0.c" 2>> "$scratch/build.err"; then
+  echo "FAIL  build ubench and exit0: $(head -n 3 "$scratch/build.err")"
   exit 1
 fi
 
@@ -34,7 +37,7 @@ import re, sys
 out, runs = open(sys.argv[1]).read().splitlines(), int(sys.argv[2])
 want = {"usyscall": ["getppid"], "ucreate": ["dir-per-thread", "shared-dir"], "upread": ["random-4k"],
         "ufault": ["file-shared", "anon"], "umadvise": ["dontneed", "free"],
-        "ustat": ["deep-path"]}
+        "ustat": ["deep-path"], "ufork": ["exit"], "uexec": ["exit0"]}
 faults = {"ufault", "umadvise"}
 bench = re.compile(r"BENCH suite=(\S+) variant=(\S+) threads=(\d+) runs=(\d+) "
                    r"ops_per_sec=(\d+\.\d{3}) stddev=\d+\.\d{3} ci95=\d+\.\d{3}"
@@ -88,8 +91,8 @@ for (s, v, t), f in fpo.items():
     floor = {"file-shared": 0.01, "anon": 0.9, "dontneed": 3.0}.get(v, 0)
     if f < floor:
         bad.append("%s %s at %d threads: faults_per_op=%s, want >= %s" % (s, v, t, f, floor))
-if not any(l.startswith("BENCH-DONE suites=6 secs=") for l in out):
-    bad.append("no BENCH-DONE suites=6 line")
+if not any(l.startswith("BENCH-DONE suites=8 secs=") for l in out):
+    bad.append("no BENCH-DONE suites=8 line")
 for b in bad:
     print("FAIL  " + b)
 print("ubench output: %d BENCH lines, %d problems" % (len(seen), len(bad)))

@@ -56,6 +56,7 @@ expect 0 spin 0.5
 expect 0 hostile
 expect 0 clock
 expect 0 files
+expect 0 names
 expect 0 pipe
 expect 141 pipe sigpipe
 expect 0 poll
@@ -63,6 +64,7 @@ expect 0 pipeproc
 expect 3 exitgroup
 expect 0 proc
 expect 0 proc storm 10000
+expect 0 jobctl
 expect 139 fault null
 expect 139 fault kernel
 expect 139 fault nx

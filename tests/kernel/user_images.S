@@ -23,9 +23,11 @@ user_bin_\name\()_end:
   userbin exitgroup, exitgroup
   userbin clock, clock
   userbin files, files
+  userbin names, names
   userbin termios, termios
   userbin pipe, pipe
   userbin pipeproc, pipeproc
   userbin poll, poll
   userbin signals, signals
   userbin proc, proc
+  userbin jobctl, jobctl

@@ -137,6 +137,15 @@ user_files(void)
 }
 SELFTEST_NOINJECT("user-files", user_files);
 
+// rename and renameat2, file times and utimensat, sendfile, in a directory of their own.
+static bool
+user_names(void)
+{
+  const char *const argv[] = { "/bin/names", NULL };
+  return run("names", argv, 0);
+}
+SELFTEST_NOINJECT("user-names", user_names);
+
 // The termios calls with nothing typed (outside init='s session a read is end of file, which
 // is what a VMIN 0 read of an idle terminal returns too); tools/ttydrive.py types into it.
 static bool
@@ -336,6 +345,17 @@ user_fork_storm(void)
   return run("proc", argv, 0);
 }
 SELFTEST_NOINJECT("user-fork-storm", user_fork_storm);
+
+// Job control (tests/user/jobctl.c): stop and continue of every thread, the wait statuses
+// and SIGCHLD codes, wait by process group, SIGCONT and stop signals discarding each other,
+// SIGKILL of a stopped child, orphaned process groups.
+static bool
+user_jobctl(void)
+{
+  const char *const argv[] = { "/bin/jobctl", NULL };
+  return run("jobctl", argv, 0);
+}
+SELFTEST_NOINJECT("user-jobctl", user_jobctl);
 
 // The planted bug: fork shares the pages writable instead of copy-on-write; the copy-on-write
 // checks of proc must see one side's writes on the other.

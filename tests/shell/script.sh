@@ -56,6 +56,27 @@ true | false
 echo "pipeline status $?"
 [ "$(seq 3 | wc -l)" -eq 3 ] && echo "test ok"
 
+# Names and times: mv renames (rename), touch makes and stamps (utimensat), cp and cat copy
+# (sendfile), mv moves a directory; the times printed are the ones set.
+echo "moved" > $t.m
+mv $t.m $t.n
+[ -e $t.m ] || cat $t.n
+touch $t.t
+[ -f $t.t ] && [ ! -s $t.t ] && echo "touch made an empty file"
+touch -d @1000000000 $t.t
+touch -m -d @1000000005 $t.t
+stat -c 'mtime %Y atime %X' $t.t
+touch -r $t.t $t.n
+stat -c 'reference %Y' $t.n
+cp $t.n $t.cp
+cat $t.n $t.cp
+mkdir $t.d
+mv $t.cp $t.d/copy
+mv $t.d $t.e
+ls $t.e
+cat $t.e/copy | wc -c
+rm -r $t.e $t.n $t.t
+
 # The files are there, then gone.
 ls $t.* | wc -l
 rm $t.a $t.b $t.c

@@ -46,9 +46,10 @@ pick(void)
 // [0x1000, 4 TiB)), or, run natively, would change the files behind fds 0-2 or sync the
 // host's disks (fchmod, fchown, sync, syncfs): those get the fixed cases below or none.
 static const int calls[] = {
-  0, 1, 5, 8, 10, 12, 13, 14, 16, 17, 18, 19, 20, 24, 26, 35, 39, 63, 79, 89, 90, 92, 94, 95,
-  96, 97, 98, 99, 102, 104, 107, 108, 110, 131, 186, 201, 202, 203, 204, 218, 228, 229, 230,
-  257, 260, 262, 267, 268, 273, 302, 309, 318, 332, 334, 500, 1000, -1,
+  0, 1, 5, 8, 10, 12, 13, 14, 16, 17, 18, 19, 20, 24, 26, 35, 39, 40, 63, 79, 82, 89, 90, 92,
+  94, 95, 96, 97, 98, 99, 102, 104, 107, 108, 110, 131, 132, 186, 201, 202, 203, 204, 218, 228,
+  229, 230, 235, 257, 260, 261, 262, 264, 267, 268, 273, 280, 302, 309, 316, 318, 332, 334, 500,
+  1000, -1,
 };
 
 int
@@ -71,6 +72,9 @@ main(void)
     wrong += raw(63, kernel[i], 0, 0, 0, 0, 0) != -14;     // uname into it: EFAULT
     wrong += raw(332, -100, (long)"/", 0, 0x7ff, kernel[i], 0) != -14;   // statx into it
     wrong += raw(90, kernel[i], 0644, 0, 0, 0, 0) != -14;  // chmod of a name there: EFAULT
+    wrong += raw(82, kernel[i], (long)"/nothing", 0, 0, 0, 0) != -14;   // rename from it
+    wrong += raw(280, -100, (long)"/", kernel[i], 0, 0, 0) != -14;   // utimensat's times
+    wrong += raw(40, 1, 0, kernel[i], 1, 0, 0) != -14;     // sendfile's offset: EFAULT
   }
   wrong += raw(500, 0, 0, 0, 0, 0, 0) != -38;   // ENOSYS
   // The memory calls with kernel and non-canonical ranges: refused, nothing of ours touched.

@@ -1,9 +1,10 @@
 // proc: processes. fork and wait4/waitid with their status encodings, WNOHANG, WNOWAIT and
 // ECHILD; copy-on-write (also while other threads of the parent write); fds shared with
-// their offsets; file mappings shared or copied; vfork; execve (the pid kept, O_CLOEXEC fds closed, /proc/self/exe, the
-// other threads ended), #! scripts, and its errors E2BIG, ENOENT, EACCES, ENOEXEC; orphans
-// re-parented; getrusage(RUSAGE_CHILDREN); with "storm N", N fork+exit+wait; with "cow" the
-// copy-on-write checks alone. Linux is the oracle (tests/host/test_user_native.sh). Exits 0
+// their offsets; file mappings shared or copied; shared anonymous memory shared; vfork; execve
+// (the pid kept, O_CLOEXEC fds closed, /proc/self/exe, the other threads ended), #! scripts,
+// and its errors E2BIG, ENOENT, EACCES, ENOEXEC; orphans re-parented;
+// getrusage(RUSAGE_CHILDREN); with "storm N", N fork+exit+wait; with "cow" the copy-on-write
+// checks alone. Linux is the oracle (tests/host/test_user_native.sh). Exits 0
 // when all hold; names each check that does not.
 #define _GNU_SOURCE
 #include <errno.h>
@@ -295,6 +296,65 @@ test_fmap(void)
   munmap(pr, 8192);
   close(fd);
   unlink(path);
+}
+
+// Shared anonymous memory across fork (MAP_SHARED|MAP_ANONYMOUS, and MAP_SHARED of /dev/zero):
+// one memory in both processes, for pages touched before the fork and for pages that either
+// side touches first after it. The child counts in a page the parent wrote before the fork,
+// makes a page of its own first, and waits for one the parent touches first after the fork.
+static void
+test_shared_anon(void)
+{
+  const long pg = 4096;
+  volatile unsigned long *p = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE,
+                                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  int zfd = open("/dev/zero", O_RDWR);
+  volatile char *z = zfd >= 0 ? mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, zfd, 0)
+                              : MAP_FAILED;
+  check(p != MAP_FAILED && z != MAP_FAILED, "map shared anonymous memory and /dev/zero");
+  if(p == MAP_FAILED || z == MAP_FAILED)
+    return;
+  p[0] = 1000;   // present before the fork
+  fflush(stdout);
+  pid_t pid = fork();
+  if(pid == 0) {
+    for(int i = 0; i < 100; i++)
+      __atomic_add_fetch(&p[0], 1, __ATOMIC_RELAXED);
+    p[pg / 8] = 0xc0ffee;   // the child touches this page first
+    z[0] = 'z';
+    int ms = 0;
+    while(p[2 * pg / 8] != 0xbeef && ms++ < 5000)   // the parent touches this one first
+      sleep_ms(1);
+    _exit(p[2 * pg / 8] == 0xbeef ? 0 : 3);
+  }
+  check(pid > 0, "fork");
+  p[2 * pg / 8] = 0xbeef;
+  int st = reap(pid);
+  check(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+        "MAP_SHARED|MAP_ANONYMOUS: the child sees a page the parent touched first after fork");
+  check(p[0] == 1100, "MAP_SHARED|MAP_ANONYMOUS: the child's 100 increments are the parent's");
+  check(p[pg / 8] == 0xc0ffee,
+        "MAP_SHARED|MAP_ANONYMOUS: the parent sees a page the child touched first after fork");
+  check(z[0] == 'z', "MAP_SHARED of /dev/zero: the child's store is the parent's");
+  // A private anonymous mapping next to it stays private.
+  volatile int *q = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  check(q != MAP_FAILED, "map private anonymous memory");
+  if(q != MAP_FAILED) {
+    q[0] = 1;
+    fflush(stdout);
+    pid = fork();
+    if(pid == 0) {
+      q[0] = 2;
+      p[1] = 7;
+      _exit(0);
+    }
+    check(reap(pid) == 0 && q[0] == 1 && p[1] == 7,
+          "MAP_PRIVATE stays private beside MAP_SHARED anonymous memory");
+    munmap((void *)q, pg);
+  }
+  munmap((void *)p, 3 * pg);
+  munmap((void *)z, pg);
+  close(zfd);
 }
 
 static int vfork_mark;
@@ -592,7 +652,8 @@ main(int argc, char **argv)
       void (*fn)(void);
     } parts[] = {
       { "wait", test_wait }, { "cow1", test_cow }, { "cowthreads", test_cow_threads },
-      { "files", test_files }, { "fmap", test_fmap }, { "vfork", test_vfork }, { "exec", test_exec },
+      { "files", test_files }, { "fmap", test_fmap }, { "shanon", test_shared_anon },
+      { "vfork", test_vfork }, { "exec", test_exec },
       { "orphan", test_orphan }, { "rusage", test_rusage }, { "clone3", test_clone3 },
     };
     for(int i = 1; i < argc; i++)
@@ -605,6 +666,7 @@ main(int argc, char **argv)
     test_cow_threads();
     test_files();
     test_fmap();
+    test_shared_anon();
     test_vfork();
     test_exec();
     test_orphan();

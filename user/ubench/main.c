@@ -13,14 +13,15 @@
 #include "ubench.h"
 
 static const struct ub_suite *const suites[] = {
-  &ub_usyscall, &ub_ucreate, &ub_upread, &ub_ufault, &ub_umadvise, &ub_ustat,
+  &ub_usyscall, &ub_ucreate, &ub_upread, &ub_ufault, &ub_umadvise, &ub_ustat, &ub_ufork,
+  &ub_uexec,
 };
 #define NSUITES (sizeof(suites) / sizeof(suites[0]))
 
 static const char usage[] =
   "usage: ubench [--suites LIST] [--secs S] [--runs N] [--threads LIST] [--dir PATH]\n"
-  "  --suites LIST   comma list of usyscall,ucreate,upread,ufault,umadvise,ustat, or all\n"
-  "                  (default all)\n"
+  "  --suites LIST   comma list of usyscall,ucreate,upread,ufault,umadvise,ustat,ufork,\n"
+  "                  uexec, or all (default all)\n"
   "  --secs S        seconds per timed run, a decimal from 0.001 to 600 (default 0.1);\n"
   "                  each point has one more, untimed run of a quarter of that first\n"
   "  --runs N        timed runs per point, 1 to 1000 (default 5)\n"

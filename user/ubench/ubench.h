@@ -1,5 +1,6 @@
 // ubench: the boot benchmarks' workloads at the system-call level, for Linux and this kernel
-// alike (make compare-linux). The harness (harness.c) and the suites (sys.c, fs.c, mm.c) share this.
+// alike (make compare-linux). The harness (harness.c) and the suites (sys.c, fs.c, mm.c,
+// proc.c) share this.
 #pragma once
 
 #include <stdbool.h>
@@ -108,7 +109,8 @@ struct ub_opts {
   const char *dir;     // --dir
 };
 
-extern const struct ub_suite ub_usyscall, ub_ucreate, ub_upread, ub_ustat, ub_ufault, ub_umadvise;
+extern const struct ub_suite ub_usyscall, ub_ucreate, ub_upread, ub_ustat, ub_ufault, ub_umadvise,
+  ub_ufork, ub_uexec;
 
 // harness.c
 int ub_cpus(void);
