@@ -132,6 +132,8 @@ vfs_pread_user(struct file *f, char *ubuf, size_t len, u64 pos)
   u64 size = READ_ONCE(inode->i_size);
   size_t done = 0;
 
+  if(len)
+    touch_atime(inode);   // as vfs_pread
   if(pos >= size)
     return 0;
   len = MIN(len, size - pos);
