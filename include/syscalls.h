@@ -40,6 +40,7 @@ long sys_getsid(u64 pid);
 // kernel/sys_time.c
 long sys_clock_gettime(u64 clock, u64 tp);
 long sys_clock_getres(u64 clock, u64 tp);
+long sys_clock_settime(u64 clock, u64 tp);
 long sys_gettimeofday(u64 tv, u64 tz);
 long sys_time(u64 tloc);
 long sys_nanosleep(u64 req, u64 rem);

@@ -145,7 +145,7 @@ static const struct syscall table[NR_SYSCALLS] = {
   SYS(130, rt_sigsuspend), SYS(131, sigaltstack), SYS(157, prctl), SYS(158, arch_prctl),
   SYS(186, gettid),
   SYS(200, tkill), SYS(201, time), SYS(202, futex), SYS(203, sched_setaffinity),
-  SYS(204, sched_getaffinity), SYS(217, getdents64), SYS(218, set_tid_address), SYS(219, restart_syscall), SYS(228, clock_gettime),
+  SYS(204, sched_getaffinity), SYS(217, getdents64), SYS(218, set_tid_address), SYS(219, restart_syscall), SYS(227, clock_settime), SYS(228, clock_gettime),
   SYS(229, clock_getres), SYS(230, clock_nanosleep), SYS(231, exit_group), SYS(234, tgkill), SYS(247, waitid),
   SYS(257, openat), SYS(258, mkdirat), SYS(262, newfstatat), SYS(263, unlinkat),
   SYS(266, symlinkat), SYS(267, readlinkat), SYS(269, faccessat), SYS(273, set_robust_list), SYS(292, dup3),

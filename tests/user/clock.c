@@ -2,7 +2,9 @@
 // forward, sleeps last at least what was asked, FUTEX_WAIT says EAGAIN on a changed value,
 // EINVAL on a misaligned word, ETIMEDOUT after a relative or an absolute timeout (CLOCK_REALTIME
 // or MONOTONIC), a timed condvar wait times out; getrusage counts the minor faults of touched
-// pages; uname says Linux; getrandom fills its buffer; prctl names the thread. Exits 0 when all hold.
+// pages; uname says Linux; getrandom fills its buffer; prctl names the thread; CLOCK_REALTIME
+// is wall time (not before the day this test was compiled) and only it can be set. Exits 0
+// when all hold.
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -38,6 +40,20 @@ now(clockid_t c)
   return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+// The day this file was compiled, from __DATE__ ("Dec  2 2026"), as Unix seconds: a wall
+// clock that is right cannot be earlier.
+static time_t
+compiled(void)
+{
+  static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+  const char *d = __DATE__;
+  struct tm t = { 0 };
+  t.tm_mon = (int)((strstr(months, (char[]){ d[0], d[1], d[2], 0 }) - months) / 3);
+  t.tm_mday = atoi(d + 4);
+  t.tm_year = atoi(d + 7) - 1900;
+  return timegm(&t);
+}
+
 static long
 futex(uint32_t *u, int op, uint32_t val, const struct timespec *ts, uint32_t val3)
 {
@@ -48,7 +64,8 @@ int
 main(void)
 {
   double m0 = now(CLOCK_MONOTONIC), r0 = now(CLOCK_REALTIME);
-  check(r0 > 1.6e9, "CLOCK_REALTIME after 2020");
+  check(r0 > 1577836800, "CLOCK_REALTIME after 2020-01-01");
+  check(r0 >= compiled(), "CLOCK_REALTIME not before the day the test was compiled");
   struct timespec ts = { 0, 20 * 1000 * 1000 };
   check(nanosleep(&ts, NULL) == 0, "nanosleep");
   check(now(CLOCK_MONOTONIC) - m0 >= 0.02, "nanosleep lasted 20 ms");
@@ -115,6 +132,28 @@ main(void)
   check(prctl(-1) == -1 && errno == EINVAL, "prctl of an unknown option: EINVAL");
   errno = 0;
   check(prctl(PR_GET_NAME, (char *)1) == -1 && errno == EFAULT, "prctl PR_GET_NAME to a bad pointer");
+  // Setting: MONOTONIC never (EINVAL before any permission check), a bad timespec EINVAL;
+  // REALTIME to now is allowed to root (the kernel's processes) and EPERM to anyone else.
+  struct timespec set;
+  clock_gettime(CLOCK_REALTIME, &set);
+  errno = 0;
+  check(clock_settime(CLOCK_MONOTONIC, &set) == -1 && errno == EINVAL,
+        "clock_settime(CLOCK_MONOTONIC) EINVAL");
+  set.tv_nsec = 1000000000;
+  errno = 0;
+  check(clock_settime(CLOCK_REALTIME, &set) == -1 && errno == EINVAL,
+        "clock_settime tv_nsec 1e9 EINVAL");
+  // Root on a Linux host is not asked: it would move the host's clock (by the call's latency).
+  struct utsname self;
+  uname(&self);
+  if(geteuid() != 0 || strstr(self.release, "-kmm")) {
+    clock_gettime(CLOCK_REALTIME, &set);
+    errno = 0;
+    int rc = clock_settime(CLOCK_REALTIME, &set);
+    check(rc == 0 ? geteuid() == 0 : errno == EPERM && geteuid() != 0,
+          "clock_settime(CLOCK_REALTIME) as root, EPERM otherwise");
+    check(now(CLOCK_REALTIME) >= set.tv_sec, "CLOCK_REALTIME after setting it to now");
+  }
   printf("clock: %s\n", fails ? "some checks failed" : "all checks passed");
   return fails != 0;
 }
