@@ -13,6 +13,7 @@ struct files;
 struct cpumask;
 
 #define PROC_NAME 16
+#define CONSOLE_LINE_MAX 4096   // a longer line goes to the console in pieces this long
 #define USER_STACK_TOP  0x00007ffffffff000UL   // Linux's TASK_SIZE_MAX: the top page is never mapped
 #define USER_STACK_SIZE (8UL << 20)            // RLIMIT_STACK's default
 #define PIE_BASE        0x0000555555554000UL   // where a static-PIE is loaded (Linux's ELF_ET_DYN_BASE)
@@ -35,8 +36,8 @@ struct process {
   struct wait_queue_head exit_wq;   // process_wait: nr_live reaches 0
   // The rest is the process's own (its threads serialize on lock where noted).
   unsigned long brk_start, brk;     // the heap: [brk_start, brk), under mm->mmap_sem's owner
-  char line[200];             // console output not yet ended by a newline, under lock
-  int line_len;
+  char line[CONSOLE_LINE_MAX]; // console output not yet ended by a newline, under
+  int line_len;               // console_lock (kernel/sys_console.c)
   u64 bytes_written;          // to fds 1 and 2
   u64 min_flt;                // page faults that mapped a page (getrusage's ru_minflt)
   int killed_by;              // the wait status's low byte: the fatal signal, | 0x80 with core

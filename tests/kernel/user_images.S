@@ -29,3 +29,4 @@ user_bin_\name\()_end:
   userbin poll, poll
   userbin signals, signals
   userbin proc, proc
+  userbin conline, conline
