@@ -51,6 +51,7 @@ long sys_sysinfo(u64 info);
 long sys_getrusage(u64 who, u64 ru);
 long sys_getrlimit(u64 resource, u64 rlim);
 long sys_prlimit64(u64 pid, u64 resource, u64 new, u64 old);
+long sys_setrlimit(u64 resource, u64 rlim);
 long sys_getrandom(u64 buf, u64 len, u64 flags);
 long sys_sched_getaffinity(u64 pid, u64 len, u64 mask);
 long sys_sched_setaffinity(u64 pid, u64 len, u64 mask);

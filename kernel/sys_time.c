@@ -1,6 +1,6 @@
 // Clocks, sleeps, futex timeouts, and what a process asks about the machine: uname, sysinfo,
-// getrusage, resource limits, random bytes, CPU affinity. Structures as the x86-64 ABI lays
-// them out (man 2 clock_gettime, uname, sysinfo, getrusage, getrlimit, sched_setaffinity).
+// getrusage, random bytes, CPU affinity (resource limits: kernel/rlimit.c). Structures as the
+// x86-64 ABI lays them out (man 2 clock_gettime, uname, sysinfo, getrusage, sched_setaffinity).
 #include "cpumask.h"
 #include "errno.h"
 #include "mm.h"
@@ -328,39 +328,6 @@ sys_getrusage(u64 who, u64 ru)
     r[8] = min_flt;
   }
   return copy_to_user((void *)ru, r, sizeof(r)) ? -EFAULT : 0;
-}
-
-#define RLIM_INFINITY (~0UL)
-#define RLIMIT_STACK 3
-#define RLIMIT_NOFILE 7
-#define RLIM_NLIMITS 16
-
-static long
-get_limit(u64 resource, u64 rlim)
-{
-  if(resource >= RLIM_NLIMITS)
-    return -EINVAL;
-  u64 v[2] = { RLIM_INFINITY, RLIM_INFINITY };
-  if(resource == RLIMIT_STACK)
-    v[0] = USER_STACK_SIZE;
-  if(resource == RLIMIT_NOFILE)
-    v[0] = 1024, v[1] = 4096;
-  return rlim && copy_to_user((void *)rlim, v, sizeof(v)) ? -EFAULT : 0;
-}
-
-long
-sys_getrlimit(u64 resource, u64 rlim)
-{
-  return get_limit(resource, rlim);
-}
-
-// Limits are reported, not enforced: a new limit is accepted and forgotten.
-long
-sys_prlimit64(u64 pid, u64 resource, u64 new, u64 old)
-{
-  if(pid && (int)pid != current->proc->pid)
-    return -ESRCH;
-  return get_limit(resource, old);
 }
 
 long
