@@ -153,15 +153,16 @@ $(BUILD)/user/%: user/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
 	$(Q)$(CC) $(USERCFLAGS) -o $@ $< -lm
-$(BUILD)/user/%: tests/user/%.c | $(BUILD)/.deps-ok
+$(BUILD)/user/%: tests/user/%.c tests/user/check.h | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
 	$(Q)$(CC) $(USERCFLAGS) -o $@ $< -lm
 # ubench (make compare-linux's benchmark): the files of user/ubench/ and the kernel's own
 # statistics (kernel/lib/stats.c, with its headers), so that its mean, stddev and ci95 are
-# computed exactly as the boot benchmarks' are; none of it is in the kernel's sources (KSRC).
-UBENCH_SRC := $(wildcard user/ubench/*.c) kernel/lib/stats.c
-$(BUILD)/user/ubench: $(UBENCH_SRC) $(wildcard user/ubench/*.h) include/stats.h include/types.h \
+# computed exactly as the boot benchmarks' are, and the madvise suite's heap
+# (kernel/lib/txnheap.c), so that umadvise draws the boot suite's transactions.
+UBENCH_SRC := $(wildcard user/ubench/*.c) kernel/lib/stats.c kernel/lib/txnheap.c
+$(BUILD)/user/ubench: $(UBENCH_SRC) $(wildcard user/ubench/*.h) include/stats.h include/txnheap.h include/types.h \
   include/compiler.h | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"

@@ -169,23 +169,12 @@ result "user/init= runs the initramfs's /bin/hello" $? "($(grep -m 1 'init: /bin
 echo "== the serial console as a terminal: tools/ttydrive.py types into init=/bin/termios"
 # QEMU's serial on pipes: lines, erase, kill, ^D, raw mode, VTIME, EAGAIN, EINTR, SA_RESTART,
 # ^\ to a handler, then ^C (status 130); the debug image, so lockdep watches the input path.
-name=tty-smp2
-python3 tools/ttydrive.py qemu --smp 2 --timeout 300 --image debug --log "$logs/$name.log" \
-  > "$logs/$name.out" 2>&1
-rc=$?
-while read -r verdict t rest; do
-  [ "$verdict" = PASS ]
-  result "$t" $? "$rest"
-done < <(grep -E '^(PASS|FAIL)  tty/' "$logs/$name.out")
-grep -qE '^[0-9]+ passed, 0 failed$' "$logs/$name.out"
-result "boot/$name typed session" $? "(exit $rc, log $logs/$name.log)" "$logs/$name.log"
-
-echo "== the interactive shell: tools/ttydrive.py types into init=/bin/sh (busybox)"
-# The prompt, a pipeline, line editing, ^C to a sleeping and a spinning program (the shell
-# stays), ubench by hand, exit 3; the debug image, so lockdep watches job control's paths.
-name=shell-smp2
-if [ -n "$shell_init" ]; then
-  python3 tools/ttydrive.py qemu --session shell --smp 2 --timeout 300 --image debug \
+# typed_session NAME [ttydrive options]: one boot driven by tools/ttydrive.py, each of its
+# PASS/FAIL lines a result, and the session as a whole one more.
+typed_session() {
+  local name=$1 rc verdict t rest
+  shift
+  python3 tools/ttydrive.py qemu "$@" --smp 2 --timeout 300 --image debug \
     --log "$logs/$name.log" > "$logs/$name.out" 2>&1
   rc=$?
   while read -r verdict t rest; do
@@ -194,6 +183,14 @@ if [ -n "$shell_init" ]; then
   done < <(grep -E '^(PASS|FAIL)  tty/' "$logs/$name.out")
   grep -qE '^[0-9]+ passed, 0 failed$' "$logs/$name.out"
   result "boot/$name typed session" $? "(exit $rc, log $logs/$name.log)" "$logs/$name.log"
+}
+typed_session tty-smp2
+
+echo "== the interactive shell: tools/ttydrive.py types into init=/bin/sh (busybox)"
+# The prompt, a pipeline, line editing, ^C to a sleeping and a spinning program (the shell
+# stays), ubench by hand, exit 3; the debug image, so lockdep watches job control's paths.
+if [ -n "$shell_init" ]; then
+  typed_session shell-smp2 --session shell
 else
   echo "SKIP  tty/shell: no /bin/busybox in build/initramfs.cpio.gz"
 fi

@@ -10,6 +10,7 @@
 #include "sched.h"
 #include "smp.h"
 #include "time.h"
+#include "txnheap.h"
 #include "vm.h"
 #include "vsprintf.h"
 #include <asm/paging.h>
@@ -20,28 +21,18 @@
 // and the exclusive mmap_sem of madvise stalled every other thread's faults. A transaction
 // here is one such malloc/use/free round of a database thread, which fills its buffers (rows,
 // sort runs) and reads them back: every cache line of every buffer is written, then summed.
-#define NR_CLASSES 6      // chunk sizes PAGE_SIZE << 0..5: 4 KiB to 128 KiB
-#define NR_CHUNKS 8       // per class and thread
-#define MIN_BUFS 3        // buffers per transaction, MIN_BUFS..MAX_BUFS
-#define MAX_BUFS 6
+// Its buffers come from a heap per thread (include/txnheap.h, shared with ubench's umadvise).
 #define MAX_WORKERS 16    // the fixed sweep's largest point
-#define LINE_BYTES 64     // a cache line: one word of each is written, then read and summed
 #define YIELD_PAGES 4     // pages touched between two bench_yield calls
-
-// Each class has NR_CHUNKS chunks, so the classes below k take NR_CHUNKS * (2^k - 1) pages.
-#define ARENA_PAGES (NR_CHUNKS * ((1UL << NR_CLASSES) - 1))
-#define CHUNK_PAGES_MAX (1UL << (NR_CLASSES - 1))
-
-_Static_assert(NR_CHUNKS >= MAX_BUFS, "a transaction may take MAX_BUFS chunks of one class");
-_Static_assert(NR_CHUNKS <= 256, "free lists hold chunk numbers in a u8");
+#define CHUNK_PAGES_MAX (1UL << (TXN_CLASSES - 1))
 
 // Pinned memory leaves free, above the high watermark, the most that the workers can have in
 // use at once (every buffer of a transaction at the largest size, a TLB-gather page and a
 // stack each) and some for the rest of the kernel. The lazily freed pages of the MADV_FREE
-// variants (ARENA_PAGES a thread at most) outgrow that at the sweep's largest point (16
+// variants (TXN_HEAP_PAGES a thread at most) outgrow that at the sweep's largest point (16
 // threads; 8 under bench=quick), so reclaim must drop them while the run goes on (the
 // 2007 workload ran under memory pressure too); MADV_DONTNEED never needs reclaim.
-#define THREAD_PAGES (MAX_BUFS * CHUNK_PAGES_MAX + 8)
+#define THREAD_PAGES (TXN_MAX_BUFS * CHUNK_PAGES_MAX + 8)
 #define SLACK_PAGES 1024
 #define PIN_ORDER 9       // pinned in 2 MiB blocks, then smaller ones down to a page
 
@@ -53,20 +44,12 @@ enum { DONTNEED_WLOCK, DONTNEED_RLOCK, FREE_WLOCK, FREE_RLOCK };
 // a heap shared by many sizes a chunk is rarely reused at once) and reclaim finds some.
 struct arena {
   unsigned long base;
-  u8 ring[NR_CLASSES][NR_CHUNKS];   // free chunk numbers, oldest first from head
-  u8 head[NR_CLASSES];
-  u8 count[NR_CLASSES];
-  u64 rng;
+  struct txn_heap heap;
   u64 bad;                          // transactions that failed their check
   u64 bytes;                        // of the buffers its transactions allocated
   u64 written, summed;              // bytes of those buffers written, and read back (per line)
   u64 done_ns;                      // ktime_ns when its worker returned from the last run
 } __aligned(64);
-
-struct buf {
-  unsigned long addr;
-  int class, chunk;
-};
 
 // Counters of the whole kernel, read between runs while the workers are parked.
 struct counters {
@@ -100,69 +83,28 @@ static struct point_sums sums[BENCH_MAX_SLOTS];
 static const char *leak_variant;
 static unsigned long leak_pages;
 
-static u64
-next_rand(struct arena *a)
-{
-  a->rng ^= a->rng << 13;   // xorshift64 (Marsaglia 2003)
-  a->rng ^= a->rng >> 7;
-  a->rng ^= a->rng << 17;
-  return a->rng;
-}
-
-static unsigned long
-chunk_addr(struct arena *a, int class, int chunk)
-{
-  unsigned long below = NR_CHUNKS * ((1UL << class) - 1);
-  return a->base + (below + ((unsigned long)chunk << class)) * PAGE_SIZE;
-}
-
 static void
 arena_init(struct arena *a, unsigned long base, int index)
 {
   a->base = base;
-  for(int k = 0; k < NR_CLASSES; k++) {
-    for(int c = 0; c < NR_CHUNKS; c++)
-      a->ring[k][c] = c;
-    a->head[k] = 0;
-    a->count[k] = NR_CHUNKS;
-  }
-  a->rng = 0x9e3779b97f4a7c15ULL * (index + 1);
+  txn_heap_init(&a->heap, index);
   a->bad = a->bytes = a->written = a->summed = 0;
-}
-
-static struct buf
-chunk_alloc(struct arena *a, int class)
-{
-  int c = a->ring[class][a->head[class]];
-  a->head[class] = (a->head[class] + 1) % NR_CHUNKS;
-  a->count[class]--;
-  return (struct buf){ chunk_addr(a, class, c), class, c };
-}
-
-// Gives the chunk's pages back to the kernel, then puts it at the tail of its free list.
-static bool
-chunk_free(struct arena *a, struct buf *b)
-{
-  int err = madvise(mm, b->addr, PAGE_SIZE << b->class, advice);
-  a->ring[b->class][(a->head[b->class] + a->count[b->class]) % NR_CHUNKS] = b->chunk;
-  a->count[b->class]++;
-  return err == 0;
 }
 
 // Writes one word in every cache line, each its own value (seed ^ address), and adds them
 // to *total. The first store to a page faults it in unless MADV_FREE left it mapped.
 static bool
-fill(struct bench_ctx *ctx, struct arena *a, struct buf *b, u64 seed, u64 *total)
+fill(struct bench_ctx *ctx, struct arena *a, const struct txn_buf *b, u64 seed, u64 *total)
 {
-  unsigned long end = b->addr + (PAGE_SIZE << b->class);
+  unsigned long addr = a->base + b->page * PAGE_SIZE, end = addr + (PAGE_SIZE << b->class);
   bool ok = true;
-  for(unsigned long p = b->addr; p < end; p += PAGE_SIZE) {
-    for(unsigned long w = p; w < p + PAGE_SIZE; w += LINE_BYTES) {
+  for(unsigned long p = addr; p < end; p += PAGE_SIZE) {
+    for(unsigned long w = p; w < p + PAGE_SIZE; w += TXN_LINE_BYTES) {
       ok &= put_user(seed ^ w, (u64 *)w) == 0;
       *total += seed ^ w;
-      a->written += LINE_BYTES;
+      a->written += TXN_LINE_BYTES;
     }
-    if((p - b->addr) / PAGE_SIZE % YIELD_PAGES == YIELD_PAGES - 1)
+    if((p - addr) / PAGE_SIZE % YIELD_PAGES == YIELD_PAGES - 1)
       bench_yield(ctx);
   }
   return ok;
@@ -170,18 +112,18 @@ fill(struct bench_ctx *ctx, struct arena *a, struct buf *b, u64 seed, u64 *total
 
 // The transaction's "work": reads back and sums what fill wrote, every cache line again.
 static bool
-sum(struct bench_ctx *ctx, struct arena *a, struct buf *b, u64 *total)
+sum(struct bench_ctx *ctx, struct arena *a, const struct txn_buf *b, u64 *total)
 {
-  unsigned long end = b->addr + (PAGE_SIZE << b->class);
+  unsigned long addr = a->base + b->page * PAGE_SIZE, end = addr + (PAGE_SIZE << b->class);
   bool ok = true;
-  for(unsigned long p = b->addr; p < end; p += PAGE_SIZE) {
-    for(unsigned long w = p; w < p + PAGE_SIZE; w += LINE_BYTES) {
+  for(unsigned long p = addr; p < end; p += PAGE_SIZE) {
+    for(unsigned long w = p; w < p + PAGE_SIZE; w += TXN_LINE_BYTES) {
       u64 v;
       ok &= get_user(v, (u64 *)w) == 0;
       *total += v;
-      a->summed += LINE_BYTES;
+      a->summed += TXN_LINE_BYTES;
     }
-    if((p - b->addr) / PAGE_SIZE % YIELD_PAGES == YIELD_PAGES - 1)
+    if((p - addr) / PAGE_SIZE % YIELD_PAGES == YIELD_PAGES - 1)
       bench_yield(ctx);
   }
   return ok;
@@ -197,20 +139,19 @@ sum(struct bench_ctx *ctx, struct arena *a, struct buf *b, u64 *total)
 static bool
 transaction(struct bench_ctx *ctx, struct arena *a)
 {
-  struct buf b[MAX_BUFS];
-  int n = MIN_BUFS + next_rand(a) % (MAX_BUFS - MIN_BUFS + 1);
-  u64 seed = next_rand(a), want = 0, got = 0;
+  struct txn_buf b[TXN_MAX_BUFS];
+  u64 seed, want = 0, got = 0;
+  int n = txn_begin(&a->heap, b, &seed);
   bool ok = true;
-  for(int i = 0; i < n; i++) {
-    b[i] = chunk_alloc(a, next_rand(a) % NR_CLASSES);
+  for(int i = 0; i < n; i++)
     a->bytes += PAGE_SIZE << b[i].class;
-  }
   for(int i = 0; i < n; i++)
     ok &= fill(ctx, a, &b[i], seed, &want);
   for(int i = 0; i < n; i++)
     ok &= sum(ctx, a, &b[i], &got);
   for(int i = 0; i < n; i++) {
-    ok &= chunk_free(a, &b[i]);
+    ok &= madvise(mm, a->base + b[i].page * PAGE_SIZE, PAGE_SIZE << b[i].class, advice) == 0;
+    txn_put(&a->heap, &b[i]);   // its pages given back to the kernel first
     bench_yield(ctx);
   }
   return ok && got == want;
@@ -327,7 +268,7 @@ madv_setup(struct bench_ctx *ctx)
   if(!mm)
     return -ENOMEM;
   for(int i = 0; i < ctx->max_threads; i++) {
-    long base = vm_mmap(mm, 0, ARENA_PAGES * PAGE_SIZE, PROT_READ | PROT_WRITE,
+    long base = vm_mmap(mm, 0, TXN_HEAP_PAGES * PAGE_SIZE, PROT_READ | PROT_WRITE,
                         MAP_PRIVATE | MAP_ANONYMOUS);
     if(base < 0) {
       mmput(mm);
@@ -343,7 +284,7 @@ madv_setup(struct bench_ctx *ctx)
   pin_memory(wmark.high + ctx->max_threads * THREAD_PAGES + SLACK_PAGES);
   if(ctx->round == 0) {   // every run's setup is the same: say it, and start the sums, once
     pr_info("bench: madvise: %s: %d arenas of %lu KiB, %lu pages left free (high watermark"
-            " %lu)\n", ctx->variant->name, ctx->max_threads, ARENA_PAGES * PAGE_SIZE / 1024,
+            " %lu)\n", ctx->variant->name, ctx->max_threads, TXN_HEAP_PAGES * PAGE_SIZE / 1024,
             nr_free_pages(), wmark.high);
     sums[ctx->slot] = (struct point_sums){ 0 };
   }
@@ -376,7 +317,7 @@ static unsigned long
 arena_mapped(const struct arena *a)
 {
   unsigned long n = 0;
-  for(unsigned long i = 0; i < ARENA_PAGES; i++) {
+  for(unsigned long i = 0; i < TXN_HEAP_PAGES; i++) {
     u64 *pte = pte_lookup(mm, a->base + i * PAGE_SIZE);
     n += pte && (READ_ONCE(*pte) & PTE_P);
   }

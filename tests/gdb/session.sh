@@ -56,6 +56,34 @@ stop_qemu() {
   wait "$1"
 }
 
+# boot_gdb NAME SMP CMDLINE: a boot of the debug image that waits for gdb at reset (qemu.sh
+# --gdb), its serial in $out/NAME-serial.log; sets $qemu and returns once the stub listens.
+boot_gdb() {
+  pick_port
+  snapshot
+  tools/qemu.sh --smp "$2" --cmdline "$3" --gdb "$port" --timeout 120 --image $kimage \
+    --log "$out/$1-serial.log" > "$out/$1-qemu.out" 2>&1 < /dev/null &
+  qemu=$!
+  wait_stub
+}
+
+# run_gdb NAME SECS COMMANDS...: gdb in batch mode on the snapshot's symbols, attached to the
+# stub, its output in $out/NAME-gdb.out.
+run_gdb() {
+  local name=$1 secs=$2
+  shift 2
+  timeout "$secs" gdb -batch -nx "$out/kernel.elf" -x tools/gdbinit \
+    -ex "target remote 127.0.0.1:$port" "$@" > "$out/$name-gdb.out" 2>&1
+}
+
+# end_qemu: gdb's kill ends QEMU; a gdb that failed to attach leaves it to us. Returns
+# qemu.sh's status.
+end_qemu() {
+  sleep 1
+  kill -0 "$qemu" 2>/dev/null && stop_qemu "$qemu"
+  wait "$qemu"
+}
+
 # live: boot with the kthread self-test and poweroff=no, attach once the run is over and
 # every CPU is idle, and ask the commands about it.
 live() {
@@ -65,7 +93,8 @@ live() {
   tools/qemu.sh --smp 8 --cmdline "bench=none poweroff=no panic=halt selftest=kthread" \
     --gdb-nowait "$port" --timeout 120 --image $kimage --log "$out/live-serial.log" \
     > "$out/live-qemu.out" 2>&1 < /dev/null &
-  local qemu=$! ended=1
+  qemu=$!
+  local ended=1
   for _ in $(seq 180); do
     grep -q "END result=" "$out/live-qemu.out" && { ended=0; break; }
     kill -0 "$qemu" 2>/dev/null || break
@@ -83,13 +112,8 @@ live() {
            'p $kper_cpu("cpu_info", 2).id' "kbt nosuch" 'p $kcpu(8)' 'p $kper_cpu("gp_seq", 0)'; do
     cmds+=(-ex "echo @@$c\\n" -ex "$c")
   done
-  timeout 60 gdb -batch -nx "$out/kernel.elf" -x tools/gdbinit \
-    -ex "target remote 127.0.0.1:$port" \
-    "${cmds[@]}" -ex "echo @@end\\n" -ex "kill" > "$out/live-gdb.out" 2>&1
-  # gdb's kill ends QEMU; a gdb that failed to attach leaves it to us.
-  sleep 1
-  kill -0 "$qemu" 2>/dev/null && stop_qemu "$qemu"
-  wait "$qemu"
+  run_gdb live 60 "${cmds[@]}" -ex "echo @@end\\n" -ex "kill"
+  end_qemu
 
   check "the debug image booted" \
     grep -qE "^(\[ *[0-9.]+\] )?kernel: booted by .*, image debug$" "$out/live-serial.log"
@@ -126,21 +150,10 @@ live() {
 # step: QEMU halted at reset; stop in sleep_test, step and finish on that vCPU alone,
 # continue, and the run must still pass.
 step() {
-  pick_port
-  snapshot
-  tools/qemu.sh --smp 8 --cmdline "bench=none panic=halt selftest=sleep" --gdb "$port" \
-    --timeout 120 --image $kimage --log "$out/step-serial.log" > "$out/step-qemu.out" 2>&1 \
-    < /dev/null &
-  local qemu=$!
-  wait_stub
-  timeout 60 gdb -batch -nx "$out/kernel.elf" -x tools/gdbinit \
-    -ex "target remote 127.0.0.1:$port" \
-    -ex "set scheduler-locking step" -ex "thbreak kmain" -ex "continue" \
-    -ex "break sleep_test" -ex "continue" -ex "delete" -ex "step" -ex "finish" \
-    -ex "continue" > "$out/step-gdb.out" 2>&1
-  sleep 1
-  kill -0 "$qemu" 2>/dev/null && stop_qemu "$qemu"
-  wait "$qemu"
+  boot_gdb step 8 "bench=none panic=halt selftest=sleep"
+  run_gdb step 60 -ex "set scheduler-locking step" -ex "thbreak kmain" -ex "continue" \
+    -ex "break sleep_test" -ex "continue" -ex "delete" -ex "step" -ex "finish" -ex "continue"
+  end_qemu
   local rc=$?
 
   check "stopped at the breakpoint in sleep_test" \
@@ -160,18 +173,10 @@ step() {
 # and after detach, panic=halt must keep the failed run up instead of leaving QEMU.
 failed() {
   : > "$out/fail-qemu.out"
-  pick_port
-  snapshot
-  tools/qemu.sh --smp 8 --cmdline "bench=none panic=halt selftest=sleep" --gdb "$port" \
-    --timeout 120 --image $kimage --log "$out/fail-serial.log" > "$out/fail-qemu.out" 2>&1 \
-    < /dev/null &
-  local qemu=$!
-  wait_stub
-  timeout 60 gdb -batch -nx "$out/kernel.elf" -x tools/gdbinit \
-    -ex "target remote 127.0.0.1:$port" \
-    -ex "thbreak kmain" -ex "continue" -ex "break sleep_test" -ex "break selftest_failed" \
-    -ex "continue" -ex "return 0" -ex "continue" -ex "bt 2" -ex "detach" \
-    > "$out/fail-gdb.out" 2>&1
+  boot_gdb fail 8 "bench=none panic=halt selftest=sleep"
+  run_gdb fail 60 -ex "thbreak kmain" -ex "continue" -ex "break sleep_test" \
+    -ex "break selftest_failed" -ex "continue" -ex "return 0" -ex "continue" -ex "bt 2" \
+    -ex "detach"
   for _ in $(seq 40); do
     grep -q "panic=halt: the run failed" "$out/fail-qemu.out" && break
     sleep 0.5
@@ -195,13 +200,7 @@ failed() {
 # by MADV_FREE and two of them written again; pagecache-basic (tests/kernel/pagecache_test.c)
 # calls check_gang with its odd indices in the page cache, here on 16-way and 128-way trees.
 mm() {
-  pick_port
-  snapshot
-  tools/qemu.sh --smp 8 --cmdline "bench=none panic=halt selftest=madvise-free,pagecache-basic" \
-    --gdb "$port" --timeout 120 --image $kimage --log "$out/mm-serial.log" > "$out/mm-qemu.out" \
-    2>&1 < /dev/null &
-  local qemu=$!
-  wait_stub
+  boot_gdb mm 8 "bench=none panic=halt selftest=madvise-free,pagecache-basic"
   # $gs_base is the struct cpu of the vCPU at the breakpoint (see kvcpus in tools/gdb/kernel.py);
   # MADV_FREE puts pages at the inactive list's tail (lru_add_lazyfree).
   local mine='((struct cpu *)$gs_base)->curr->mm'
@@ -218,15 +217,10 @@ mm() {
   done
   cmds+=(-ex "echo @@radix128\\n" -ex "condition 3 m->variant == PC_RADIX_RCU && m->fanout == 128"
          -ex "continue" -ex "echo @@128 kradix\\n" -ex "kradix &m->page_tree")
-  timeout 60 gdb -batch -nx "$out/kernel.elf" -x tools/gdbinit \
-    -ex "target remote 127.0.0.1:$port" -ex "thbreak kmain" -ex "continue" \
-    -ex "break try_to_free_pages" \
+  run_gdb mm 60 -ex "thbreak kmain" -ex "continue" -ex "break try_to_free_pages" \
     -ex "break check_gang if m->variant == PC_RADIX_LOCK && m->fanout == 16" \
-    -ex "echo @@madvise\\n" -ex "continue" "${cmds[@]}" -ex "echo @@end\\n" -ex "kill" \
-    > "$out/mm-gdb.out" 2>&1
-  sleep 1
-  kill -0 "$qemu" 2>/dev/null && stop_qemu "$qemu"
-  wait "$qemu"
+    -ex "echo @@madvise\\n" -ex "continue" "${cmds[@]}" -ex "echo @@end\\n" -ex "kill"
+  end_qemu
   local f=$out/mm-gdb.out
 
   check "stopped in try_to_free_pages, called by madvise-free" \
@@ -314,25 +308,15 @@ PY
 # it collects the samples, and read them with kprofile: the hot spots must top the self ranking
 # after the idle CPUs' pseudo-function, the spinning one first.
 profile() {
-  pick_port
-  snapshot
-  tools/qemu.sh --smp 2 --cmdline "bench=none panic=halt selftest=profile-hotspot" \
-    --gdb "$port" --timeout 120 --image $kimage --log "$out/profile-serial.log" \
-    > "$out/profile-qemu.out" 2>&1 < /dev/null &
-  local qemu=$!
-  wait_stub
+  boot_gdb profile 2 "bench=none panic=halt selftest=profile-hotspot"
   local cmds=() c
   local null="kprofile 'kernel/bench/profile.c'::points[0]"
   for c in kprofile "kprofile 3" "$null" "kprofile nosuch" "kprofile 1 2 3"; do
     cmds+=(-ex "echo @@$c\\n" -ex "$c")
   done
-  timeout 90 gdb -batch -nx "$out/kernel.elf" -x tools/gdbinit \
-    -ex "target remote 127.0.0.1:$port" -ex "thbreak kmain" -ex "continue" \
-    -ex "break profile_stop" -ex "continue" "${cmds[@]}" -ex "echo @@end\\n" -ex "kill" \
-    > "$out/profile-gdb.out" 2>&1
-  sleep 1
-  kill -0 "$qemu" 2>/dev/null && stop_qemu "$qemu"
-  wait "$qemu"
+  run_gdb profile 90 -ex "thbreak kmain" -ex "continue" -ex "break profile_stop" -ex "continue" \
+    "${cmds[@]}" -ex "echo @@end\\n" -ex "kill"
+  end_qemu
   local f=$out/profile-gdb.out top n
 
   check "stopped in profile_stop" \
@@ -361,21 +345,11 @@ profile() {
 # away, after checking them, and read them with klockstat: its own classes' exact counts, and
 # the contended ones' wait and hold times in order.
 lockstat() {
-  pick_port
-  snapshot
-  tools/qemu.sh --smp 2 --cmdline "bench=none panic=halt selftest=lockstat-count" \
-    --gdb "$port" --timeout 120 --image $kimage --log "$out/lockstat-serial.log" \
-    > "$out/lockstat-qemu.out" 2>&1 < /dev/null &
-  local qemu=$!
-  wait_stub
-  timeout 60 gdb -batch -nx "$out/kernel.elf" -x tools/gdbinit \
-    -ex "target remote 127.0.0.1:$port" -ex "thbreak kmain" -ex "continue" \
-    -ex "break lock_stat_fold" -ex "echo @@fold\\n" -ex "continue" \
-    -ex "echo @@klockstat\\n" -ex "klockstat" -ex "echo @@klockstat x\\n" -ex "klockstat x" \
-    -ex "echo @@end\\n" -ex "kill" > "$out/lockstat-gdb.out" 2>&1
-  sleep 1
-  kill -0 "$qemu" 2>/dev/null && stop_qemu "$qemu"
-  wait "$qemu"
+  boot_gdb lockstat 2 "bench=none panic=halt selftest=lockstat-count"
+  run_gdb lockstat 60 -ex "thbreak kmain" -ex "continue" -ex "break lock_stat_fold" \
+    -ex "echo @@fold\\n" -ex "continue" -ex "echo @@klockstat\\n" -ex "klockstat" \
+    -ex "echo @@klockstat x\\n" -ex "klockstat x" -ex "echo @@end\\n" -ex "kill"
+  end_qemu
   local f=$out/lockstat-gdb.out s
   s=$(section klockstat "$f")
   check "stopped in lock_stat_fold, called by lockstat-count" \

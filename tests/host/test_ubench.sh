@@ -16,7 +16,7 @@ fail() {
 
 if ! gcc -O2 -static -pthread -s -Wall -Werror -std=gnu11 -Wextra -Wno-unused-parameter \
     -iquote "$root/include" -o "$scratch/ubench" "$root"/user/ubench/*.c \
-    "$root/kernel/lib/stats.c" -lm 2> "$scratch/build.err"; then
+    "$root/kernel/lib/stats.c" "$root/kernel/lib/txnheap.c" -lm 2> "$scratch/build.err"; then
   echo "FAIL  build ubench: $(head -n 3 "$scratch/build.err")"
   exit 1
 fi

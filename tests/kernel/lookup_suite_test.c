@@ -9,6 +9,7 @@
 #include "string.h"
 #include "time.h"
 #include "../../kernel/bench/lookup.h"
+#include "suite_run.h"
 
 #define THREADS 2
 #define RUN_MS 50       // from the moment every worker runs
@@ -17,10 +18,7 @@
 #define PLANT_SLOT 0    // the rcu-walk column's first timed run crosses a ref-walk-only mount
 #define PLANT_ROUND 1
 
-extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
-
 static bool plant;   // the next mount refuses RCU-walk: every rcu-walk lookup falls back
-static int running;  // workers of the run that have started
 
 // The suite's own mount options, but ref-walk only while plant is set (include/fs.h: RCU-walk
 // then gives up at the mount and the worker redoes the lookup by reference).
@@ -30,54 +28,19 @@ test_opts(const struct bench_ctx *ctx, struct ramfs_opts *o)
   *o = (struct ramfs_opts){ PC_RADIX_RCU, 64, FREE_RCU, plant ? WALK_REF_ONLY : WALK_AUTO };
 }
 
-struct worker {
-  struct bench_ctx *ctx;
-  int index;
-  u64 ops;
-};
-
-static int
-worker_main(void *arg)
-{
-  struct worker *w = arg;
-  __atomic_add_fetch(&running, 1, __ATOMIC_RELEASE);
-  w->ops = w->ctx->suite->worker(w->ctx, w->index);
-  return 0;
-}
-
 // One run of ctx's column: setup, THREADS workers for RUN_MS once all of them run (waking a
 // halted vCPU can take longer than that when vCPUs outnumber host cores), verify, teardown.
 // Its operations in *ops; false if anything failed or it did too little.
 static bool
 run(struct bench_ctx *ctx, u64 *ops)
 {
-  struct worker w[THREADS];
-  struct thread *t[THREADS];
-  int cpus = num_online_cpus(), i;
-  bool ok = true;
-
-  *ops = 0;
   if(ctx->suite->setup(ctx) < 0)
     return false;
   // These threads are not the harness's: this thread ends the run, bench_yield never does.
   ctx->stop = false;
   ctx->start_ns = ktime_ns();
   ctx->deadline = ctx->cap = ~0ULL;
-  WRITE_ONCE(running, 0);
-  for(i = 0; i < THREADS; i++) {
-    w[i] = (struct worker){ ctx, i, 0 };
-    t[i] = kthread_create(worker_main, &w[i], i % cpus, "lookuptest/%d", i);
-    ok &= t[i] != NULL;
-  }
-  while(ok && smp_load_acquire(&running) < THREADS)
-    msleep(1);
-  msleep(RUN_MS);
-  smp_store_release(&ctx->stop, true);
-  for(i = 0; i < THREADS; i++) {
-    if(t[i])
-      kthread_join(t[i]);
-    *ops += w[i].ops;
-  }
+  bool ok = suite_threads(ctx, THREADS, "lookuptest", RUN_MS, ops);
   ctx->stop_ns = ktime_ns();
   ok &= ctx->suite->verify(ctx, *ops) && *ops >= MIN_OPS;
   ctx->suite->teardown(ctx);
@@ -95,9 +58,7 @@ lookup_suite_test(void)
   struct bench_ctx ctx;
   bool ok = true;
 
-  for(s = __benchsuites_start; s < __benchsuites_end && strcmp(s->name, "lookup"); s++)
-    ;
-  if(s == __benchsuites_end)
+  if(!(s = suite_find("lookup")))
     return false;
   suite = *s;
   suite.fs.opts = test_opts;

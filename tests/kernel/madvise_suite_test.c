@@ -13,36 +13,12 @@
 #include "torture.h"
 #include "vm.h"
 #include <asm/uaccess.h>
+#include "suite_run.h"
 
 #define THREADS 2     // the suite's largest point here: arenas 0 and 1
 #define RUN_MS 40
 #define RUNS 3        // a warm-up and two more, as a point of the harness
 #define TX_PER_RUN 1  // the work floor: transactions per worker and run (8 vCPUs did 40, 1 did 2)
-
-extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
-
-static const struct benchsuite *
-find_suite(const char *name)
-{
-  for(const struct benchsuite *s = __benchsuites_start; s < __benchsuites_end; s++)
-    if(s->name && strcmp(s->name, name) == 0)
-      return s;
-  return NULL;
-}
-
-struct worker {
-  struct bench_ctx *ctx;
-  int index;
-  u64 ops;
-};
-
-static int
-worker_main(void *arg)
-{
-  struct worker *w = arg;
-  w->ops = w->ctx->suite->worker(w->ctx, w->index);
-  return 0;
-}
 
 static u64 total_ops;   // transactions of every run of the test
 
@@ -50,26 +26,13 @@ static u64 total_ops;   // transactions of every run of the test
 static bool
 run(struct bench_ctx *ctx, int n)
 {
-  struct worker w[THREADS];
-  struct thread *t[THREADS];
-  int cpus = num_online_cpus();
-  u64 ops = 0;
+  u64 ops;
   ctx->threads = n;
   ctx->stop = false;
   ctx->start_ns = ktime_ns();
   ctx->deadline = ctx->start_ns + RUN_MS * 1000000UL;
   ctx->cap = ctx->deadline;   // these threads are not the harness's: the run ends on time
-  for(int i = 0; i < n; i++) {
-    w[i] = (struct worker){ ctx, i, 0 };
-    t[i] = kthread_create(worker_main, &w[i], i % cpus, "madvtest/%d", i);
-  }
-  bool ok = true;
-  for(int i = 0; i < n; i++) {
-    if(t[i])
-      kthread_join(t[i]);
-    ok &= t[i] != NULL;
-    ops += w[i].ops;
-  }
+  bool ok = suite_threads(ctx, n, "madvtest", 0, &ops);
   total_ops += ops;
   return ctx->suite->verify(ctx, ops) && ok && ops > 0;
 }
@@ -118,7 +81,7 @@ static bool
 suite_run(bool planted)
 {
   static const char *const variants[] = { "dontneed-rlock", "free-rlock" };
-  const struct benchsuite *s = find_suite("madvise");
+  const struct benchsuite *s = suite_find("madvise");
   struct page *taken = NULL;
   bool ok = s != NULL, stray = true;
   total_ops = 0;

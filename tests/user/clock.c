@@ -26,16 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int fails;
-
-static void
-check(int ok, const char *what)
-{
-  if(!ok) {
-    printf("clock: FAILED %s (errno %d)\n", what, errno);
-    fails++;
-  }
-}
+#define PROG "clock"
+#include "check.h"
 
 static double
 now(clockid_t c)

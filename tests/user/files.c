@@ -21,21 +21,8 @@
 #include <termios.h>
 #include <unistd.h>
 
-static int fails, checks;
-
-static void
-check(int ok, const char *what)
-{
-  checks++;
-  if(!ok) {
-    printf("files: FAILED %s (errno %d)\n", what, errno);
-    fails++;
-  }
-}
-
-// A call that must fail with err.
-#define FAILS(call, err) do { errno = 0; long r_ = (long)(call); \
-    check(r_ == -1 && errno == (err), #call " fails with " #err); } while(0)
+#define PROG "files"
+#include "check.h"
 
 static int
 count_dirents(int fd, int *dots, int *names)

@@ -15,23 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define PROG "fmap"
+#include "check.h"
+
 #define PG 4096L
 
-static int fails, checks;
-
-static void
-check(int ok, const char *what)
-{
-  checks++;
-  if(!ok) {
-    printf("fmap: FAILED %s (errno %d)\n", what, errno);
-    fails++;
-  }
-}
-
-// A call that must fail with err.
-#define FAILS(call, err) do { errno = 0; long r_ = (long)(call); \
-    check(r_ == -1 && errno == (err), #call " fails with " #err); } while(0)
 #define MAP_FAILS(call, err) do { errno = 0; void *p_ = (call); \
     check(p_ == MAP_FAILED && errno == (err), #call " fails with " #err); } while(0)
 

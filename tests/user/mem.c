@@ -8,16 +8,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static int fails;
-
-static void
-check(int ok, const char *what)
-{
-  if(!ok) {
-    printf("mem: FAILED %s (errno %d)\n", what, errno);
-    fails++;
-  }
-}
+#define PROG "mem"
+#include "check.h"
 
 int
 main(void)

@@ -17,23 +17,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#define PROG "pipe"
+#include "check.h"
+
 #define PIPE_SIZE 65536   // Linux's default capacity: 16 pages
 #define WRITERS 8
-
-static int fails, checks;
-
-static void
-check(int ok, const char *what)
-{
-  checks++;
-  if(!ok) {
-    printf("pipe: FAILED %s (errno %d)\n", what, errno);
-    fails++;
-  }
-}
-
-#define FAILS(call, err) do { errno = 0; long r_ = (long)(call); \
-    check(r_ == -1 && errno == (err), #call " fails with " #err); } while(0)
 
 static void
 pause_briefly(void)

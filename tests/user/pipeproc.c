@@ -13,19 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define PROG "pipeproc"
+#include "check.h"
+
 #define LINES 1000
-
-static int fails, checks;
-
-static void
-check(int ok, const char *what)
-{
-  checks++;
-  if(!ok) {
-    printf("pipeproc: FAILED %s (errno %d)\n", what, errno);
-    fails++;
-  }
-}
 
 // The status of pid's end: its exit code, or 128 + the signal that ended it.
 static int

@@ -19,20 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int fails, checks;
-
-static void
-check(int ok, const char *what)
-{
-  checks++;
-  if(!ok) {
-    printf("poll: FAILED %s (errno %d)\n", what, errno);
-    fails++;
-  }
-}
-
-#define FAILS(call, err) do { errno = 0; long r_ = (long)(call); \
-    check(r_ == -1 && errno == (err), #call " fails with " #err); } while(0)
+#define PROG "poll"
+#include "check.h"
 
 // The events of one fd after a zero-timeout poll (-1 if poll failed).
 static int

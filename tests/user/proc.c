@@ -22,19 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
-static int fails;
+#define PROG "proc"
+#include "check.h"
+
 static char dir[64];
 static const char *self;
-
-static void
-check(int ok, const char *what)
-{
-  if(!ok) {
-    printf("proc: FAILED %s (errno %d)\n", what, errno);
-    fflush(stdout);
-    fails++;
-  }
-}
 
 static void
 sleep_ms(int ms)

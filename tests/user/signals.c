@@ -23,16 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int fails;
-
-static void
-check(int ok, const char *what)
-{
-  if(!ok) {
-    printf("signals: FAILED %s (errno %d)\n", what, errno);
-    fails++;
-  }
-}
+#define PROG "signals"
+#include "check.h"
 
 static pid_t
 gettid_(void)

@@ -17,18 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
-
-static void
-check(int ok, const char *what)
-{
-  if(!ok) {
-    printf("termios: FAILED %s (errno %d)\n", what, errno);
-    failures++;
-  }
-}
-
-#define FAILS(call, err) check((call) == -1 && errno == (err), #call " fails with " #err)
+#define PROG "termios"
+#include "check.h"
 
 static void
 say(const char *s)
@@ -101,7 +91,6 @@ quiet_checks(void)
   FAILS(ioctl(0, 0x54ff, &n), ENOTTY);
   FAILS(ioctl(99, TCGETS, &t), EBADF);
 }
-
 
 static int
 read_line(char *buf, size_t n)
@@ -247,7 +236,7 @@ interactive(void)
   snprintf(out, sizeof(out), "got polled [%s] %d\n", buf, ready);
   say(out);
   signal_steps();
-  if(failures)
+  if(fails)
     exit(1);
   say("spinning\n");
   for(;;)   // until ^C
@@ -260,6 +249,6 @@ main(int argc, char **argv)
   quiet_checks();
   if(argc > 1 && strcmp(argv[1], "interactive") == 0)
     interactive();
-  printf("termios: %s\n", failures ? "failed" : "all checks passed");
-  return failures != 0;
+  printf("termios: %s\n", fails ? "failed" : "all checks passed");
+  return fails != 0;
 }

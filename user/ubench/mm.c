@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "txnheap.h"
 #include "ubench.h"
 
 // ---- ufault -----------------------------------------------------------------------------
@@ -170,39 +171,18 @@ const struct ub_suite ub_ufault = {
 // written, then read back and summed, then the buffers freed, which gives their pages back
 // with MADV_DONTNEED ("dontneed", glibc's free then) or MADV_FREE ("free"). A reused
 // MADV_DONTNEED page faults in a zeroed page again; a MADV_FREE page stays mapped until
-// memory runs short. The heap is the boot suite's: per size class eight chunks handed out
-// oldest-freed first, so freed memory ages before reuse. Nothing here pins memory as the
-// boot suite does, so no reclaim takes the lazily freed pages. Each run starts from fresh
+// memory runs short. The heap is the boot suite's, the same source (include/txnheap.h): per
+// size class eight chunks handed out oldest-freed first, so freed memory ages before reuse.
+// Nothing here pins memory as the boot suite does, so no reclaim takes the lazily freed
+// pages. Each run starts from fresh
 // heaps (mapped and unmapped outside the interval), as each boot run starts from a fresh mm.
 // The kernel's lock mode (madvise.lock=) is chosen on its command line, not here.
-#define NR_CLASSES 6
-#define NR_CHUNKS 8
-#define MIN_BUFS 3
-#define MAX_BUFS 6
-#define LINE_BYTES 64
-#define ARENA_PAGES (NR_CHUNKS * ((1UL << NR_CLASSES) - 1))
-
 enum { MADV_DONTNEED_V, MADV_FREE_V };
 
 struct arena {
   char *base;
-  unsigned char ring[NR_CLASSES][NR_CHUNKS];   // free chunk numbers, oldest first from head
-  unsigned char head[NR_CLASSES];
-  unsigned char count[NR_CLASSES];
-  u64 rng;
+  struct txn_heap heap;
 } __attribute__((aligned(64)));
-
-struct buf {
-  char *addr;
-  int class, chunk;
-};
-
-static char *
-chunk_addr(struct arena *a, int class, int chunk)
-{
-  unsigned long below = NR_CHUNKS * ((1UL << class) - 1);
-  return a->base + (below + ((unsigned long)chunk << class)) * UB_PAGE;
-}
 
 static int
 madv_init(struct ub_ctx *ctx)
@@ -223,21 +203,15 @@ madv_setup(struct ub_ctx *ctx)
 
   for(int i = 0; i < ctx->threads; i++) {
     struct arena *a = &arenas[i];
-    a->base = mmap(NULL, ARENA_PAGES * UB_PAGE, PROT_READ | PROT_WRITE,
+    a->base = mmap(NULL, TXN_HEAP_PAGES * UB_PAGE, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if(a->base == MAP_FAILED) {
       int err = -errno;
       while(i-- > 0)
-        munmap(arenas[i].base, ARENA_PAGES * UB_PAGE);
+        munmap(arenas[i].base, TXN_HEAP_PAGES * UB_PAGE);
       return err;
     }
-    for(int k = 0; k < NR_CLASSES; k++) {
-      for(int c = 0; c < NR_CHUNKS; c++)
-        a->ring[k][c] = c;
-      a->head[k] = 0;
-      a->count[k] = NR_CHUNKS;
-    }
-    a->rng = 0x9e3779b97f4a7c15ULL * (i + 1);
+    txn_heap_init(&a->heap, i);
   }
   return 0;
 }
@@ -248,34 +222,16 @@ madv_teardown(struct ub_ctx *ctx)
   struct arena *arenas = ctx->priv;
 
   for(int i = 0; i < ctx->threads; i++)
-    munmap(arenas[i].base, ARENA_PAGES * UB_PAGE);
+    munmap(arenas[i].base, TXN_HEAP_PAGES * UB_PAGE);
   return 0;
-}
-
-static struct buf
-chunk_alloc(struct arena *a, int class)
-{
-  int c = a->ring[class][a->head[class]];
-  a->head[class] = (a->head[class] + 1) % NR_CHUNKS;
-  a->count[class]--;
-  return (struct buf){ chunk_addr(a, class, c), class, c };
-}
-
-static int
-chunk_free(struct arena *a, struct buf *b, int advice)
-{
-  int err = madvise(b->addr, UB_PAGE << b->class, advice) < 0 ? errno : 0;
-  a->ring[b->class][(a->head[b->class] + a->count[b->class]) % NR_CHUNKS] = b->chunk;
-  a->count[b->class]++;
-  return err;
 }
 
 // Writes one word in every cache line, each its own value (seed ^ address), and adds them.
 static u64
-fill(struct buf *b, u64 seed)
+fill(char *buf, int class, u64 seed)
 {
   u64 total = 0;
-  for(char *w = b->addr; w < b->addr + (UB_PAGE << b->class); w += LINE_BYTES) {
+  for(char *w = buf; w < buf + (UB_PAGE << class); w += TXN_LINE_BYTES) {
     *(volatile u64 *)w = seed ^ (unsigned long)w;
     total += seed ^ (unsigned long)w;
   }
@@ -284,10 +240,10 @@ fill(struct buf *b, u64 seed)
 
 // The transaction's work: reads back and sums what fill wrote.
 static u64
-sum(struct buf *b)
+sum(char *buf, int class)
 {
   u64 total = 0;
-  for(char *w = b->addr; w < b->addr + (UB_PAGE << b->class); w += LINE_BYTES)
+  for(char *w = buf; w < buf + (UB_PAGE << class); w += TXN_LINE_BYTES)
     total += *(volatile u64 *)w;
   return total;
 }
@@ -299,17 +255,18 @@ madv_worker(struct ub_ctx *ctx, struct ub_worker *w)
   int advice = ctx->vi == MADV_FREE_V ? MADV_FREE : MADV_DONTNEED;
 
   while(!ub_stopped(ctx)) {
-    struct buf b[MAX_BUFS];
-    int n = MIN_BUFS + ub_rand(&a->rng) % (MAX_BUFS - MIN_BUFS + 1), err = 0;
-    u64 seed = ub_rand(&a->rng), want = 0, got = 0;
+    struct txn_buf b[TXN_MAX_BUFS];
+    u64 seed, want = 0, got = 0;
+    int n = txn_begin(&a->heap, b, &seed), err = 0;
     for(int i = 0; i < n; i++)
-      b[i] = chunk_alloc(a, ub_rand(&a->rng) % NR_CLASSES);
+      want += fill(a->base + b[i].page * UB_PAGE, b[i].class, seed);
     for(int i = 0; i < n; i++)
-      want += fill(&b[i], seed);
-    for(int i = 0; i < n; i++)
-      got += sum(&b[i]);
-    for(int i = 0; i < n; i++)
-      err = err ? err : chunk_free(a, &b[i], advice);
+      got += sum(a->base + b[i].page * UB_PAGE, b[i].class);
+    for(int i = 0; i < n; i++) {
+      if(madvise(a->base + b[i].page * UB_PAGE, UB_PAGE << b[i].class, advice) < 0 && !err)
+        err = errno;
+      txn_put(&a->heap, &b[i]);   // its pages given back to the kernel first
+    }
     if(err) {
       ub_fail(w, "madvise", err);
       return;
