@@ -3,6 +3,6 @@
 #pragma once
 #include "types.h"
 
-u32 hpet_clock_begin(void);   // femtoseconds a tick; 0: no usable counter (nothing to end)
+u32 hpet_clock_begin(void);   // femtoseconds a tick; 0: no HPET (nothing to end)
 u64 hpet_clock_read(void);
 void hpet_clock_end(void);
