@@ -433,15 +433,19 @@ sys_ioctl(u64 fd, u64 cmd, u64 arg)
   return r;
 }
 
+// fcntl's F_DUPFD: a lowest fd at or past RLIMIT_NOFILE is EINVAL (fcntl(2)), after EBADF;
+// dup's from is 0.
 static long
-do_dup(u64 oldfd, int from, bool cloexec)
+do_dup(u64 oldfd, u64 from, bool cloexec)
 {
-  if(from < 0 || from >= NR_OPEN)
-    return -EINVAL;
   struct ufile *uf = fget((int)oldfd);
   if(!uf)
     return -EBADF;
-  int fd = fd_install(uf, from, cloexec);
+  if(from && from >= rlimit(RLIMIT_NOFILE)) {
+    fput(uf);
+    return -EINVAL;
+  }
+  int fd = fd_install(uf, (int)MIN(from, (u64)NR_OPEN), cloexec);
   if(fd < 0)
     fput(uf);
   return fd;
@@ -463,7 +467,7 @@ sys_dup3(u64 oldfd, u64 newfd, u64 flags)
   struct ufile *uf = fget((int)oldfd);
   if(!uf)
     return -EBADF;
-  if(newfd >= NR_OPEN) {
+  if(newfd >= NR_OPEN) {   // past the table, or negative as an int
     fput(uf);
     return -EBADF;
   }
@@ -489,7 +493,7 @@ sys_fcntl(u64 fd, u64 cmd, u64 arg)
   switch(cmd) {
   case F_DUPFD:
   case F_DUPFD_CLOEXEC:
-    return do_dup(fd, arg >= NR_OPEN ? -1 : (int)arg, cmd == F_DUPFD_CLOEXEC);
+    return do_dup(fd, arg, cmd == F_DUPFD_CLOEXEC);
   case F_GETFD:
     return fd_cloexec((int)fd, -1);
   case F_SETFD:
