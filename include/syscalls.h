@@ -60,6 +60,7 @@ u64 realtime_ns(void);   // CLOCK_REALTIME
 
 // kernel/sys_console.c: the console behind fds 0, 1 and 2.
 long console_write(const char *ubuf, u64 n);
+long console_write_kernel(const char *buf, u64 n);
 long console_read(char *ubuf, u64 n, bool nonblock);   // the terminal's line discipline
 long console_ioctl(u64 cmd, u64 arg);   // termios, window size, foreground group; -ENOTTY
 long console_fstat(u64 st);

@@ -87,6 +87,32 @@ console_flush(struct process *p)
 
 // Until the terminal is in use a line goes out whole when its newline comes, or at
 // CONSOLE_LINE_MAX bytes, the rest following as a line of its own.
+static void
+console_put(struct process *p, const char *chunk, u64 k)
+{
+  spin_lock(&console_lock);
+  if(tty_interactive()) {
+    flush_raw(p);
+    tty_write((const u8 *)chunk, k);
+  } else {
+    adopt_orphan(p);
+    for(u64 i = 0; i < k; i++) {
+      if(chunk[i] == '\n') {
+        emit_line(p);
+        continue;
+      }
+      p->line[p->line_len++] = chunk[i];
+      if(p->line_len == CONSOLE_LINE_MAX)
+        emit_line(p);
+    }
+  }
+  spin_unlock(&console_lock);
+  spin_lock(&p->lock);
+  p->bytes_written += k;
+  spin_unlock(&p->lock);
+}
+
+// write(2) to fds 0-2: from user memory, a chunk at a time.
 long
 console_write(const char *ubuf, u64 n)
 {
@@ -97,30 +123,19 @@ console_write(const char *ubuf, u64 n)
     u64 k = MIN(n - done, sizeof(chunk));
     if(copy_from_user(chunk, ubuf + done, k))
       return done ? (long)done : -EFAULT;
-    spin_lock(&console_lock);
-    if(tty_interactive()) {
-      flush_raw(p);
-      tty_write((const u8 *)chunk, k);
-    } else {
-      adopt_orphan(p);
-      for(u64 i = 0; i < k; i++) {
-        if(chunk[i] == '\n') {
-          emit_line(p);
-          continue;
-        }
-        p->line[p->line_len++] = chunk[i];
-        if(p->line_len == CONSOLE_LINE_MAX)
-          emit_line(p);
-      }
-    }
-    spin_unlock(&console_lock);
-    spin_lock(&p->lock);
-    p->bytes_written += k;
-    spin_unlock(&p->lock);
+    console_put(p, chunk, k);
     done += k;
     cond_resched();
   }
   return done;
+}
+
+// The same from a kernel buffer: sendfile's bytes.
+long
+console_write_kernel(const char *buf, u64 n)
+{
+  console_put(current->proc, buf, n);
+  return n;
 }
 
 // A read puts the terminal in use (in a session): the prompt the program wrote without a

@@ -530,14 +530,17 @@ sys_fcntl(u64 fd, u64 cmd, u64 arg)
   }
 }
 
-// Where sendfile's bytes go, from a kernel buffer: a pipe (blocking unless O_NONBLOCK), a
-// regular file at its offset, or a device. The console behind fds 0-2 keeps its line buffer
-// in user memory's terms only (console_write): EINVAL there, and the caller (busybox's cat)
-// falls back to read and write, as it does on a Linux that refuses.
+// Where sendfile's bytes go, from a kernel buffer: the console behind fds 0-2 (a background
+// job stopped by TOSTOP as write(2) would be), a pipe (blocking unless O_NONBLOCK), a regular
+// file at its offset, or a device.
 static long
 sendfile_write(struct ufile *out, const void *buf, size_t n)
 {
   struct file *f = out->file;
+  if(!f) {
+    long r = tty_check_write();
+    return r ? r : console_write_kernel(buf, n);
+  }
   if(is_pipe(f))
     return pipe_write_kernel(f, buf, n, out->flags);
   if(!f->f_op) {
@@ -584,7 +587,7 @@ do_sendfile(int out_fd, int in_fd, s64 *ppos, u64 count)
     goto out;
   }
   struct file *f = in->file;
-  if(!out->file || (!is_pipe(out->file) && (out->flags & L_O_APPEND)) || !f || f->f_op ||
+  if((out->file && !is_pipe(out->file) && (out->flags & L_O_APPEND)) || !f || f->f_op ||
      !S_ISREG(f->f_inode->i_mode)) {
     r = -EINVAL;
     goto out;
