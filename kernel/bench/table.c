@@ -315,15 +315,33 @@ bench_cmps(const struct benchsuite *s, const struct bench_results *r, struct ben
   return n;
 }
 
-// Comparison c at thread index t, at the level of one of m comparisons: 0, or -1 if either
-// side was not measured there or b did nothing at all (there is no ratio).
+// Comparison c at thread index t, unpaired: the ratio of the two means and its interval
+// from their two variances (stats_ratio, Welch). 0, or -1 if either side was not measured
+// there or b did nothing at all (there is no ratio).
+int
+bench_compare_unpaired(struct ratio *q, const struct bench_results *r, struct bench_cmp c,
+                       int t, u32 m)
+{
+  if(!r->ran[c.a][t] || !r->ran[c.b][t])
+    return -1;
+  return stats_ratio(q, &r->st[c.a][t], &r->st[c.b][t], m);
+}
+
+// Comparison c at thread index t, at the level of one of m comparisons: 0, or -1 as
+// bench_compare_unpaired. Paired when the runner kept the point's rounds (stats_pair_ratio:
+// the rounds' geometric mean ratio, Student's t on their log ratios), which is every
+// measured point of a boot but one with a run of no operations; else unpaired. Why paired:
+// the host's drift, shared by the two runs of a round, cancels (kernel/lib/stats.c, README).
 int
 bench_compare(struct ratio *q, const struct bench_results *r, struct bench_cmp c, int t,
               u32 m)
 {
   if(!r->ran[c.a][t] || !r->ran[c.b][t])
     return -1;
-  return stats_ratio(q, &r->st[c.a][t], &r->st[c.b][t], m);
+  for(int k = 0; k < r->npaired; k++)
+    if(r->paired[k].a == c.a && r->paired[k].b == c.b && r->pair[k][t].n > 0)
+      return stats_pair_ratio(q, &r->pair[k][t], m);
+  return bench_compare_unpaired(q, r, c, t, m);
 }
 
 // How many BENCH-CMP lines the comparisons give: the m of their Bonferroni level.
@@ -365,25 +383,35 @@ fanouts(char *buf, size_t size, const struct benchsuite *s, const struct bench_r
   return len;
 }
 
-// The BENCH-CMP line of comparison c at thread index t, whose numbers bench_compare gave:
+// The BENCH-CMP line of comparison c at thread index t, whose numbers bench_compare gave (q)
+// and, if u is not NULL, bench_compare_unpaired:
 //   BENCH-CMP suite=S a=V b=V [fanout_a=F fanout_b=F] threads=N ratio=R ci95=H verdict=W
-// ci95 is the half-width of the interval the verdict comes from (stats_ratio), so that the
-// printed interval and the verdict always agree.
+//     pairs=P [unpaired_ratio=R unpaired_ci95=H unpaired_verdict=W]
+// ci95 is the half-width of the interval the verdict comes from, so that the printed
+// interval and the verdict always agree; pairs= the rounds it paired (0: it is unpaired).
+// The unpaired fields show the same point the way the harness read it before it paired.
 int
 bench_cmp_line(char *buf, size_t size, const struct benchsuite *s,
                const struct bench_results *r, struct bench_cmp c, int t,
-               const struct ratio *q)
+               const struct ratio *q, const struct ratio *u)
 {
   char a[48], b[48], fan[48], ratio[32], ci[32];
+  int len;
 
   bench_slot_name(a, sizeof(a), s, r->slots[c.a]);
   bench_slot_name(b, sizeof(b), s, r->slots[c.b]);
   fanouts(fan, sizeof(fan), s, r, c, true);
   bench_fmt_milli(ratio, sizeof(ratio), q->ratio_m);
   bench_fmt_milli(ci, sizeof(ci), q->ci_m);
-  return scnprintf(buf, size, "BENCH-CMP suite=%s a=%s b=%s%s threads=%d ratio=%s ci95=%s"
-                   " verdict=%s", s->name, a, b, fan, r->threads[t], ratio, ci,
-                   bench_verdict_name(q->verdict));
+  len = scnprintf(buf, size, "BENCH-CMP suite=%s a=%s b=%s%s threads=%d ratio=%s ci95=%s"
+                  " verdict=%s pairs=%u", s->name, a, b, fan, r->threads[t], ratio, ci,
+                  bench_verdict_name(q->verdict), q->pairs);
+  if(!u)
+    return len;
+  bench_fmt_milli(ratio, sizeof(ratio), u->ratio_m);
+  bench_fmt_milli(ci, sizeof(ci), u->ci_m);
+  return len + scnprintf(buf + len, size - len, " unpaired_ratio=%s unpaired_ci95=%s"
+                         " unpaired_verdict=%s", ratio, ci, bench_verdict_name(u->verdict));
 }
 
 // The point of suite s's headline at cpus CPUs: the thread index its rule picks from r's
@@ -564,14 +592,15 @@ bench_report(const struct benchsuite *s, const struct bench_results *r, int cpus
   int nc = bench_cmps(s, r, cmps), i, t;
   u32 m = bench_count_cmps(r, cmps, nc);
   char line[BENCH_LINE_MAX + 1];
-  struct ratio q;
+  struct ratio q, u;
 
   bench_table(s, r, m);
   for(i = 0; i < nc; i++) {
     for(t = 0; t < r->nthreads; t++) {
       if(bench_compare(&q, r, cmps[i], t, m) < 0)
         continue;
-      bench_cmp_line(line, sizeof(line), s, r, cmps[i], t, &q);
+      bench_compare_unpaired(&u, r, cmps[i], t, m);
+      bench_cmp_line(line, sizeof(line), s, r, cmps[i], t, &q, &u);
       printk("%s\n", line);
       (*ncmp)++;
       *nfalse += q.verdict != STATS_SAME;
