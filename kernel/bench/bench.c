@@ -65,8 +65,9 @@ extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 // with bench.aa=yes its a variants and their copies) take turns run by run in ABBA order:
 // the warm-up round goes C B A, the first timed run A B C, the second C B A, and so on, so
 // that a slow drift of the host falls on every column alike whatever its place. The runs of
-// one round are also the pairs of the comparisons' verdicts: what slowed the host during a
-// round slowed both sides of it, and the round's ratio cancels it (bench_compare). Every run
+// one round are also kept in pairs, for the comparisons' paired intervals: what slowed the
+// host for a whole round slowed both sides of it, and the round's ratio cancels it
+// (bench_compare_paired). Every run
 // has its own setup and teardown, the workers parked, outside the interval: each run of each
 // variant starts from the same state, and only one variant's state is alive at a time (a
 // suite keeps one, and some fill much of the 1 GiB guest: madvise pins all but a few MiB).

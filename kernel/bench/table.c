@@ -315,33 +315,31 @@ bench_cmps(const struct benchsuite *s, const struct bench_results *r, struct ben
   return n;
 }
 
-// Comparison c at thread index t, unpaired: the ratio of the two means and its interval
-// from their two variances (stats_ratio, Welch). 0, or -1 if either side was not measured
-// there or b did nothing at all (there is no ratio).
-int
-bench_compare_unpaired(struct ratio *q, const struct bench_results *r, struct bench_cmp c,
-                       int t, u32 m)
-{
-  if(!r->ran[c.a][t] || !r->ran[c.b][t])
-    return -1;
-  return stats_ratio(q, &r->st[c.a][t], &r->st[c.b][t], m);
-}
-
-// Comparison c at thread index t, at the level of one of m comparisons: 0, or -1 as
-// bench_compare_unpaired. Paired when the runner kept the point's rounds (stats_pair_ratio:
-// the rounds' geometric mean ratio, Student's t on their log ratios), which is every
-// measured point of a boot but one with a run of no operations; else unpaired. Why paired:
-// the host's drift, shared by the two runs of a round, cancels (kernel/lib/stats.c, README).
+// Comparison c at thread index t, at the level of one of m comparisons: the ratio of the two
+// means and its interval from their two variances (stats_ratio, Welch). 0, or -1 if either
+// side was not measured there or b did nothing at all (there is no ratio). This is the
+// verdict's interval: the paired one below was measured against it and lost (README,
+// "Intervals and verdicts"), the host's scatter being no drift that a round shares.
 int
 bench_compare(struct ratio *q, const struct bench_results *r, struct bench_cmp c, int t,
               u32 m)
 {
   if(!r->ran[c.a][t] || !r->ran[c.b][t])
     return -1;
+  return stats_ratio(q, &r->st[c.a][t], &r->st[c.b][t], m);
+}
+
+// The same comparison paired round by round (stats_pair_ratio: the rounds' geometric mean
+// ratio, Student's t on their log ratios), from the rounds the runner kept: 0, or -1 if it
+// kept none there (a side not measured, or a run of no operations).
+int
+bench_compare_paired(struct ratio *q, const struct bench_results *r, struct bench_cmp c, int t,
+                     u32 m)
+{
   for(int k = 0; k < r->npaired; k++)
-    if(r->paired[k].a == c.a && r->paired[k].b == c.b && r->pair[k][t].n > 0)
+    if(r->paired[k].a == c.a && r->paired[k].b == c.b && r->ran[c.a][t] && r->ran[c.b][t])
       return stats_pair_ratio(q, &r->pair[k][t], m);
-  return bench_compare_unpaired(q, r, c, t, m);
+  return -1;
 }
 
 // How many BENCH-CMP lines the comparisons give: the m of their Bonferroni level.
@@ -384,16 +382,16 @@ fanouts(char *buf, size_t size, const struct benchsuite *s, const struct bench_r
 }
 
 // The BENCH-CMP line of comparison c at thread index t, whose numbers bench_compare gave (q)
-// and, if u is not NULL, bench_compare_unpaired:
+// and, if p is not NULL, bench_compare_paired:
 //   BENCH-CMP suite=S a=V b=V [fanout_a=F fanout_b=F] threads=N ratio=R ci95=H verdict=W
-//     pairs=P [unpaired_ratio=R unpaired_ci95=H unpaired_verdict=W]
+//     [pairs=P paired_ratio=R paired_ci95=H paired_verdict=W]
 // ci95 is the half-width of the interval the verdict comes from, so that the printed
-// interval and the verdict always agree; pairs= the rounds it paired (0: it is unpaired).
-// The unpaired fields show the same point the way the harness read it before it paired.
+// interval and the verdict always agree; the paired fields show the same point read round by
+// round (pairs= the rounds), their verdict likewise from their interval.
 int
 bench_cmp_line(char *buf, size_t size, const struct benchsuite *s,
                const struct bench_results *r, struct bench_cmp c, int t,
-               const struct ratio *q, const struct ratio *u)
+               const struct ratio *q, const struct ratio *p)
 {
   char a[48], b[48], fan[48], ratio[32], ci[32];
   int len;
@@ -404,14 +402,15 @@ bench_cmp_line(char *buf, size_t size, const struct benchsuite *s,
   bench_fmt_milli(ratio, sizeof(ratio), q->ratio_m);
   bench_fmt_milli(ci, sizeof(ci), q->ci_m);
   len = scnprintf(buf, size, "BENCH-CMP suite=%s a=%s b=%s%s threads=%d ratio=%s ci95=%s"
-                  " verdict=%s pairs=%u", s->name, a, b, fan, r->threads[t], ratio, ci,
-                  bench_verdict_name(q->verdict), q->pairs);
-  if(!u)
+                  " verdict=%s", s->name, a, b, fan, r->threads[t], ratio, ci,
+                  bench_verdict_name(q->verdict));
+  if(!p)
     return len;
-  bench_fmt_milli(ratio, sizeof(ratio), u->ratio_m);
-  bench_fmt_milli(ci, sizeof(ci), u->ci_m);
-  return len + scnprintf(buf + len, size - len, " unpaired_ratio=%s unpaired_ci95=%s"
-                         " unpaired_verdict=%s", ratio, ci, bench_verdict_name(u->verdict));
+  bench_fmt_milli(ratio, sizeof(ratio), p->ratio_m);
+  bench_fmt_milli(ci, sizeof(ci), p->ci_m);
+  return len + scnprintf(buf + len, size - len, " pairs=%u paired_ratio=%s paired_ci95=%s"
+                         " paired_verdict=%s", p->pairs, ratio, ci,
+                         bench_verdict_name(p->verdict));
 }
 
 // The point of suite s's headline at cpus CPUs: the thread index its rule picks from r's
@@ -592,15 +591,16 @@ bench_report(const struct benchsuite *s, const struct bench_results *r, int cpus
   int nc = bench_cmps(s, r, cmps), i, t;
   u32 m = bench_count_cmps(r, cmps, nc);
   char line[BENCH_LINE_MAX + 1];
-  struct ratio q, u;
+  struct ratio q, p;
+  bool havep;
 
   bench_table(s, r, m);
   for(i = 0; i < nc; i++) {
     for(t = 0; t < r->nthreads; t++) {
       if(bench_compare(&q, r, cmps[i], t, m) < 0)
         continue;
-      bench_compare_unpaired(&u, r, cmps[i], t, m);
-      bench_cmp_line(line, sizeof(line), s, r, cmps[i], t, &q, &u);
+      havep = bench_compare_paired(&p, r, cmps[i], t, m) == 0;
+      bench_cmp_line(line, sizeof(line), s, r, cmps[i], t, &q, havep ? &p : NULL);
       printk("%s\n", line);
       (*ncmp)++;
       *nfalse += q.verdict != STATS_SAME;

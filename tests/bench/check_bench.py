@@ -20,8 +20,8 @@ kernel: there the bound is the standard deviation below the mean.
 
 BENCH-CMP lines must name measured points, and their verdict must follow from
 their interval: same exactly when |ratio - 1| <= ci95, give or take one unit in
-the last printed place of each; likewise the unpaired interval's fields where the
-line has them, and pairs= is a count. Each headline comparison (doc/console.md's five,
+the last printed place of each; likewise the paired interval's fields where the
+line has them (pairs= a count). Each headline comparison (doc/console.md's five,
 scaled to CPUS by headlines() below) whose two points were measured (bench=quick
 may not measure one) must have its BENCH-CMP line and, after its suite's table,
 one BENCH-SEED line carrying that line's ratio, ci95 and verdict, with agrees=
@@ -337,27 +337,27 @@ class Checker(HotspotChecks):
 
     def paired(self, n, d):
         """BENCH-CMP's added fields (logs from before them have none): pairs= the rounds
-        the interval paired (0: unpaired), and the unpaired interval's ratio, ci95 and
-        verdict, which must agree with each other as ratio, ci95 and verdict do."""
-        if "pairs" in d and not TALLY.match(d["pairs"]):
-            self.bad(n, "BENCH-CMP pairs=%s is not a count" % d["pairs"])
-            return False
-        keys = ("unpaired_ratio", "unpaired_ci95", "unpaired_verdict")
+        the paired interval paired, and that interval's ratio, ci95 and verdict, which
+        must agree with each other as ratio, ci95 and verdict do."""
+        keys = ("pairs", "paired_ratio", "paired_ci95", "paired_verdict")
         if not any(k in d for k in keys):
             return True
-        if not all(k in d for k in keys) or d["unpaired_verdict"] not in VERDICTS:
-            self.bad(n, "BENCH-CMP with an incomplete unpaired interval")
+        if not all(k in d for k in keys) or d["paired_verdict"] not in VERDICTS:
+            self.bad(n, "BENCH-CMP with an incomplete paired interval")
             return False
-        ratio = self.number(n, d, "unpaired_ratio", False)
-        ci = self.number(n, d, "unpaired_ci95", False)
+        if not TALLY.match(d["pairs"]):
+            self.bad(n, "BENCH-CMP pairs=%s is not a count" % d["pairs"])
+            return False
+        ratio = self.number(n, d, "paired_ratio", False)
+        ci = self.number(n, d, "paired_ci95", False)
         if ratio is None or ci is None:
             return False
-        slack = unit(d["unpaired_ratio"]) + unit(d["unpaired_ci95"]) + 1e-9
-        if d["unpaired_verdict"] not in interval_says(ratio, ci, slack):
-            self.bad(n, "%s %s vs %s at %s threads: unpaired_verdict=%s, but the interval %s"
+        slack = unit(d["paired_ratio"]) + unit(d["paired_ci95"]) + 1e-9
+        if d["paired_verdict"] not in interval_says(ratio, ci, slack):
+            self.bad(n, "%s %s vs %s at %s threads: paired_verdict=%s, but the interval %s"
                      " +- %s %s" % (d.get("suite"), d["a"], d["b"], d["threads"],
-                                     d["unpaired_verdict"], d["unpaired_ratio"],
-                                     d["unpaired_ci95"], "holds 1" if abs(ratio - 1) <= ci
+                                     d["paired_verdict"], d["paired_ratio"],
+                                     d["paired_ci95"], "holds 1" if abs(ratio - 1) <= ci
                                      else "excludes 1"))
         return True
 

@@ -413,7 +413,7 @@ test_compare(void)
   bench_cmp_line(line, sizeof(line), &pc, &r, c[0], 1, &q, NULL);
   CHECK(strncmp(line, "BENCH-CMP suite=pc a=radix-rcu b=hash-global fanout_a=64 threads=4 "
                 "ratio=4.000 ci95=0.", 85) == 0);
-  CHECK(strstr(line, " verdict=faster pairs=0") == line + strlen(line) - 23);
+  CHECK(strstr(line, " verdict=faster") == line + strlen(line) - 15);
   CHECK(bench_compare(&q, &r, c[1], 0, 8) == 0 && q.ratio_m == 1000 && q.verdict == STATS_SAME);
   bench_cmp_line(line, sizeof(line), &pc, &r, c[2], 0, &q, NULL);
   CHECK(strstr(line, " a=radix-rcu b=radix-lock fanout_a=64 fanout_b=16 threads=1 ") != NULL);
@@ -450,17 +450,18 @@ test_compare(void)
   CHECK(bench_compare(&q, &r, c[0], 0, 2) == 0);
   bench_cmp_line(line, sizeof(line), &pc, &r, c[0], 0, &q, NULL);
   CHECK(same(line, "BENCH-CMP suite=pc a=radix-rcu b=radix-rcu~aa fanout_a=64 fanout_b=64 "
-             "threads=1 ratio=1.000 ci95=0.017 verdict=same pairs=0"));
+             "threads=1 ratio=1.000 ci95=0.017 verdict=same"));
   outlen = 0;
   bench_table(&pc, &r, 2);
   CHECK(strstr(out, "ratio: radix-rcu/64 over radix-rcu~aa/64") && strstr(out, "hash-bucket~aa"));
 
-  // Paired: the runner kept the rounds of the first comparison, which then reads them: each
-  // round's ratio is 0.5 within 0.5%, so it is slower, while the drift that quadruples some
-  // rounds makes the unpaired interval hold 1. The other comparison stays unpaired.
+  // Paired: the runner kept the rounds of the first comparison. Each round's ratio is 0.5
+  // within 0.5%, so the paired interval says slower, while the drift that quadruples some
+  // rounds leaves the verdict's own (unpaired) interval holding 1. The other comparison has
+  // no rounds kept.
   static const u64 ra[] = { 100, 400, 100, 400, 100 }, rb[] = { 200, 800, 201, 800, 199 };
   u64 xa[5], xb[5];
-  struct ratio u;
+  struct ratio p;
   for(t = 0; t < 5; t++) {
     xa[t] = ra[t] * 1000;
     xb[t] = rb[t] * 1000;
@@ -469,13 +470,15 @@ test_compare(void)
   stats_compute(&r.st[c[0].a][0], xa, 5);
   stats_compute(&r.st[c[0].b][0], xb, 5);
   stats_pair_compute(&r.pair[0][0], xa, xb, 5);
-  CHECK(bench_compare(&q, &r, c[0], 0, 2) == 0 && q.pairs == 5 && q.df == 4);
-  CHECK(q.ratio_m == 500 && q.verdict == STATS_SLOWER && q.ci_m < 10);
-  CHECK(bench_compare_unpaired(&u, &r, c[0], 0, 2) == 0 && u.pairs == 0 && u.ratio_m == 500);
-  CHECK(u.verdict == STATS_SAME && u.ci_m > 500);
-  bench_cmp_line(line, sizeof(line), &pc, &r, c[0], 0, &q, &u);
-  CHECK(strstr(line, " verdict=slower pairs=5 unpaired_ratio=0.500 unpaired_ci95=") != NULL);
-  CHECK(bench_compare(&q, &r, c[1], 0, 2) == 0 && q.pairs == 0);
+  CHECK(bench_compare_paired(&p, &r, c[0], 0, 2) == 0 && p.pairs == 5 && p.df == 4);
+  CHECK(p.ratio_m == 500 && p.verdict == STATS_SLOWER && p.ci_m < 10);
+  CHECK(bench_compare(&q, &r, c[0], 0, 2) == 0 && q.pairs == 0 && q.ratio_m == 500);
+  CHECK(q.verdict == STATS_SAME && q.ci_m > 500);
+  bench_cmp_line(line, sizeof(line), &pc, &r, c[0], 0, &q, &p);
+  CHECK(strstr(line, " verdict=same pairs=5 paired_ratio=0.500 paired_ci95=0.00") != NULL);
+  CHECK(strstr(line, " paired_verdict=slower") == line + strlen(line) - 22);
+  r.pair[1][0].n = 0;
+  CHECK(bench_compare_paired(&p, &r, c[1], 0, 2) == -1);
 }
 
 // Lines of out that start with word, counted.
