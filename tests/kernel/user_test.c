@@ -360,7 +360,7 @@ user_inject(void)
   };
   long before = used_pages();
   int ran = 0, spawn_failed = 0, failed = 0;
-  bool hung = false;
+  bool bad = false;   // a program hung, or left its scratch directory
   for(size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
     const char *const argv[] = { progs[i], NULL };
     size_t len;
@@ -371,7 +371,7 @@ user_inject(void)
       spawn_failed++;
       continue;
     }
-    int status = wait_bounded(p, 120, &hung);
+    int status = wait_bounded(p, 120, &bad);
     selftest_extra("%s=%d", progs[i], status);
     failed += status != 0;
     ran++;
@@ -395,12 +395,12 @@ user_inject(void)
     selftest_extra("%s=%d", under[i][1] ? under[i][1] : under[i][0], status);
     if(stuck)
       selftest_extra("hung=%s", under[i][0]);
-    hung |= stuck;
+    bad |= stuck;
     struct kstat st;
     fault_inject_pause(&rates);
     if(vfs_stat(scratch, 0, &st) == 0 && !remove_tree(scratch, 0)) {
       selftest_extra("left=%s", scratch);
-      hung = true;
+      bad = true;
     }
     fault_inject_restore(&rates);
     failed += status != 0;
@@ -408,7 +408,7 @@ user_inject(void)
   }
   long leaked = used_pages() - before;
   selftest_extra("spawn-failed=%d failed=%d leaked-pages=%ld", spawn_failed, failed, leaked);
-  if(leaked || hung)
+  if(leaked || bad)
     return false;
   // Without injection every program must simply work (they are started by relative paths).
   return fault_inject_active() || (spawn_failed == 0 && failed == 0);
