@@ -355,8 +355,15 @@ static bool
 user_inject(void)
 {
   static const char *const progs[] = { "hello", "threads", "mem", "clock" };
-  static const char *const under[][4] = {
-    { "proc", NULL }, { "pipeproc", NULL }, { "proc", "storm", "300", NULL },
+  // By absolute paths: proc execs itself by readlink of /proc/self/exe, and "proc" from the
+  // root directory is /proc.
+  static const struct {
+    const char *bin;
+    const char *argv[4];
+  } under[] = {
+    { "proc", { "/bin/proc", NULL } },
+    { "pipeproc", { "/bin/pipeproc", NULL } },
+    { "proc", { "/bin/proc", "storm", "300", NULL } },
   };
   long before = used_pages();
   int ran = 0, spawn_failed = 0, failed = 0;
@@ -378,23 +385,24 @@ user_inject(void)
   }
   for(size_t i = 0; i < sizeof(under) / sizeof(under[0]); i++) {
     size_t len;
-    const void *image = user_bin_lookup(under[i][0], &len);
+    const void *image = user_bin_lookup(under[i].bin, &len);
     struct fault_rates rates;
     fault_inject_pause(&rates);
     int err;
-    struct process *p = image ? process_spawn(under[i][0], image, len, under[i], env, &err) : NULL;
+    struct process *p =
+      image ? process_spawn(under[i].argv[0], image, len, under[i].argv, env, &err) : NULL;
     fault_inject_restore(&rates);
     if(!p) {
-      selftest_extra("missing=%s", under[i][0]);
+      selftest_extra("missing=%s", under[i].bin);
       return false;   // injection paused: the spawn must work
     }
     bool stuck = false;
     char scratch[32];
     snprintf(scratch, sizeof(scratch), "/tmp/proc-%d", p->pid);
     int status = wait_bounded(p, 120, &stuck);
-    selftest_extra("%s=%d", under[i][1] ? under[i][1] : under[i][0], status);
+    selftest_extra("%s=%d", under[i].argv[1] ? under[i].argv[1] : under[i].bin, status);
     if(stuck)
-      selftest_extra("hung=%s", under[i][0]);
+      selftest_extra("hung=%s", under[i].bin);
     bad |= stuck;
     struct kstat st;
     fault_inject_pause(&rates);
