@@ -253,7 +253,7 @@ HOSTCFLAGS := -std=gnu11 $(HOSTINC) $(HOSTSAN) -g -O1 -Wall -Wextra -Werror \
 HOSTLDFLAGS := -Wl,-T,$(HOSTLIB)/percpu.ld
 HOST_TESTS := test_cmdline test_vsprintf test_ksyms test_stats test_acpi test_radix test_bench \
   test_spinlock test_pagecache test_path test_vma test_prof test_lockdep test_inflate test_cpio \
-  test_unwind test_n_tty
+  test_unwind test_n_tty test_mktime
 HOST_BINS := $(addprefix $(BUILD)/host/,$(HOST_TESTS))
 
 # Each test's sources, its own file first.
@@ -286,6 +286,7 @@ HOSTSRC_test_vma := tests/host/test_vma.c mm/mmap.c kernel/lib/cpumask.c kernel/
 HOSTSRC_test_prof := tests/host/test_prof.c kernel/lib/prof.c kernel/lib/vsprintf.c \
   kernel/lib/string.c
 HOSTSRC_test_unwind := tests/host/test_unwind.c arch/x86_64/unwind.c
+HOSTSRC_test_mktime := tests/host/test_mktime.c kernel/lib/mktime.c
 HOSTCFLAGS_test_cmdline := -DCONFIG_LOCK_STAT
 HOSTCFLAGS_test_vsprintf := -fno-builtin
 HOSTCFLAGS_test_bench := -fno-builtin

@@ -213,6 +213,11 @@ struct bench_results {
   struct bench_slot slots[BENCH_MAX_SLOTS];
   bool ran[BENCH_MAX_SLOTS][BENCH_MAX_SWEEP];   // measured; false: not, or skipped
   struct stats st[BENCH_MAX_SLOTS][BENCH_MAX_SWEEP];
+  // The comparisons' rounds, paired (stats_pair): bench_cmps's in its order, each point's
+  // kept when both sides were measured (n 0: not, or a zero rate).
+  int npaired;
+  struct bench_cmp paired[BENCH_MAX_PAIRS];
+  struct stats_pair pair[BENCH_MAX_PAIRS][BENCH_MAX_SWEEP];
 };
 
 // Plans, comparisons and human tables (kernel/bench/table.c).
@@ -231,9 +236,11 @@ int bench_cmps(const struct benchsuite *s, const struct bench_results *r,
 u32 bench_count_cmps(const struct bench_results *r, const struct bench_cmp *cmps, int n);
 int bench_compare(struct ratio *q, const struct bench_results *r, struct bench_cmp c, int t,
                   u32 m);
+int bench_compare_paired(struct ratio *q, const struct bench_results *r, struct bench_cmp c,
+                         int t, u32 m);
 int bench_cmp_line(char *buf, size_t size, const struct benchsuite *s,
                    const struct bench_results *r, struct bench_cmp c, int t,
-                   const struct ratio *q);
+                   const struct ratio *q, const struct ratio *p);
 int bench_headline_point(const struct benchsuite *s, const struct bench_results *r, int cpus,
                          struct bench_cmp *c);
 int bench_seed_line(char *buf, size_t size, const struct benchsuite *s,

@@ -13,6 +13,11 @@ struct files;
 struct cpumask;
 
 #define PROC_NAME 16
+#define RLIM_NLIMITS 16             // getrlimit(2)'s resources, RLIMIT_CPU (0) .. RLIMIT_RTTIME (15)
+#define RLIMIT_STACK 3
+#define RLIMIT_NOFILE 7
+#define RLIM_INFINITY (~0UL)
+#define CONSOLE_LINE_MAX 4096   // a longer line goes to the console in pieces this long
 #define USER_STACK_TOP  0x00007ffffffff000UL   // Linux's TASK_SIZE_MAX: the top page is never mapped
 #define USER_STACK_SIZE (8UL << 20)            // RLIMIT_STACK's default
 #define PIE_BASE        0x0000555555554000UL   // where a static-PIE is loaded (Linux's ELF_ET_DYN_BASE)
@@ -35,8 +40,11 @@ struct process {
   struct wait_queue_head exit_wq;   // process_wait: nr_live reaches 0
   // The rest is the process's own (its threads serialize on lock where noted).
   unsigned long brk_start, brk;     // the heap: [brk_start, brk), under mm->mmap_sem's owner
-  char line[200];             // console output not yet ended by a newline, under lock
-  int line_len;
+  char line[CONSOLE_LINE_MAX]; // console output not yet ended by a newline, under
+  int line_len;               // console_lock (kernel/sys_console.c)
+  struct rlimit64 {            // setrlimit(2): copied at fork, kept at execve (kernel/rlimit.c)
+    u64 cur, max;
+  } rlim[RLIM_NLIMITS];       // under lock; a lone cur may be read with READ_ONCE
   u64 bytes_written;          // to fds 1 and 2
   u64 min_flt;                // page faults that mapped a page (getrusage's ru_minflt)
   int killed_by;              // the wait status's low byte: the fatal signal, | 0x80 with core
@@ -125,6 +133,9 @@ long do_fork(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls);
 struct thread *new_user_thread(struct process *p, const struct cpumask *allowed,
                                struct thread *parent);
 void process_init(struct process *p);   // locks, lists and queues of a zeroed process
+void rlimit_init(struct process *p);    // Linux's default limits (kernel/rlimit.c)
+void rlimit_fork(struct process *c, struct process *p);
+u64 rlimit(int resource);               // the caller's soft limit
 void reap_dead_threads(struct process *p);
 bool de_thread(struct process *p);   // execve: the other threads gone; false if p is ending
 // kernel/exit.c: the last thread of p has exited; its memory and files go, its children go
@@ -152,6 +163,7 @@ bool do_syscall_64(struct trapframe *tf);      // entry.S; true: SYSRET may retu
 void exit_to_user_mode(struct trapframe *tf);   // pending exit, rescheduling; returns irqs off
 bool user_mode(const struct trapframe *tf);
 void load_fsbase(u64 base);   // this CPU's FS base: the running thread's TLS
+void load_user_gsbase(u64 base);   // the GS base ring 3 gets at its next swapgs
 u64 elf_hwcap(void);          // AT_HWCAP: CPUID.1:EDX, as Linux gives it
 // A fault in ring 3: the signal, to the program's handler, or the end of the process with
 // Linux's console line when it has none.

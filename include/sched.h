@@ -63,6 +63,7 @@ struct thread {
   struct list_head proc_node; // in proc->threads
   void *fpu;                  // its FPU registers while switched out (a page; schedule())
   u64 fsbase;                 // FS base (arch_prctl, clone's tls), loaded when switched in
+  u64 gsbase;                 // the user's GS base (arch_prctl ARCH_SET_GS), likewise
   u32 *clear_child_tid;       // zeroed and woken at exit (CLONE_CHILD_CLEARTID)
   struct sigthread *sig;      // masks, pending signals, sigaltstack (kernel/signal.c)
   u64 user_ticks;             // ticks that found it in ring 3

@@ -17,11 +17,13 @@ void call_on_stack(u64 stack_top, void (*fn)(void)) __attribute__((noreturn));
 
 // Cross-CPU function calls. fn runs on the target in interrupt context (interrupts off).
 // wait: return only after fn has finished everywhere. Every wait is bounded: a CPU that
-// does not answer within IPI_TIMEOUT_MS is reported and the call returns -ETIMEDOUT. The call
+// does not answer within ipi_timeout() is reported and the call returns -ETIMEDOUT. The call
 // then stays queued on that CPU and runs whenever it wakes: a caller whose arg lives on its
 // stack, or who frees what fn touches, must not go on (arch/x86_64/tlb.c panics).
 #define IPI_TIMEOUT_MS 10000
-extern int ipi_timeout_ms;   // the limit now (planted-tlb-stall lowers it)
+#define IPI_TIMEOUT_PER_CPU_MS 250   // added for each online CPU (kernel/ipi.c says why)
+extern int ipi_timeout_ms;   // 0: the default, scaled by CPU count; planted-tlb-stall sets 1000
+int ipi_timeout(void);       // the limit now, in ms
 struct cpumask;
 int smp_call_function_single(int cpu, void (*fn)(void *), void *arg, bool wait);
 int smp_call_function_many(const struct cpumask *mask, void (*fn)(void *), void *arg, bool wait);

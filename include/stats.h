@@ -27,12 +27,29 @@ struct ratio {
   u64 ci_m;     // half-width of that interval (delta method, Welch's df); 0: none
   u32 df;       // Welch-Satterthwaite degrees of freedom, rounded down; 0: no interval
   int verdict;  // STATS_FASTER: ratio_m - ci_m > 1000; STATS_SLOWER: ratio_m + ci_m < 1000
+  u32 pairs;    // stats_pair_ratio: the rounds it paired; 0: stats_ratio's unpaired interval
+};
+
+// Paired runs: round i ran a[i] and b[i] next to each other, so whatever slowed the host in
+// that round slowed both. Kept as the log2 of each round's ratio a[i]/b[i], in Q32 fixed
+// point (1 << 32 is a factor of 2): their mean and sample standard deviation.
+struct stats_pair {
+  u32 n;         // rounds; 0: none (a zero rate has no logarithm)
+  s64 mean_q;    // mean of log2(a[i] / b[i]), Q32
+  u64 sd_q;      // their sample standard deviation, n-1 denominator, Q32
 };
 
 // Limits: n <= 1000 runs of samples <= 1e12, m <= 1000 comparisons; no step overflows or
 // divides by zero within them (most steps have orders of magnitude to spare).
 void stats_compute(struct stats *s, const u64 *x, u32 n);
 int stats_ratio(struct ratio *r, const struct stats *a, const struct stats *b, u32 m);
+// Rates a[i], b[i] > 0 of n <= 1000 rounds; p->n is 0 if any is 0.
+void stats_pair_compute(struct stats_pair *p, const u64 *a, const u64 *b, u32 n);
+// The rounds' geometric mean ratio and its interval at 1 - 0.05/m (Student's t on the log
+// ratios, n-1 df). Returns -1, with everything 0, if p has no rounds.
+int stats_pair_ratio(struct ratio *r, const struct stats_pair *p, u32 m);
+s64 stats_log2_q32(u64 x);
+u64 stats_exp2_milli(s64 x_q, int round);
 
 u32 stats_t975(u32 df);
 u32 stats_tq(u32 df, u32 m);

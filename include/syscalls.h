@@ -40,6 +40,7 @@ long sys_getsid(u64 pid);
 // kernel/sys_time.c
 long sys_clock_gettime(u64 clock, u64 tp);
 long sys_clock_getres(u64 clock, u64 tp);
+long sys_clock_settime(u64 clock, u64 tp);
 long sys_gettimeofday(u64 tv, u64 tz);
 long sys_time(u64 tloc);
 long sys_nanosleep(u64 req, u64 rem);
@@ -50,6 +51,7 @@ long sys_sysinfo(u64 info);
 long sys_getrusage(u64 who, u64 ru);
 long sys_getrlimit(u64 resource, u64 rlim);
 long sys_prlimit64(u64 pid, u64 resource, u64 new, u64 old);
+long sys_setrlimit(u64 resource, u64 rlim);
 long sys_getrandom(u64 buf, u64 len, u64 flags);
 long sys_sched_getaffinity(u64 pid, u64 len, u64 mask);
 long sys_sched_setaffinity(u64 pid, u64 len, u64 mask);
@@ -58,6 +60,7 @@ u64 realtime_ns(void);   // CLOCK_REALTIME
 
 // kernel/sys_console.c: the console behind fds 0, 1 and 2.
 long console_write(const char *ubuf, u64 n);
+long console_write_kernel(const char *buf, u64 n);
 long console_read(char *ubuf, u64 n, bool nonblock);   // the terminal's line discipline
 long console_ioctl(u64 cmd, u64 arg);   // termios, window size, foreground group; -ENOTTY
 long console_fstat(u64 st);

@@ -191,9 +191,11 @@ exec_reset(struct process *p, struct thread *t, const char *path, struct trapfra
   t->clear_child_tid = NULL;
   p->set_child_tid = NULL;
   t->fsbase = 0;
+  t->gsbase = 0;
   fpu_init_state(t->fpu);
   u64 irq = local_irq_save();
   load_fsbase(0);
+  load_user_gsbase(0);
   fpu_restore(t->fpu);   // the old program's registers are live in this CPU
   local_irq_restore(irq);
   *user_regs(t) = *tf;

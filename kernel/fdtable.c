@@ -210,12 +210,14 @@ fput(struct ufile *uf)
     ufile_free(uf);   // vfs_close may sleep: outside the lock
 }
 
+// Below RLIMIT_NOFILE only (Linux's alloc_fd with end = rlimit(RLIMIT_NOFILE)).
 int
 fd_install(struct ufile *uf, int from, bool cloexec)
 {
   struct files *fs = cur_files();
+  int end = (int)MIN(rlimit(RLIMIT_NOFILE), (u64)NR_OPEN);
   spin_lock(&fs->lock);
-  for(int fd = from; fd < NR_OPEN; fd++) {
+  for(int fd = from; fd < end; fd++) {
     if(!fs->fd[fd]) {
       __atomic_store_n(&fs->fd[fd], uf, __ATOMIC_RELEASE);   // pairs with fget's load
       if(cloexec)
@@ -230,10 +232,15 @@ fd_install(struct ufile *uf, int from, bool cloexec)
   return -EMFILE;
 }
 
+// A newfd at or past RLIMIT_NOFILE (or the table) is EBADF, as Linux's dup2 and dup3 say.
 int
 fd_replace(int newfd, struct ufile *uf, bool cloexec)
 {
   struct files *fs = cur_files();
+  if(newfd < 0 || (u64)newfd >= MIN(rlimit(RLIMIT_NOFILE), (u64)NR_OPEN)) {
+    fput(uf);
+    return -EBADF;
+  }
   spin_lock(&fs->lock);
   struct ufile *old = fs->fd[newfd];
   __atomic_store_n(&fs->fd[newfd], uf, __ATOMIC_RELEASE);   // pairs with fget's load

@@ -50,6 +50,7 @@ copy_process_state(struct process *c, struct process *p)
   c->brk_start = p->brk_start;
   c->brk = p->brk;
   c->umask = READ_ONCE(p->umask);
+  rlimit_fork(c, p);
 }
 
 static void
@@ -112,6 +113,7 @@ do_fork(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls)
   local_irq_restore(irq);
   memcpy(t->fpu, parent->fpu, fpu_size);
   t->fsbase = flags & CLONE_SETTLS ? tls : parent->fsbase;
+  t->gsbase = parent->gsbase;
   if(flags & CLONE_CHILD_CLEARTID)
     t->clear_child_tid = (u32 *)ctid;
   if(flags & CLONE_CHILD_SETTID)

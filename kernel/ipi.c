@@ -27,7 +27,21 @@ DEFINE_PER_CPU(struct call_single_data, csd_for[NR_CPUS]);
 DEFINE_PER_CPU(struct call_single_data *, call_queue);
 DEFINE_PER_CPU(u64, calls_handled);
 DEFINE_PER_CPU(int, csd_halted);   // waiting for an answer halted: the answer must wake it
-int ipi_timeout_ms = IPI_TIMEOUT_MS;
+int ipi_timeout_ms;
+
+// The wait's limit grows with the CPU count: with more vCPUs than host cores the target may
+// not run for a while, and at 64 vCPUs on 2 loaded host cores one vCPU waited 9.6 s for QEMU's
+// global lock to write its local APIC's EOI (kernel/watchdog.c), near a fixed 10 s limit.
+// A shootdown that gives up panics (arch/x86_64/tlb.c), so a limit the host's scheduling can
+// reach turns a slow host into a kernel panic. 250 ms a CPU: 10.5 s at 2, 26 s at 64, still
+// under the sender's own soft-lockup limit (SOFTLOCKUP_SECS, include/watchdog.h), which
+// counts the ticks it spends waiting. Linux's csd_lock_wait has no limit at all.
+int
+ipi_timeout(void)
+{
+  int ms = READ_ONCE(ipi_timeout_ms);
+  return ms ? ms : IPI_TIMEOUT_MS + IPI_TIMEOUT_PER_CPU_MS * num_online_cpus();
+}
 
 // How long a sender spins for an answer before it halts until the answer's IPI. With more
 // vCPUs than host cores the CPU it waits for may not be running at all: spinning then burns
@@ -98,8 +112,9 @@ csd_halt(struct call_single_data *csd)
 
 // Waits for a slot to clear, answering calls to this CPU meanwhile (two CPUs calling
 // each other with interrupts off must not deadlock). Spins CSD_SPIN_NS, then halts between
-// checks if interrupts are on (with them off only spinning is safe). Reports once, gives up
-// at the limit.
+// checks if interrupts are on (with them off only spinning is safe). Reports once, at a tenth
+// of the limit (1 s at 2 CPUs, 2.6 s at 64, where a wait of a second is the host's doing and
+// each report is one more line for 64 CPUs to queue on the console's lock), gives up at it.
 //
 // The queue is flushed with interrupts off, as the vector would run it. A sender waiting in
 // thread context has them on, and a call queued to it can be popped here before its IPI
@@ -121,11 +136,12 @@ csd_wait(struct call_single_data *csd, int cpu)
     else
       cpu_relax();
     u64 waited = (ktime_ns() - start) / 1000000;
-    if(waited > 1000 && !reported) {
+    int limit = ipi_timeout();
+    if(waited > (u64)limit / 10 && !reported) {
       pr_err("ipi: CPU %d has not answered a call for %lu ms\n", cpu, waited);
       reported = true;
     }
-    if(waited > (u64)READ_ONCE(ipi_timeout_ms)) {
+    if(waited > (u64)limit) {
       pr_err("ipi: giving up on CPU %d after %lu ms\n", cpu, waited);
       return -ETIMEDOUT;
     }

@@ -54,6 +54,7 @@ rest_init(void)
 {
   sched_init();                        // this context becomes the thread "init"
   smp_init();                          // ACPI, APICs, and every other CPU
+  rtc_init();                          // the wall clock, with the FADT's century register
   local_irq_enable();                  // the tick and IPIs from here on
   rcu_init();                          // the grace-period thread
   hung_task_init();                    // khungtaskd: a thread asleep for ever panics

@@ -104,6 +104,31 @@ printk(const char *fmt, ...)
 }
 
 void
+printk_line(const char *s, size_t n)
+{
+  char head[32];
+  u64 ns = ktime_ns();
+  int h = scnprintf(head, sizeof(head), "[%5u.%06u] ", (unsigned)(ns / 1000000000),
+                    (unsigned)(ns / 1000 % 1000000));
+  u64 flags = local_irq_save();
+  bool locked = log_lock_take();
+  if(midline) {
+    serial_write("\n", 1);
+    log_store("\n", 1);
+    midline = false;
+  }
+  log_store(head, h);
+  log_store(s, n);
+  log_store("\n", 1);
+  serial_write(head, h);
+  serial_write(s, n);
+  serial_write("\n", 1);
+  if(locked)
+    spin_unlock(&log_lock);
+  local_irq_restore(flags);
+}
+
+void
 console_write_raw(const char *s, size_t n)
 {
   if(!n)

@@ -247,6 +247,7 @@ process_init(struct process *p)
   init_waitqueue_head(&p->exit_wq);
   init_waitqueue_head(&p->child_wq);
   p->umask = 022;
+  rlimit_init(p);
 }
 
 struct process *
@@ -377,6 +378,7 @@ sys_clone(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls)
   local_irq_restore(irq);
   memcpy(t->fpu, parent->fpu, fpu_size);
   t->fsbase = flags & CLONE_SETTLS ? tls : parent->fsbase;
+  t->gsbase = parent->gsbase;
   if(flags & CLONE_CHILD_CLEARTID)
     t->clear_child_tid = (u32 *)ctid;
   int tid = t->tid;

@@ -219,6 +219,7 @@ alloc_thread(const char *name, bool need_stack)
   t->proc = NULL;
   t->fpu = NULL;
   t->fsbase = 0;
+  t->gsbase = 0;
   t->clear_child_tid = NULL;
   t->user_ticks = 0;
   t->migrate_to = -1;

@@ -1,6 +1,7 @@
 // The console behind a process's fds 0, 1 and 2 (kernel/sys_file.c dispatches to it; the
 // terminal itself is fs/tty.c). Until the terminal is in use, output is collected per process
-// and printed a line at a time, so a program's lines and the kernel's never split each other.
+// and printed a line at a time, so a program's lines and the kernel's never split each other,
+// nor two programs' lines.
 // fstat says character device 5:1 (/dev/console) and TCGETS succeeds, so glibc line-buffers
 // stdout (its stdio asks isatty(3), which is TCGETS).
 #include "errno.h"
@@ -15,74 +16,126 @@
 
 #define S_IFCHR 0020000
 
-// Under p->lock.
+// Every process's line and line_len, and the orphan. Taken before tty_lock and log_lock.
+static DEFINE_SPINLOCK(console_lock);
+// The unfinished line of a process that exited, as a terminal keeps its cursor there: the next
+// process to write carries it on (the shell's `echo` after `printf 'a '` in a child).
+static char orphan[CONSOLE_LINE_MAX];
+static int orphan_len;
+
+// Under console_lock.
 static void
 emit_line(struct process *p)
 {
-  p->line[p->line_len] = 0;
-  printk("%s\n", p->line);
+  printk_line(p->line, p->line_len);
   p->line_len = 0;
 }
 
-// Once the terminal is in use, what p had not ended with a newline goes to it as it is.
+// Under console_lock: the orphan becomes p's line so far; if p has an unfinished line of its
+// own the two cannot be one line, and the orphan ends where it is.
+static void
+adopt_orphan(struct process *p)
+{
+  if(!orphan_len)
+    return;
+  if(p->line_len) {
+    printk_line(orphan, orphan_len);
+  } else {
+    memcpy(p->line, orphan, orphan_len);
+    p->line_len = orphan_len;
+  }
+  orphan_len = 0;
+}
+
+// Under console_lock, once the terminal is in use: what p (and an exited process before it)
+// had not ended with a newline goes to it as it is.
 static void
 flush_raw(struct process *p)
 {
-  char held[sizeof(p->line)];
-  spin_lock(&p->lock);
-  int n = p->line_len;
-  memcpy(held, p->line, n);
+  tty_write((const u8 *)orphan, orphan_len);
+  orphan_len = 0;
+  tty_write((const u8 *)p->line, p->line_len);
   p->line_len = 0;
-  spin_unlock(&p->lock);
-  tty_write((const u8 *)held, n);
 }
 
+// At exit (kernel/exit.c), and when a read or poll puts the terminal in use (fs/tty.c). At
+// exit an unfinished line becomes the orphan while p has a parent to write after it (an older
+// orphan nobody carried on ends first); a process the kernel started ends its tree's output,
+// and the line is printed.
 void
 console_flush(struct process *p)
 {
+  spin_lock(&tasklist_lock);
+  bool has_parent = p->parent != NULL;
+  spin_unlock(&tasklist_lock);
+  spin_lock(&console_lock);
   if(tty_interactive()) {
     flush_raw(p);
-  } else {
-    spin_lock(&p->lock);
+  } else if(p->line_len && has_parent) {
+    if(orphan_len)
+      printk_line(orphan, orphan_len);
+    memcpy(orphan, p->line, p->line_len);
+    orphan_len = p->line_len;
+    p->line_len = 0;
+  } else if(!has_parent) {
+    adopt_orphan(p);
     if(p->line_len)
       emit_line(p);
-    spin_unlock(&p->lock);
   }
+  spin_unlock(&console_lock);
 }
 
+// Until the terminal is in use a line goes out whole when its newline comes, or at
+// CONSOLE_LINE_MAX bytes, the rest following as a line of its own.
+static void
+console_put(struct process *p, const char *chunk, u64 k)
+{
+  spin_lock(&console_lock);
+  if(tty_interactive()) {
+    flush_raw(p);
+    tty_write((const u8 *)chunk, k);
+  } else {
+    adopt_orphan(p);
+    for(u64 i = 0; i < k; i++) {
+      if(chunk[i] == '\n') {
+        emit_line(p);
+        continue;
+      }
+      p->line[p->line_len++] = chunk[i];
+      if(p->line_len == CONSOLE_LINE_MAX)
+        emit_line(p);
+    }
+  }
+  spin_unlock(&console_lock);
+  spin_lock(&p->lock);
+  p->bytes_written += k;
+  spin_unlock(&p->lock);
+}
+
+// write(2) to fds 0-2: from user memory, a chunk at a time.
 long
 console_write(const char *ubuf, u64 n)
 {
   struct process *p = current->proc;
-  char chunk[128];
+  char chunk[256];
   u64 done = 0;
   while(done < n) {
     u64 k = MIN(n - done, sizeof(chunk));
     if(copy_from_user(chunk, ubuf + done, k))
       return done ? (long)done : -EFAULT;
-    if(tty_interactive()) {
-      flush_raw(p);
-      tty_write((const u8 *)chunk, k);
-    } else {
-      spin_lock(&p->lock);
-      for(u64 i = 0; i < k; i++) {
-        if(chunk[i] == '\n') {
-          emit_line(p);
-          continue;
-        }
-        p->line[p->line_len++] = chunk[i];
-        if(p->line_len == sizeof(p->line) - 1)   // an over-long line goes out in pieces
-          emit_line(p);
-      }
-      spin_unlock(&p->lock);
-    }
-    spin_lock(&p->lock);
-    p->bytes_written += k;
-    spin_unlock(&p->lock);
+    console_put(p, chunk, k);
     done += k;
     cond_resched();
   }
   return done;
+}
+
+// The same from a kernel buffer: sendfile's bytes.
+long
+console_write_kernel(const char *buf, u64 n)
+{
+  console_put(current->proc, buf, n);
+  return n;
 }
 
 // A read puts the terminal in use (in a session): the prompt the program wrote without a
@@ -93,7 +146,7 @@ console_read(char *ubuf, u64 n, bool nonblock)
   if(!n)
     return 0;
   if(tty_claim())
-    flush_raw(current->proc);
+    console_flush(current->proc);
   u32 k = MIN(n, (u64)N_TTY_BUF_SIZE);
   u8 *buf = kmalloc(k, GFP_KERNEL);
   if(!buf)

@@ -441,15 +441,19 @@ sys_ioctl(u64 fd, u64 cmd, u64 arg)
   return r;
 }
 
+// fcntl's F_DUPFD: a lowest fd at or past RLIMIT_NOFILE is EINVAL (fcntl(2)), after EBADF;
+// dup's from is 0.
 static long
-do_dup(u64 oldfd, int from, bool cloexec)
+do_dup(u64 oldfd, u64 from, bool cloexec)
 {
-  if(from < 0 || from >= NR_OPEN)
-    return -EINVAL;
   struct ufile *uf = fget((int)oldfd);
   if(!uf)
     return -EBADF;
-  int fd = fd_install(uf, from, cloexec);
+  if(from && from >= rlimit(RLIMIT_NOFILE)) {
+    fput(uf);
+    return -EINVAL;
+  }
+  int fd = fd_install(uf, (int)MIN(from, (u64)NR_OPEN), cloexec);
   if(fd < 0)
     fput(uf);
   return fd;
@@ -471,7 +475,7 @@ sys_dup3(u64 oldfd, u64 newfd, u64 flags)
   struct ufile *uf = fget((int)oldfd);
   if(!uf)
     return -EBADF;
-  if(newfd >= NR_OPEN) {
+  if(newfd >= NR_OPEN) {   // past the table, or negative as an int
     fput(uf);
     return -EBADF;
   }
@@ -497,7 +501,7 @@ sys_fcntl(u64 fd, u64 cmd, u64 arg)
   switch(cmd) {
   case F_DUPFD:
   case F_DUPFD_CLOEXEC:
-    return do_dup(fd, arg >= NR_OPEN ? -1 : (int)arg, cmd == F_DUPFD_CLOEXEC);
+    return do_dup(fd, arg, cmd == F_DUPFD_CLOEXEC);
   case F_GETFD:
     return fd_cloexec((int)fd, -1);
   case F_SETFD:
@@ -534,14 +538,17 @@ sys_fcntl(u64 fd, u64 cmd, u64 arg)
   }
 }
 
-// Where sendfile's bytes go, from a kernel buffer: a pipe (blocking unless O_NONBLOCK), a
-// regular file at its offset, or a device. The console behind fds 0-2 keeps its line buffer
-// in user memory's terms only (console_write): EINVAL there, and the caller (busybox's cat)
-// falls back to read and write, as it does on a Linux that refuses.
+// Where sendfile's bytes go, from a kernel buffer: the console behind fds 0-2 (a background
+// job stopped by TOSTOP as write(2) would be), a pipe (blocking unless O_NONBLOCK), a regular
+// file at its offset, or a device.
 static long
 sendfile_write(struct ufile *out, const void *buf, size_t n)
 {
   struct file *f = out->file;
+  if(!f) {
+    long r = tty_check_write();
+    return r ? r : console_write_kernel(buf, n);
+  }
   if(is_pipe(f))
     return pipe_write_kernel(f, buf, n, out->flags);
   if(!f->f_op) {
@@ -588,7 +595,7 @@ do_sendfile(int out_fd, int in_fd, s64 *ppos, u64 count)
     goto out;
   }
   struct file *f = in->file;
-  if(!out->file || (!is_pipe(out->file) && (out->flags & L_O_APPEND)) || !f || f->f_op ||
+  if((out->file && !is_pipe(out->file) && (out->flags & L_O_APPEND)) || !f || f->f_op ||
      !S_ISREG(f->f_inode->i_mode)) {
     r = -EINVAL;
     goto out;

@@ -20,7 +20,6 @@
 #define NSEC_PER_SEC 1000000000UL
 #define FOREVER (~0UL)            // deadline: none
 #define MAX_TIMEOUT_SEC (1UL << 32)   // longer timeouts are for ever (136 years)
-#define NOFILE_MAX 1024           // getrlimit's RLIMIT_NOFILE (kernel/sys_time.c)
 
 // Which events make select's sets true (Linux's POLLIN_SET, POLLOUT_SET, POLLEX_SET): a
 // hung-up pipe is readable (read gives end-of-file), a broken one writable (write fails).
@@ -155,7 +154,7 @@ poll_pass(void *arg, struct poll_table *pt, struct ufile **held)
 static long
 do_poll(u64 ufds, u64 nfds, u64 deadline)
 {
-  if(nfds > NOFILE_MAX)
+  if(nfds > rlimit(RLIMIT_NOFILE))   // poll(2): EINVAL; at most 1M (kernel/rlimit.c)
     return -EINVAL;
   struct pollfd *fds = kmalloc(nfds * sizeof(*fds) + 1, GFP_KERNEL);
   struct ufile **held = kmalloc(nfds * sizeof(*held) + 1, GFP_KERNEL);

@@ -1,6 +1,6 @@
 // Clocks, sleeps, futex timeouts, and what a process asks about the machine: uname, sysinfo,
-// getrusage, resource limits, random bytes, CPU affinity. Structures as the x86-64 ABI lays
-// them out (man 2 clock_gettime, uname, sysinfo, getrusage, getrlimit, sched_setaffinity).
+// getrusage, random bytes, CPU affinity (resource limits: kernel/rlimit.c). Structures as the
+// x86-64 ABI lays them out (man 2 clock_gettime, uname, sysinfo, getrusage, sched_setaffinity).
 #include "cpumask.h"
 #include "errno.h"
 #include "mm.h"
@@ -34,13 +34,23 @@ struct timespec {
   s64 tv_sec, tv_nsec;
 };
 
-// No RTC driver yet: the wall clock starts at 2026-01-01 00:00 UTC at boot.
-#define BOOT_EPOCH 1767225600UL
+// CLOCK_REALTIME less CLOCK_MONOTONIC (Linux's wall_to_monotonic, negated): one word, so a
+// reader sees the old offset or the new one whole. The RTC's date at boot (rtc_init), moved
+// by clock_settime; a sleep already converted to a ktime deadline does not move with it.
+static u64 realtime_offset;
 
 u64
 realtime_ns(void)
 {
-  return BOOT_EPOCH * NS + ktime_ns();
+  return READ_ONCE(realtime_offset) + ktime_ns();
+}
+
+// The offset wraps below zero when ns < ktime (no RTC: the wall clock starts at 1970 at
+// boot); the sum in realtime_ns wraps back.
+void
+realtime_set(u64 ns)
+{
+  WRITE_ONCE(realtime_offset, ns - ktime_ns());
 }
 
 // CPU time: the ticks a thread (or every thread of its process) spent in ring 3, plus, for
@@ -109,6 +119,24 @@ sys_clock_gettime(u64 clock, u64 tp)
   u64 ns;
   int err = clock_ns(clock, &ns);
   return err ? err : put_timespec(tp, ns);
+}
+
+// Only CLOCK_REALTIME can be set (clock_settime(2)); every process runs as root here, so
+// none lacks CAP_SYS_TIME. As Linux's do_settimeofday64, a time before the monotonic clock
+// (which would put boot before 1970) is EINVAL.
+long
+sys_clock_settime(u64 clock, u64 tp)
+{
+  u64 ns;
+  if(clock != CLOCK_REALTIME)
+    return -EINVAL;
+  long err = get_timespec(tp, &ns);
+  if(err)
+    return err;
+  if(ns < ktime_ns() || ns >= ~0UL / 2)   // get_timespec's clamp: past 2262
+    return -EINVAL;
+  realtime_set(ns);
+  return 0;
 }
 
 long
@@ -234,11 +262,11 @@ sys_futex(u64 uaddr, u64 op, u64 val, u64 utime, u64 uaddr2, u64 val3)
     long err = get_timespec(utime, &ns);
     if(err)
       return err;
-    u64 now = ktime_ns();
+    u64 now = ktime_ns(), wall = READ_ONCE(realtime_offset) + now;
     if(cmd == FUTEX_WAIT)
       deadline = now + ns;
     else if(op & FUTEX_CLOCK_REALTIME)
-      deadline = ns > realtime_ns() ? now + (ns - realtime_ns()) : 1;
+      deadline = ns > wall ? now + (ns - wall) : 1;
     else
       deadline = ns ? ns : 1;
   }
@@ -300,39 +328,6 @@ sys_getrusage(u64 who, u64 ru)
     r[8] = min_flt;
   }
   return copy_to_user((void *)ru, r, sizeof(r)) ? -EFAULT : 0;
-}
-
-#define RLIM_INFINITY (~0UL)
-#define RLIMIT_STACK 3
-#define RLIMIT_NOFILE 7
-#define RLIM_NLIMITS 16
-
-static long
-get_limit(u64 resource, u64 rlim)
-{
-  if(resource >= RLIM_NLIMITS)
-    return -EINVAL;
-  u64 v[2] = { RLIM_INFINITY, RLIM_INFINITY };
-  if(resource == RLIMIT_STACK)
-    v[0] = USER_STACK_SIZE;
-  if(resource == RLIMIT_NOFILE)
-    v[0] = 1024, v[1] = 4096;
-  return rlim && copy_to_user((void *)rlim, v, sizeof(v)) ? -EFAULT : 0;
-}
-
-long
-sys_getrlimit(u64 resource, u64 rlim)
-{
-  return get_limit(resource, rlim);
-}
-
-// Limits are reported, not enforced: a new limit is accepted and forgotten.
-long
-sys_prlimit64(u64 pid, u64 resource, u64 new, u64 old)
-{
-  if(pid && (int)pid != current->proc->pid)
-    return -ESRCH;
-  return get_limit(resource, old);
 }
 
 long

@@ -95,8 +95,8 @@ else
 fi
 rm -rf "$shelldir"
 # script_lines FILE: the script's output, "== script begin" to "== script end", without the
-# timestamps and without the kernel's notes on a system call it lacks (once per boot: busybox
-# tries sendfile and falls back to read and write).
+# timestamps and without the kernel's notes on a system call it lacks (once per boot, should
+# busybox try one).
 script_lines() {
   tr -d '\r' < "$1" | sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' | sed -n '/^== script begin$/,/^== script end$/p' |
     grep -vE '^syscall: .*, not implemented: ENOSYS$'

@@ -1,4 +1,4 @@
-// ACPI table parser: RSDP -> XSDT or RSDT -> MADT and HPET.
+// ACPI table parser: RSDP -> XSDT or RSDT -> MADT, HPET and the FADT's RTC century.
 // Section numbers are from the ACPI 6.5 spec; the HPET table from the IA-PC HPET spec 1.0a.
 #include "compiler.h"
 #include "types.h"
@@ -139,6 +139,9 @@ static const struct kind rsdt_kind = {
 };
 static const struct kind madt_kind = {
   "APIC", "MADT outside memory", "MADT length invalid", "MADT checksum mismatch",
+};
+static const struct kind fadt_kind = {
+  "FACP", "FADT outside memory", "FADT length invalid", "FADT checksum mismatch",
 };
 static const struct kind hpet_kind = {
   "HPET", "HPET table outside memory", "HPET table length invalid",
@@ -438,15 +441,32 @@ parse_hpet(const struct hpet *h, struct acpi_info *ai)
   ai->hpet_phys = h->base.addr;
 }
 
+// 5.2.9, table 5.9: CENTURY, at offset 108 since ACPI 1.0, is the RTC's CMOS RAM index of
+// the century in BCD, or 0 if the RTC has none. An index outside the 128 bytes of the
+// standard bank cannot be read through ports 0x70/0x71: ignored with a warning.
+#define FADT_CENTURY 108
+
+static void
+parse_fadt(const u8 *f, struct acpi_info *ai)
+{
+  u8 c = f[FADT_CENTURY];
+  if(c >= 0x80 || (c != 0 && c < 0x0e)) {
+    warn(ai, "FADT century register outside CMOS RAM, ignored");
+    return;
+  }
+  ai->century = c;
+}
+
 int
 acpi_parse(const void *rsdp, size_t rsdp_len, struct acpi_info *ai)
 {
   const struct rsdp *r = rsdp;
   const struct madt *madt = NULL;
   const struct hpet *hpet;
+  const u8 *fadt = NULL;
   const struct sdt *h;
   const u8 *root;
-  u32 len, madt_len = 0, hpet_len;
+  u32 len, madt_len = 0, hpet_len, fadt_len;
   size_t esize;
 
   *ai = (struct acpi_info){0};
@@ -465,8 +485,8 @@ acpi_parse(const void *rsdp, size_t rsdp_len, struct acpi_info *ai)
   if((len - sizeof(struct sdt)) % esize != 0)
     warn(ai, "root table length not a multiple of its entry size");
 
-  // Only the signature of most tables is read; the first valid MADT
-  // and HPET table are parsed, later ones ignored.
+  // Only the signature of most tables is read; the first valid MADT,
+  // HPET table and FADT are parsed, later ones ignored.
   for(u32 off = sizeof(struct sdt); len - off >= esize; off += esize) {
     u64 phys = entry_addr(root + off, esize);
     if(phys == 0) {
@@ -483,6 +503,11 @@ acpi_parse(const void *rsdp, size_t rsdp_len, struct acpi_info *ai)
       hpet = map_table(phys, &hpet_kind, sizeof(*hpet), ai, &hpet_len);
       if(hpet)
         parse_hpet(hpet, ai);
+    }
+    if(fadt == NULL && same(h->sig, "FACP", 4)) {
+      fadt = map_table(phys, &fadt_kind, FADT_CENTURY + 1, ai, &fadt_len);
+      if(fadt)
+        parse_fadt(fadt, ai);
     }
   }
   if(madt == NULL)

@@ -76,6 +76,13 @@ load_fsbase(u64 base)
   wrmsr(MSR_FS_BASE, base);
 }
 
+// In the kernel the user's GS base waits in KERNEL_GS_BASE for the swapgs back to ring 3.
+void
+load_user_gsbase(u64 base)
+{
+  wrmsr(MSR_KERNEL_GS_BASE, base);
+}
+
 u64
 elf_hwcap(void)
 {
@@ -104,6 +111,7 @@ switch_user_state(struct thread *prev, struct thread *next)
   if(next->fpu) {
     fpu_restore(next->fpu);
     wrmsr(MSR_FS_BASE, next->fsbase);
+    wrmsr(MSR_KERNEL_GS_BASE, next->gsbase);
   }
 }
 

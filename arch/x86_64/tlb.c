@@ -36,7 +36,7 @@ shootdown(const struct cpumask *targets, void (*fn)(void *), void *arg)
   __atomic_fetch_add(&tlb_shootdown_ipis, n, __ATOMIC_RELAXED);
   if(smp_call_function_many(targets, fn, arg, true) < 0)
     panic("tlb: a shootdown to %d CPUs went unanswered for %d ms; its pages cannot be freed",
-          n, READ_ONCE(ipi_timeout_ms));
+          n, ipi_timeout());
   __atomic_fetch_add(&tlb_shootdown_wait_ns, ktime_ns() - t0, __ATOMIC_RELAXED);
 }
 

@@ -64,7 +64,10 @@ extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 // Interleaving. At each thread count, the columns measured there (a suite's variants, or
 // with bench.aa=yes its a variants and their copies) take turns run by run in ABBA order:
 // the warm-up round goes C B A, the first timed run A B C, the second C B A, and so on, so
-// that a slow drift of the host falls on every column alike whatever its place. Every run
+// that a slow drift of the host falls on every column alike whatever its place. The runs of
+// one round are also kept in pairs, for the comparisons' paired intervals: what slowed the
+// host for a whole round slowed both sides of it, and the round's ratio cancels it
+// (bench_compare_paired). Every run
 // has its own setup and teardown, the workers parked, outside the interval: each run of each
 // variant starts from the same state, and only one variant's state is alive at a time (a
 // suite keeps one, and some fill much of the 1 GiB guest: madvise pins all but a few MiB).
@@ -570,7 +573,7 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
 static void
 run_point(int t, u32 runs, u32 us)
 {
-  int n = results.threads[t], nslots = results.nslots, got, tries, k, i;
+  int n = results.threads[t], nslots = results.nslots, got, tries, k, i, a, b;
   u32 r;
 
   memset(cols, 0, sizeof(cols));
@@ -597,6 +600,13 @@ run_point(int t, u32 runs, u32 us)
   }
   bench_profile_point_end();
   stop_workers(n);
+  // Each comparison's rounds, paired: a's run r and b's run r went in the same round.
+  for(k = 0; k < results.npaired; k++) {
+    a = results.paired[k].a;
+    b = results.paired[k].b;
+    if(results.ran[a][t] && results.ran[b][t])
+      stats_pair_compute(&results.pair[k][t], cols[a].rate, cols[b].rate, runs);
+  }
 }
 
 // A point's timed runs in suite s: bench.runs= if given, else bench=quick's, else the suite's.
@@ -628,6 +638,7 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u
   results.aa = aa;
   results.nthreads = bench_sweep(s->sweep, cpus, quick, results.threads);
   results.nslots = bench_plan(s, quick, aa, results.slots);
+  results.npaired = bench_cmps(s, &results, results.paired);
   bench_suite_line(line, sizeof(line), s, cpus, quick, aa);
   printk("%s\n", line);
   printk("bench: %s: %d points x %u runs x %u.%02u s and a warm-up = ~%lu s\n", s->name, points,

@@ -315,8 +315,11 @@ bench_cmps(const struct benchsuite *s, const struct bench_results *r, struct ben
   return n;
 }
 
-// Comparison c at thread index t, at the level of one of m comparisons: 0, or -1 if either
-// side was not measured there or b did nothing at all (there is no ratio).
+// Comparison c at thread index t, at the level of one of m comparisons: the ratio of the two
+// means and its interval from their two variances (stats_ratio, Welch). 0, or -1 if either
+// side was not measured there or b did nothing at all (there is no ratio). This is the
+// verdict's interval: the paired one below was measured against it and lost (README,
+// "Intervals and verdicts"), the host's scatter being no drift that a round shares.
 int
 bench_compare(struct ratio *q, const struct bench_results *r, struct bench_cmp c, int t,
               u32 m)
@@ -324,6 +327,19 @@ bench_compare(struct ratio *q, const struct bench_results *r, struct bench_cmp c
   if(!r->ran[c.a][t] || !r->ran[c.b][t])
     return -1;
   return stats_ratio(q, &r->st[c.a][t], &r->st[c.b][t], m);
+}
+
+// The same comparison paired round by round (stats_pair_ratio: the rounds' geometric mean
+// ratio, Student's t on their log ratios), from the rounds the runner kept: 0, or -1 if it
+// kept none there (a side not measured, or a run of no operations).
+int
+bench_compare_paired(struct ratio *q, const struct bench_results *r, struct bench_cmp c, int t,
+                     u32 m)
+{
+  for(int k = 0; k < r->npaired; k++)
+    if(r->paired[k].a == c.a && r->paired[k].b == c.b && r->ran[c.a][t] && r->ran[c.b][t])
+      return stats_pair_ratio(q, &r->pair[k][t], m);
+  return -1;
 }
 
 // How many BENCH-CMP lines the comparisons give: the m of their Bonferroni level.
@@ -365,25 +381,36 @@ fanouts(char *buf, size_t size, const struct benchsuite *s, const struct bench_r
   return len;
 }
 
-// The BENCH-CMP line of comparison c at thread index t, whose numbers bench_compare gave:
+// The BENCH-CMP line of comparison c at thread index t, whose numbers bench_compare gave (q)
+// and, if p is not NULL, bench_compare_paired:
 //   BENCH-CMP suite=S a=V b=V [fanout_a=F fanout_b=F] threads=N ratio=R ci95=H verdict=W
-// ci95 is the half-width of the interval the verdict comes from (stats_ratio), so that the
-// printed interval and the verdict always agree.
+//     [pairs=P paired_ratio=R paired_ci95=H paired_verdict=W]
+// ci95 is the half-width of the interval the verdict comes from, so that the printed
+// interval and the verdict always agree; the paired fields show the same point read round by
+// round (pairs= the rounds), their verdict likewise from their interval.
 int
 bench_cmp_line(char *buf, size_t size, const struct benchsuite *s,
                const struct bench_results *r, struct bench_cmp c, int t,
-               const struct ratio *q)
+               const struct ratio *q, const struct ratio *p)
 {
   char a[48], b[48], fan[48], ratio[32], ci[32];
+  int len;
 
   bench_slot_name(a, sizeof(a), s, r->slots[c.a]);
   bench_slot_name(b, sizeof(b), s, r->slots[c.b]);
   fanouts(fan, sizeof(fan), s, r, c, true);
   bench_fmt_milli(ratio, sizeof(ratio), q->ratio_m);
   bench_fmt_milli(ci, sizeof(ci), q->ci_m);
-  return scnprintf(buf, size, "BENCH-CMP suite=%s a=%s b=%s%s threads=%d ratio=%s ci95=%s"
-                   " verdict=%s", s->name, a, b, fan, r->threads[t], ratio, ci,
-                   bench_verdict_name(q->verdict));
+  len = scnprintf(buf, size, "BENCH-CMP suite=%s a=%s b=%s%s threads=%d ratio=%s ci95=%s"
+                  " verdict=%s", s->name, a, b, fan, r->threads[t], ratio, ci,
+                  bench_verdict_name(q->verdict));
+  if(!p)
+    return len;
+  bench_fmt_milli(ratio, sizeof(ratio), p->ratio_m);
+  bench_fmt_milli(ci, sizeof(ci), p->ci_m);
+  return len + scnprintf(buf + len, size - len, " pairs=%u paired_ratio=%s paired_ci95=%s"
+                         " paired_verdict=%s", p->pairs, ratio, ci,
+                         bench_verdict_name(p->verdict));
 }
 
 // The point of suite s's headline at cpus CPUs: the thread index its rule picks from r's
@@ -564,14 +591,16 @@ bench_report(const struct benchsuite *s, const struct bench_results *r, int cpus
   int nc = bench_cmps(s, r, cmps), i, t;
   u32 m = bench_count_cmps(r, cmps, nc);
   char line[BENCH_LINE_MAX + 1];
-  struct ratio q;
+  struct ratio q, p;
+  bool havep;
 
   bench_table(s, r, m);
   for(i = 0; i < nc; i++) {
     for(t = 0; t < r->nthreads; t++) {
       if(bench_compare(&q, r, cmps[i], t, m) < 0)
         continue;
-      bench_cmp_line(line, sizeof(line), s, r, cmps[i], t, &q);
+      havep = bench_compare_paired(&p, r, cmps[i], t, m) == 0;
+      bench_cmp_line(line, sizeof(line), s, r, cmps[i], t, &q, havep ? &p : NULL);
       printk("%s\n", line);
       (*ncmp)++;
       *nfalse += q.verdict != STATS_SAME;

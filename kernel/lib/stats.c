@@ -1,5 +1,6 @@
 // Benchmark statistics in integer fixed point: mean, standard deviation, Student-t 95%
-// intervals, and the ratio of two variants with its Bonferroni-adjusted interval and verdict.
+// intervals, and the ratio of two variants (unpaired, or paired round by round) with its
+// Bonferroni-adjusted interval and verdict.
 
 #include "types.h"
 #include "compiler.h"
@@ -312,6 +313,17 @@ stats_tq(u32 df, u32 m)
   return hi;
 }
 
+// The verdict an interval printed as ratio_m +- ci_m states.
+static int
+verdict(const struct ratio *r)
+{
+  if(r->ratio_m > MILLI + r->ci_m)
+    return STATS_FASTER;
+  if(r->ratio_m + r->ci_m < MILLI)
+    return STATS_SLOWER;
+  return STATS_SAME;
+}
+
 // The ratio of means and its interval by the delta method (a first-order
 // Taylor expansion of ma/mb):
 //   se_r = r * sqrt(va/ma^2 + vb/mb^2) = sqrt(va + r^2 vb) / mb
@@ -333,6 +345,7 @@ stats_ratio(struct ratio *r, const struct stats *a, const struct stats *b, u32 m
   r->ci_m = 0;
   r->df = 0;
   r->verdict = STATS_SAME;
+  r->pairs = 0;
   if(b->mean_m == 0)
     return -1;
   r->ratio_m = divr((u128)a->mean_m * MILLI, b->mean_m);
@@ -348,10 +361,134 @@ stats_ratio(struct ratio *r, const struct stats *a, const struct stats *b, u32 m
   s_u = sqrt_round(va * MICRO + rseb_u * rseb_u);
   // t * s / mb: t_m/1e3 * s_u/1e6 / (mb_m/1e3) units, times 1e3 for milli.
   r->ci_m = divr(s_u * stats_tq(r->df, m), b->mean_m * MILLI);
-  if(r->ratio_m > MILLI + r->ci_m)
-    r->verdict = STATS_FASTER;
-  else if(r->ratio_m + r->ci_m < MILLI)
-    r->verdict = STATS_SLOWER;
+  r->verdict = verdict(r);
+  return 0;
+}
+
+// Paired comparisons. The benchmark runner measures a and b in rounds, a's run next to b's
+// (kernel/bench/bench.c), and on a shared host most of a run's scatter is the host: other
+// work takes a share of the CPUs for a while, and every run in that while is slower by about
+// the same factor. Two independent means carry that drift in both variances; the ratio of one
+// round, a[i] / b[i], has it cancelled. So the rounds' log ratios d[i] = log2 a[i] - log2 b[i]
+// are the samples: a shared factor is a shared term there, and the difference removes it
+// exactly (the logarithm is what makes a multiplicative slowdown additive). Their mean and
+// Student's t interval with n-1 df is the paired-difference t test (Student, "The probable
+// error of a mean", Biometrika 6, 1908, whose worked example is paired; for ratios, the t test
+// on log ratios, as for bioequivalence: Schuirmann, J. Pharmacokin. Biopharm. 15, 1987), and
+// 2 to the power of its ends is an interval for the ratio: the rounds' geometric mean ratio.
+// Pairing costs degrees of freedom (n-1 for n rounds, not about 2n-2): it pays when drift
+// shared within a round is a large part of the scatter, which the README measures.
+#define QL 32   // log2 values in Q32
+
+// log2(x) for x >= 1, Q32, truncated: the integer part from the highest set bit, then one
+// fraction bit per squaring of the mantissa m in [1, 2) (m^2 >= 2 means the next bit is 1:
+// the binary logarithm digit by digit, Knuth TAOCP vol. 1, 1.2.2, exercise 25).
+s64
+stats_log2_q32(u64 x)
+{
+  int e = 63 - __builtin_clzll(x), k;
+  u64 m = e <= Q ? x << (Q - e) : x >> (e - Q), frac = 0;
+
+  for(k = QL - 1; k >= 0; k--) {
+    m = ((u128)m * m) >> Q;   // m < 2^63, so m^2 >> 62 < 2^64
+    if(m >= 2 * ONE) {
+      m >>= 1;
+      frac |= 1ULL << k;
+    }
+  }
+  return ((s64)e << QL) | frac;
+}
+
+// 1000 * 2^(x_q / 2^32), rounded down (round < 0), to nearest (0) or up (> 0), saturating
+// at the u64 maximum. 2^f for the fraction f is the product of 2^(2^-k) over f's bits, each
+// factor a square root of the one before (2^(1/2), 2^(1/4), ...).
+u64
+stats_exp2_milli(s64 x_q, int round)
+{
+  s64 e = x_q >> QL;    // floor: gcc shifts signed values arithmetically
+  u64 f = x_q & ((1ULL << QL) - 1), p = ONE, c = 2 * ONE;
+  u128 v, q, rem, one;
+  int k, shift;
+
+  for(k = QL - 1; k >= 0; k--) {
+    c = sqrt_round((u128)c << Q);   // 2^(2^-(QL-k)) in Q62
+    if(f >> k & 1)
+      p = mulq(p, c);
+  }
+  v = (u128)p * MILLI;   // 1000 * 2^f in Q62, below 2^73
+  if(e >= Q) {
+    if(e - Q >= 128 - 73)
+      return ~(u64)0;
+    v <<= e - Q;
+    return v >> 64 ? ~(u64)0 : (u64)v;
+  }
+  if(Q - e >= 127)
+    return round > 0;
+  shift = Q - e;
+  one = (u128)1 << shift;
+  q = v >> shift;
+  rem = v & (one - 1);
+  if(round > 0 ? rem != 0 : round == 0 && rem >= one / 2)
+    q++;
+  return q >> 64 ? ~(u64)0 : (u64)q;
+}
+
+void
+stats_pair_compute(struct stats_pair *p, const u64 *a, const u64 *b, u32 n)
+{
+  s64 sum = 0, d;
+  u128 sq = 0;
+  u32 i;
+
+  p->n = 0;
+  p->mean_q = 0;
+  p->sd_q = 0;
+  for(i = 0; i < n; i++)
+    if(a[i] == 0 || b[i] == 0)
+      return;
+  if(n == 0)
+    return;
+  // |log2 a - log2 b| < 64 * 2^32 = 2^38: n of them sum to below 2^48, and their squared
+  // deviations to below 2^88.
+  for(i = 0; i < n; i++)
+    sum += stats_log2_q32(a[i]) - stats_log2_q32(b[i]);
+  p->n = n;
+  p->mean_q = sum >= 0 ? (sum + n / 2) / n : -((-sum + n / 2) / n);
+  if(n < 2)
+    return;
+  for(i = 0; i < n; i++) {   // two passes, as in stats_compute
+    d = stats_log2_q32(a[i]) - stats_log2_q32(b[i]) - p->mean_q;
+    sq += (u128)(d < 0 ? -d : d) * (u64)(d < 0 ? -d : d);
+  }
+  p->sd_q = sqrt_round(divr(sq, n - 1));
+}
+
+// The interval 2^(mean +- t se) is not symmetric around the ratio 2^mean: its upper arm is
+// the longer. ci_m is that arm (each end rounded outwards), so the printed ratio +- ci holds
+// the whole interval: the verdict "slower" is read off it exactly, "faster" errs towards same.
+int
+stats_pair_ratio(struct ratio *r, const struct stats_pair *p, u32 m)
+{
+  u64 se_q, h_q, hi, lo;
+
+  r->ratio_m = 0;
+  r->ci_m = 0;
+  r->df = 0;
+  r->verdict = STATS_SAME;
+  r->pairs = 0;
+  if(p->n == 0)
+    return -1;
+  r->pairs = p->n;
+  r->ratio_m = stats_exp2_milli(p->mean_q, 0);
+  if(p->n < 2)
+    return 0;
+  r->df = p->n - 1;
+  se_q = sqrt_round(divr((u128)p->sd_q * p->sd_q, p->n));
+  h_q = divr((u128)se_q * stats_tq(r->df, m), MILLI);
+  hi = stats_exp2_milli(p->mean_q + (s64)h_q, 1);
+  lo = stats_exp2_milli(p->mean_q - (s64)h_q, -1);
+  r->ci_m = MAX(hi - r->ratio_m, r->ratio_m - lo);
+  r->verdict = verdict(r);
   return 0;
 }
 

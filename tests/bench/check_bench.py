@@ -20,7 +20,8 @@ kernel: there the bound is the standard deviation below the mean.
 
 BENCH-CMP lines must name measured points, and their verdict must follow from
 their interval: same exactly when |ratio - 1| <= ci95, give or take one unit in
-the last printed place of each. Each headline comparison (doc/console.md's five,
+the last printed place of each; likewise the paired interval's fields where the
+line has them (pairs= a count). Each headline comparison (doc/console.md's five,
 scaled to CPUS by headlines() below) whose two points were measured (bench=quick
 may not measure one) must have its BENCH-CMP line and, after its suite's table,
 one BENCH-SEED line carrying that line's ratio, ci95 and verdict, with agrees=
@@ -331,8 +332,34 @@ class Checker(HotspotChecks):
 
     def cmp(self, n, d):
         if self.comparison(n, d, "BENCH-CMP", ("suite", "a", "b", "threads", "ratio", "ci95",
-                                               "verdict")):
+                                               "verdict")) and self.paired(n, d):
             self.cmps.append((n, d))
+
+    def paired(self, n, d):
+        """BENCH-CMP's added fields (logs from before them have none): pairs= the rounds
+        the paired interval paired, and that interval's ratio, ci95 and verdict, which
+        must agree with each other as ratio, ci95 and verdict do."""
+        keys = ("pairs", "paired_ratio", "paired_ci95", "paired_verdict")
+        if not any(k in d for k in keys):
+            return True
+        if not all(k in d for k in keys) or d["paired_verdict"] not in VERDICTS:
+            self.bad(n, "BENCH-CMP with an incomplete paired interval")
+            return False
+        if not TALLY.match(d["pairs"]):
+            self.bad(n, "BENCH-CMP pairs=%s is not a count" % d["pairs"])
+            return False
+        ratio = self.number(n, d, "paired_ratio", False)
+        ci = self.number(n, d, "paired_ci95", False)
+        if ratio is None or ci is None:
+            return False
+        slack = unit(d["paired_ratio"]) + unit(d["paired_ci95"]) + 1e-9
+        if d["paired_verdict"] not in interval_says(ratio, ci, slack):
+            self.bad(n, "%s %s vs %s at %s threads: paired_verdict=%s, but the interval %s"
+                     " +- %s %s" % (d.get("suite"), d["a"], d["b"], d["threads"],
+                                     d["paired_verdict"], d["paired_ratio"],
+                                     d["paired_ci95"], "holds 1" if abs(ratio - 1) <= ci
+                                     else "excludes 1"))
+        return True
 
     def seed(self, n, d):
         if not self.comparison(n, d, "BENCH-SEED", (

@@ -10,7 +10,7 @@
 #define RSDT_AT 0x1000
 #define XSDT_AT 0x2000
 #define HPET_AT 0x11000    // listed by the XSDT
-#define FACP_AT 0x12000    // a table the parser must step over
+#define FACP_AT 0x12000    // the FADT: only its century register is read
 #define HPET2_AT 0x13000   // listed by the RSDT: tells which root was used
 #define MADT_AT 0x20000
 
@@ -250,9 +250,11 @@ build(void)
   standard_madt();
   hpet(HPET_AT, 0, 0xfed00000);
   hpet(HPET2_AT, 0, 0xfed80000);
-  begin(FACP_AT, "FACP");
-  emit(0, 8);
-  emit(0, 8);
+  begin(FACP_AT, "FACP");   // ACPI 1.0's 116 bytes, CENTURY at 108 (QEMU's 0x32)
+  for(int i = 0; i < 9; i++)
+    emit(0, 8);
+  emit(0x32, 1);
+  emit(0, 7);
   finish();
   begin(RSDT_AT, "RSDT");
   emit(FACP_AT, 4); emit(MADT_AT, 4); emit(HPET2_AT, 4);
@@ -306,6 +308,7 @@ test_good(void)
   CHECK(ai.iso[0].bus_irq == 0 && ai.iso[0].gsi == 2 && ai.iso[0].flags == 0);
   CHECK(ai.iso[1].bus_irq == 9 && ai.iso[1].gsi == 9 && ai.iso[1].flags == 0xd);
   CHECK(ai.hpet_phys == 0xfed00000);   // from the XSDT
+  CHECK(ai.century == 0x32);
 
   build_v1();
   CHECK(parse(20, &ai) == 0);
@@ -318,6 +321,27 @@ test_good(void)
   CHECK(parse(20, &ai) == 0);
   CHECK(ai.hpet_phys == 0xfed80000);
   CHECK(warned(&ai, "RSDP copy too short"));
+}
+
+// The century register: outside the standard CMOS bank, or in a FADT too short to hold it,
+// it is ignored with a warning and the rest of the tables still count.
+static void
+test_fadt(void)
+{
+  struct acpi_info ai;
+
+  build();
+  mem[FACP_AT + 108] = 0x90;
+  fix_sum(FACP_AT);
+  CHECK(parse(36, &ai) == 0 && ai.century == 0 && warned(&ai, "century"));
+  build();
+  mem[FACP_AT + 108] = 0;
+  fix_sum(FACP_AT);
+  CHECK(parse(36, &ai) == 0 && ai.century == 0 && ai.nwarn == 1);
+  build();
+  set_len(FACP_AT, 100);
+  CHECK(parse(36, &ai) == 0 && ai.century == 0 && warned(&ai, "FADT length invalid"));
+  CHECK(ai.ncpus == 4 && ai.hpet_phys == 0xfed00000);
 }
 
 static void
@@ -686,6 +710,7 @@ main(int argc, char **argv)
   u64 seed = argc > 1 ? strtoull(argv[1], NULL, 0) : new_seed();
 
   test_good();
+  test_fadt();
   test_rsdp();
   test_root();
   test_madt_damage();

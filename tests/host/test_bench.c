@@ -410,12 +410,12 @@ test_compare(void)
   CHECK(bench_count_cmps(&r, c, n) == 8);   // 3 + 3 + 2: the skipped point has none
   CHECK(bench_compare(&q, &r, c[2], 2, 8) == -1);
   CHECK(bench_compare(&q, &r, c[0], 1, 8) == 0 && q.ratio_m == 4000 && q.verdict == STATS_FASTER);
-  bench_cmp_line(line, sizeof(line), &pc, &r, c[0], 1, &q);
+  bench_cmp_line(line, sizeof(line), &pc, &r, c[0], 1, &q, NULL);
   CHECK(strncmp(line, "BENCH-CMP suite=pc a=radix-rcu b=hash-global fanout_a=64 threads=4 "
                 "ratio=4.000 ci95=0.", 85) == 0);
   CHECK(strstr(line, " verdict=faster") == line + strlen(line) - 15);
   CHECK(bench_compare(&q, &r, c[1], 0, 8) == 0 && q.ratio_m == 1000 && q.verdict == STATS_SAME);
-  bench_cmp_line(line, sizeof(line), &pc, &r, c[2], 0, &q);
+  bench_cmp_line(line, sizeof(line), &pc, &r, c[2], 0, &q, NULL);
   CHECK(strstr(line, " a=radix-rcu b=radix-lock fanout_a=64 fanout_b=16 threads=1 ") != NULL);
 
   // The headline: 2 cpus of a sweep measured at 4 CPUs is its last point; at 1 CPU, 2.
@@ -448,12 +448,37 @@ test_compare(void)
   CHECK(bench_count_cmps(&r, c, n) == 2);
   // se of 1.0: sqrt(2 * 0.01^2/5) = 0.00632, df 8, t(1 - 0.025/2, 8) = 2.75.
   CHECK(bench_compare(&q, &r, c[0], 0, 2) == 0);
-  bench_cmp_line(line, sizeof(line), &pc, &r, c[0], 0, &q);
+  bench_cmp_line(line, sizeof(line), &pc, &r, c[0], 0, &q, NULL);
   CHECK(same(line, "BENCH-CMP suite=pc a=radix-rcu b=radix-rcu~aa fanout_a=64 fanout_b=64 "
              "threads=1 ratio=1.000 ci95=0.017 verdict=same"));
   outlen = 0;
   bench_table(&pc, &r, 2);
   CHECK(strstr(out, "ratio: radix-rcu/64 over radix-rcu~aa/64") && strstr(out, "hash-bucket~aa"));
+
+  // Paired: the runner kept the rounds of the first comparison. Each round's ratio is 0.5
+  // within 0.5%, so the paired interval says slower, while the drift that quadruples some
+  // rounds leaves the verdict's own (unpaired) interval holding 1. The other comparison has
+  // no rounds kept.
+  static const u64 ra[] = { 100, 400, 100, 400, 100 }, rb[] = { 200, 800, 201, 800, 199 };
+  u64 xa[5], xb[5];
+  struct ratio p;
+  for(t = 0; t < 5; t++) {
+    xa[t] = ra[t] * 1000;
+    xb[t] = rb[t] * 1000;
+  }
+  r.npaired = bench_cmps(&pc, &r, r.paired);
+  stats_compute(&r.st[c[0].a][0], xa, 5);
+  stats_compute(&r.st[c[0].b][0], xb, 5);
+  stats_pair_compute(&r.pair[0][0], xa, xb, 5);
+  CHECK(bench_compare_paired(&p, &r, c[0], 0, 2) == 0 && p.pairs == 5 && p.df == 4);
+  CHECK(p.ratio_m == 500 && p.verdict == STATS_SLOWER && p.ci_m < 10);
+  CHECK(bench_compare(&q, &r, c[0], 0, 2) == 0 && q.pairs == 0 && q.ratio_m == 500);
+  CHECK(q.verdict == STATS_SAME && q.ci_m > 500);
+  bench_cmp_line(line, sizeof(line), &pc, &r, c[0], 0, &q, &p);
+  CHECK(strstr(line, " verdict=same pairs=5 paired_ratio=0.500 paired_ci95=0.00") != NULL);
+  CHECK(strstr(line, " paired_verdict=slower") == line + strlen(line) - 22);
+  r.pair[1][0].n = 0;
+  CHECK(bench_compare_paired(&p, &r, c[1], 0, 2) == -1);
 }
 
 // Lines of out that start with word, counted.

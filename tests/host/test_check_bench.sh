@@ -175,6 +175,16 @@ bad "faster for a ratio below 1" \
 bad "a ci95 three printed units too small for same" \
   "$(edit "$quick" 's/(a=tas b=ticket threads=1) ratio=1.004 ci95=0.040/\1 ratio=1.043 ci95=0.040/')" \
   "locks tas vs ticket at 1 threads: verdict=same, but the interval 1.043 \+- 0.040 excludes 1"
+# The added fields of a BENCH-CMP line: pairs= and the paired interval, whose verdict follows
+# from it as the line's own does.
+paired='s/(a=queued b=ticket threads=4 ratio=0.894 ci95=0.059 verdict=slower)$/\1 pairs=3 paired_ratio=0.880 paired_ci95=0.300 paired_verdict=same/'
+good "a comparison with its paired interval" "$(edit "$quick" "$paired")"
+bad "a paired verdict its interval does not say" \
+  "$(edit "$quick" "${paired/paired_ci95=0.300/paired_ci95=0.030}")" \
+  "locks queued vs ticket at 4 threads: paired_verdict=same, but the interval 0.880 \+- 0.030 excludes 1"
+bad "pairs= not a count" "$(edit "$quick" "${paired/pairs=3/pairs=x}")" "BENCH-CMP pairs=x is not a count"
+bad "a paired interval without its verdict" \
+  "$(edit "$quick" "${paired/ paired_verdict=same/}")" "BENCH-CMP with an incomplete paired interval"
 
 # PROFILE and LOCKSTAT: after every BENCH line of the quick sample, its point's two stacks
 # (6 + 3 of 10 samples) and one lock, in a boot whose command line asks for them.

@@ -103,11 +103,11 @@ test_words(void)
 static void
 test_long_word(void)
 {
-  char line[600];
+  char line[CMDLINE_WORD_MAX + 64];
   struct cmdline c;
 
-  memset(line, 'a', 300);
-  sprintf(line + 300, " nr_cpus=2");
+  memset(line, 'a', CMDLINE_WORD_MAX + 44);
+  sprintf(line + CMDLINE_WORD_MAX + 44, " nr_cpus=2");
   CHECK(fresh(&c, line) == 1 && strcmp(lastwhy, "word too long") == 0);
   CHECK(strlen(lastword) == CMDLINE_WORD_MAX && lastword[0] == 'a');
   CHECK(c.nr_cpus == 2);

@@ -55,6 +55,7 @@ expect 0 fpu
 expect 0 spin 0.5
 expect 0 hostile
 expect 0 clock
+expect 0 conline
 expect 0 files
 expect 0 names
 expect 0 pipe

@@ -103,7 +103,7 @@ static int
 stall_worker(void *arg)
 {
   use_mm(stall.mm);
-  u64 end = ktime_ns() + 3UL * READ_ONCE(ipi_timeout_ms) * 1000000UL;
+  u64 end = ktime_ns() + 3UL * ipi_timeout() * 1000000UL;
   u64 flags = local_irq_save();
   smp_store_release(&stall.ready, 1);
   while(!smp_load_acquire(&stall.release) && ktime_ns() < end) {
@@ -135,17 +135,17 @@ planted_tlb_stall(void)
   WRITE_ONCE(ipi_timeout_ms, 1000);
   struct thread *t = kthread_create(stall_worker, NULL, other, "tlb-stall");
   if(!t) {
-    WRITE_ONCE(ipi_timeout_ms, IPI_TIMEOUT_MS);
+    WRITE_ONCE(ipi_timeout_ms, 0);
     return true;
   }
   while(!smp_load_acquire(&stall.ready))
     msleep(1);
   pr_info("planted-tlb-stall: CPU %d sits on a shootdown for up to %d ms\n", other,
-          3 * ipi_timeout_ms);
+          3 * ipi_timeout());
   flush_tlb_range(stall.mm, 0x40000000UL, 0x40000000UL + PAGE_SIZE);
   smp_store_release(&stall.release, 1);
   kthread_join(t);
-  WRITE_ONCE(ipi_timeout_ms, IPI_TIMEOUT_MS);
+  WRITE_ONCE(ipi_timeout_ms, 0);
   mmput(stall.mm);
   selftest_extra("caught=no");
   return true;

@@ -151,7 +151,7 @@ planted_lockup(void)
   }
   pr_info("planted-lockup: CPU %d spins with interrupts off; the others are idle\n",
           smp_processor_id());
-  u64 deadline = ktime_ns() + 4UL * WATCHDOG_SECS * 1000000000UL;
+  u64 deadline = ktime_ns() + 4 * watchdog_thresh_ns();
   u64 flags = local_irq_save();
   while(ktime_ns() < deadline)
     cpu_relax();
@@ -174,7 +174,7 @@ planted_tick_lost(void)
   }
   pr_info("planted-tick-lost: CPU %d stops its tick and spins with interrupts on\n",
           smp_processor_id());
-  u64 deadline = ktime_ns() + 4UL * WATCHDOG_SECS * 1000000000UL;
+  u64 deadline = ktime_ns() + 4 * watchdog_thresh_ns();
   arch_timer_stop();
   while(ktime_ns() < deadline)
     cpu_relax();

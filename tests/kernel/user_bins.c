@@ -3,7 +3,7 @@
 #include "user_bins.h"
 
 #define BIN(n) extern const u8 user_bin_##n[], user_bin_##n##_end[];
-BIN(hello) BIN(hello_pie) BIN(threads) BIN(mem) BIN(fmap) BIN(fault) BIN(fpu) BIN(spin) BIN(hostile) BIN(oom) BIN(exitgroup) BIN(clock) BIN(files) BIN(names) BIN(termios) BIN(pipe) BIN(pipeproc) BIN(poll) BIN(signals) BIN(proc) BIN(jobctl)
+BIN(hello) BIN(hello_pie) BIN(threads) BIN(mem) BIN(fmap) BIN(fault) BIN(fpu) BIN(spin) BIN(hostile) BIN(oom) BIN(exitgroup) BIN(clock) BIN(files) BIN(names) BIN(termios) BIN(pipe) BIN(pipeproc) BIN(poll) BIN(signals) BIN(proc) BIN(jobctl) BIN(conline)
 #undef BIN
 
 static const struct {
@@ -12,7 +12,7 @@ static const struct {
 } bins[] = {
 #define BIN(n) { #n, user_bin_##n, user_bin_##n##_end },
   { "hello-pie", user_bin_hello_pie, user_bin_hello_pie_end },
-  BIN(hello) BIN(threads) BIN(mem) BIN(fmap) BIN(fault) BIN(fpu) BIN(spin) BIN(hostile) BIN(oom) BIN(exitgroup) BIN(clock) BIN(files) BIN(names) BIN(termios) BIN(pipe) BIN(pipeproc) BIN(poll) BIN(signals) BIN(proc) BIN(jobctl)
+  BIN(hello) BIN(threads) BIN(mem) BIN(fmap) BIN(fault) BIN(fpu) BIN(spin) BIN(hostile) BIN(oom) BIN(exitgroup) BIN(clock) BIN(files) BIN(names) BIN(termios) BIN(pipe) BIN(pipeproc) BIN(poll) BIN(signals) BIN(proc) BIN(jobctl) BIN(conline)
 #undef BIN
 };
 

@@ -31,3 +31,4 @@ user_bin_\name\()_end:
   userbin signals, signals
   userbin proc, proc
   userbin jobctl, jobctl
+  userbin conline, conline

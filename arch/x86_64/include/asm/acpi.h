@@ -1,5 +1,5 @@
 // ACPI table parser: from the boot-time RSDP copy to the CPUs, I/O APICs,
-// interrupt overrides and HPET the kernel needs to bring up SMP and timers.
+// interrupt overrides, HPET and RTC century the kernel needs to bring up SMP and timers.
 #pragma once
 #include "types.h"
 
@@ -35,6 +35,7 @@ struct acpi_info {
   int niso;
   struct acpi_iso iso[ACPI_MAXISO];
   u64 hpet_phys;            // HPET registers; 0 if there is no usable HPET table
+  u8 century;               // the RTC's CMOS index of the century (FADT); 0: none
   const char *error;        // NULL on success
   int nwarn;
   const char *warn[ACPI_MAXWARN];  // static text, each message at most once
