@@ -187,10 +187,10 @@ test_nocldstop(void)
   sigaction(SIGCHLD, &old, NULL);
 }
 
-// A child that blocks block, says so on ready, and after go exits with its pending set's
-// SIGTSTP and SIGCONT bits (1 and 2).
+// A child that blocks block and block2 (0: none), says so on ready, and after go exits with
+// its pending set's SIGTSTP and SIGCONT bits (1 and 2).
 static pid_t
-pending_child(int block, int ready[2], int go[2])
+pending_child(int block, int block2, int ready[2], int go[2])
 {
   fflush(stdout);
   pid_t pid = fork();
@@ -198,6 +198,8 @@ pending_child(int block, int ready[2], int go[2])
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, block);
+    if(block2)
+      sigaddset(&set, block2);
     sigprocmask(SIG_BLOCK, &set, NULL);
     setpgid(0, 0);
     char c = 0;
@@ -218,30 +220,14 @@ test_discard(void)
   int ready[2], go[2], st;
   check(pipe(ready) == 0 && pipe(go) == 0, "pipe");
   // SIGTSTP blocked and pending, then SIGCONT: the stop signal is discarded.
-  pid_t pid = pending_child(SIGTSTP, ready, go);
+  pid_t pid = pending_child(SIGTSTP, 0, ready, go);
   kill(pid, SIGTSTP);
   kill(pid, SIGCONT);
   check(write(go[1], "g", 1) == 1, "go");
   check(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
         "SIGCONT discards a pending SIGTSTP");
   // SIGCONT blocked and pending, then SIGTSTP (blocked too): SIGCONT is discarded.
-  fflush(stdout);
-  pid = fork();
-  if(pid == 0) {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGCONT);
-    sigaddset(&set, SIGTSTP);
-    sigprocmask(SIG_BLOCK, &set, NULL);
-    char c = 0;
-    if(write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
-      _exit(100);
-    sigpending(&set);
-    _exit((sigismember(&set, SIGTSTP) ? 1 : 0) | (sigismember(&set, SIGCONT) ? 2 : 0));
-  }
-  setpgid(pid, pid);
-  char c;
-  check(read(ready[0], &c, 1) == 1, "the child is ready");
+  pid = pending_child(SIGCONT, SIGTSTP, ready, go);
   kill(pid, SIGCONT);
   kill(pid, SIGTSTP);
   check(write(go[1], "g", 1) == 1, "go");

@@ -16,21 +16,8 @@
 #include <unistd.h>
 #include <utime.h>
 
-static int fails, checks;
-
-static void
-check(int ok, const char *what)
-{
-  checks++;
-  if(!ok) {
-    printf("names: FAILED %s (errno %d)\n", what, errno);
-    fails++;
-  }
-}
-
-// A call that must fail with err.
-#define FAILS(call, err) do { errno = 0; long r_ = (long)(call); \
-    check(r_ == -1 && errno == (err), #call " fails with " #err); } while(0)
+#define PROG "names"
+#include "check.h"
 
 static bool
 same_time(struct timespec a, time_t sec, long nsec)
