@@ -12,6 +12,7 @@ __mutex_init(struct mutex *m, const char *name, struct lock_class_key *key)
   spin_lock_init(&m->wait_lock);
   m->owner = NULL;
   INIT_LIST_HEAD(&m->waiters);
+  m->handoff = false;
   m->name = name;
   lockdep_set_class(&m->dep_map, key);
 }
