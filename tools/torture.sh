@@ -17,8 +17,8 @@ done
 # work on every CPU whatever the duration.
 tests=rcutorture,locktorture-ticket,locktorture-queued,locktorture-tas,locktorture-spinlock
 tests=$tests,locktorture-rwlock,locktorture-mutex,locktorture-rwsem,ramfs-stress,pagecache-race
-tests=$tests,rcu-walk-unlink,brlock-writer,tlb-shootdown,madvise-dontneed,madvise-free,madvise-suite
-timed=14
+tests=$tests,rcu-walk-unlink,rcu-walk-rename,brlock-writer,tlb-shootdown,madvise-dontneed,madvise-free,madvise-suite
+timed=15
 # The kernel's own rule (kernel/lib/cmdline.c): digits, optionally '.' and 1 to 6 more.
 if ! [[ $secs =~ ^[0-9]+(\.[0-9]{1,6})?$ ]] ||
    ! awk -v s="$secs" 'BEGIN { exit !(s >= 0.1 && s <= 86400) }'; then
