@@ -27,9 +27,10 @@
 // the sampler's own vCPU waits for a host core too, the periods it missed go to wherever the
 // thread is when it runs again (README, Profiling). A clean-clone make test on an otherwise
 // idle host then read irq-off 50.4% against 30.0% at 2 vCPUs (spin 47.1% against 59.8%): 20
-// points. The tolerance is 25; what catches a profiler blind to irq-off regions
-// (planted-profile-irqoff, reading 0%) is not the tolerance but a floor: the profile must see
-// at least half the irq-off share the clock saw, and the clock's must be at least
+// points; another at 8 vCPUs irq-off 10.8% against 30.0% (spin 83.3% against 59.8%). The
+// tolerance is 25; what catches a profiler blind to irq-off regions (planted-profile-irqoff,
+// reading 0.0-0.3%) is not the tolerance but a floor: the profile must see at least a quarter
+// of the irq-off share the clock saw (half failed that run), and the clock's must be at least
 // MIN_IRQOFF_PCT (it read 18.5% at the least), so the floor is never near 0.
 #define TOL_PCT 25
 #define MIN_IRQOFF_PCT 17
@@ -183,7 +184,7 @@ hotspot_run(const char *name)
               (top[0] == (u64)hot_irqoff && top[1] == (u64)hot_spin);
   ok = th && all >= MIN_SAMPLES && cirqoff >= MIN_IRQOFF_PCT * 10 && tops &&
        within(spin, cspin) && within(irqoff, cirqoff) &&
-       irqoff * 2 >= cirqoff;   // the floor: irq-off regions seen at half the clock's share
+       irqoff * 4 >= cirqoff;   // the floor: irq-off regions seen at a quarter of the clock's
   profile_table_free(t);
   return ok;
 }
