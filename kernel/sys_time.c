@@ -307,15 +307,19 @@ sys_sysinfo(u64 info)
   return copy_to_user((void *)info, &si, sizeof(si)) ? -EFAULT : 0;
 }
 
-// Minor faults as Linux counts them: every fault that mapped a page for the process.
+// Minor faults as Linux counts them: every fault that mapped a page for the process. who is
+// an int: glibc passes it in edi, and the upper half of rdi is not part of the argument
+// (RUSAGE_CHILDREN arrives as 0x00000000ffffffff), so only the low 32 bits are read, as
+// Linux's SYSCALL_DEFINE2(getrusage, int, who, ...) does.
 long
-sys_getrusage(u64 who, u64 ru)
+sys_getrusage(u64 uwho, u64 ru)
 {
-  if(who != 0 && who != 1 && (s64)who != -1)   // RUSAGE_SELF, RUSAGE_THREAD, RUSAGE_CHILDREN
+  int who = (int)uwho;
+  if(who != 0 && who != 1 && who != -1)   // RUSAGE_SELF, RUSAGE_THREAD, RUSAGE_CHILDREN
     return -EINVAL;
   s64 r[18];
   memset(r, 0, sizeof(r));
-  if((s64)who != -1) {
+  if(who != -1) {
     u64 ns = cputime_ns(who == 0);
     r[0] = ns / NS;
     r[1] = (ns % NS) / 1000;

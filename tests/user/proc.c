@@ -36,6 +36,18 @@ sleep_ms(int ms)
   nanosleep(&ts, NULL);
 }
 
+// Seconds on the monotonic clock. Waits for another process are bounded in time, not in
+// sleeps: a 1 ms nanosleep lasts a tick or two (10-20 ms), and under fault injection the
+// awaited event may never come (its fork or open failed), which must end in a failed check,
+// not in a program that the kernel's test has to kill as hung.
+static double
+now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 // Waits for pid; the status word, or -1.
 static int
 reap(pid_t pid)
@@ -74,10 +86,13 @@ test_wait(void)
   pid_t pid = fork();
   if(pid == 0) {
     struct stat s;
-    for(int i = 0; i < 20000 && stat(go, &s) != 0; i++)
+    for(double end = now_s() + 10; now_s() < end && stat(go, &s) != 0;)
       sleep_ms(1);
     _exit(3);
   }
+  check(pid > 0, "fork");
+  if(pid < 0)
+    return;
   int st2 = 0;
   check(waitpid(pid, &st2, WNOHANG) == 0, "WNOHANG while the child runs: 0");
   int fd = open(go, O_CREAT | O_WRONLY, 0644);
@@ -198,11 +213,23 @@ test_cow_threads(void)
 {
   counters = mmap(NULL, WRITERS * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   check(counters != MAP_FAILED, "mmap counters");
+  if(counters == MAP_FAILED)
+    return;
+  // Every writer must be running before the forks; one that could not be created (ENOMEM
+  // under fault injection) is a failed check, and the test goes on without waiting for it.
   pthread_t t[WRITERS];
+  int started = 0;
   for(long i = 0; i < WRITERS; i++)
-    pthread_create(&t[i], NULL, writer, (void *)i);
-  while(counters[0] == 0 || counters[512 * (WRITERS - 1)] == 0)
+    started += pthread_create(&t[started], NULL, writer, (void *)(long)started) == 0;
+  check(started == WRITERS, "create the writer threads");
+  for(double end = now_s() + 10; now_s() < end;) {
+    int running = 0;
+    for(int i = 0; i < started; i++)
+      running += counters[512 * i] != 0;
+    if(running == started)
+      break;
     sched_yield();
+  }
   int bad = 0;
   for(int round = 0; round < 20; round++) {
     fflush(stdout);
@@ -224,16 +251,17 @@ test_cow_threads(void)
   // Each writer's next store faults once (its page was shared) and goes on; how soon it runs
   // again is up to the scheduler, so this waits for it.
   int moved = 0;
-  for(int i = 0; i < WRITERS; i++) {
+  for(int i = 0; i < started; i++) {
     unsigned long before = counters[512 * i];
-    for(int ms = 0; ms < 10000 && counters[512 * i] == before; ms++)
+    for(double end = now_s() + 10; now_s() < end && counters[512 * i] == before;)
       sleep_ms(1);
     moved += counters[512 * i] != before;
   }
-  check(moved == WRITERS, "the parent's threads still write to their pages");
+  check(moved == started, "the parent's threads still write to their pages");
   stop = 1;
-  for(int i = 0; i < WRITERS; i++)
+  for(int i = 0; i < started; i++)
     pthread_join(t[i], NULL);
+  munmap((void *)counters, WRITERS * 4096);
 }
 
 static void
@@ -322,9 +350,8 @@ test_shared_anon(void)
       __atomic_add_fetch(&p[0], 1, __ATOMIC_RELAXED);
     p[pg / 8] = 0xc0ffee;   // the child touches this page first
     z[0] = 'z';
-    int ms = 0;
-    while(p[2 * pg / 8] != 0xbeef && ms++ < 5000)   // the parent touches this one first
-      sleep_ms(1);
+    for(double end = now_s() + 10; p[2 * pg / 8] != 0xbeef && now_s() < end;)
+      sleep_ms(1);   // the parent touches this page first
     _exit(p[2 * pg / 8] == 0xbeef ? 0 : 3);
   }
   check(pid > 0, "fork");
@@ -545,7 +572,7 @@ test_orphan(void)
   if(a == 0) {
     pid_t b = fork();
     if(b == 0) {
-      for(int i = 0; i < 20000 && getppid() != me; i++)
+      for(double end = now_s() + 10; now_s() < end && getppid() != me;)
         sleep_ms(1);
       _exit(getppid() == me ? 0 : 1);
     }
@@ -571,7 +598,11 @@ static void
 test_rusage(void)
 {
   struct rusage before, after;
-  getrusage(RUSAGE_CHILDREN, &before);
+  memset(&before, 0, sizeof(before));
+  memset(&after, 0, sizeof(after));
+  // RUSAGE_CHILDREN is -1 as an int: a kernel that read all of rdi saw 0xffffffff, refused
+  // it with EINVAL, and the checks below compared whatever the stack held.
+  check(getrusage(RUSAGE_CHILDREN, &before) == 0, "getrusage(RUSAGE_CHILDREN)");
   fflush(stdout);
   pid_t pid = fork();
   if(pid == 0) {
@@ -581,7 +612,7 @@ test_rusage(void)
     _exit(0);
   }
   check(reap(pid) == 0, "the faulting child");
-  getrusage(RUSAGE_CHILDREN, &after);
+  check(getrusage(RUSAGE_CHILDREN, &after) == 0, "getrusage(RUSAGE_CHILDREN) after the reap");
   check(after.ru_minflt - before.ru_minflt >= 200, "RUSAGE_CHILDREN counts its 200 faults");
   errno = 0;
   check(getrusage(7, &after) == -1 && errno == EINVAL, "getrusage(7): EINVAL");
