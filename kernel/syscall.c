@@ -126,52 +126,68 @@ sys_sched_yield(void)
 
 typedef long (*syscall_fn)(u64, u64, u64, u64, u64, u64);
 
+// args: Linux's type of each argument in order, as far as the last 32-bit one: 'i' an int
+// (pid_t, clockid_t), 'u' an unsigned int (an fd Linux takes as unsigned, uid_t, umode_t),
+// '.' a full register (a pointer, size_t, long, off_t). The ABI leaves the upper half of a
+// register that carries a 32-bit value undefined, and glibc passes an int as an int
+// (RUSAGE_CHILDREN arrives in rdi as 0x00000000ffffffff), so each 32-bit argument is
+// sign- or zero-extended from its low half before the call, as Linux's SYSCALL_DEFINE
+// wrappers do (include/linux/syscalls.h, __SC_LONG and __SC_CAST).
 struct syscall {
   syscall_fn fn;
   const char *name;
+  const char *args;
 };
 
 // The cast through void (*)(void) is GCC's documented way to store functions of fewer
 // arguments in one table; the x86-64 calling convention makes the extra ones harmless.
-#define SYS(nr, fn) [nr] = { (syscall_fn)(void (*)(void))sys_##fn, #fn }
+#define SYS(nr, fn, args) [nr] = { (syscall_fn)(void (*)(void))sys_##fn, #fn, args }
 #define NR_SYSCALLS 436
 
 static const struct syscall table[NR_SYSCALLS] = {
-  SYS(0, read), SYS(1, write), SYS(2, open), SYS(3, close), SYS(5, fstat), SYS(8, lseek), SYS(9, mmap),
-  SYS(10, mprotect), SYS(11, munmap), SYS(12, brk), SYS(13, rt_sigaction),
-  SYS(14, rt_sigprocmask), SYS(15, rt_sigreturn), SYS(16, ioctl), SYS(17, pread64), SYS(18, pwrite64),
-  SYS(19, readv), SYS(20, writev), SYS(21, access), SYS(24, sched_yield),
-  SYS(25, mremap), SYS(26, msync), SYS(27, mincore), SYS(28, madvise), SYS(32, dup), SYS(33, dup2), SYS(35, nanosleep), SYS(39, getpid), SYS(56, clone),
-  SYS(57, fork), SYS(58, vfork), SYS(59, execve), SYS(60, exit), SYS(61, wait4),
-  SYS(62, kill), SYS(63, uname), SYS(72, fcntl), SYS(74, fsync),
-  [75] = { (syscall_fn)(void (*)(void))sys_fsync, "fdatasync" },
-  SYS(77, ftruncate), SYS(79, getcwd), SYS(80, chdir), SYS(83, mkdir), SYS(84, rmdir),
-  SYS(85, creat), SYS(87, unlink), SYS(88, symlink), SYS(89, readlink), SYS(96, gettimeofday),
-  SYS(97, getrlimit), SYS(98, getrusage), SYS(99, sysinfo), SYS(102, getuid),
-  [104] = { (syscall_fn)(void (*)(void))sys_getuid, "getgid" },
-  [107] = { (syscall_fn)(void (*)(void))sys_getuid, "geteuid" },
-  [108] = { (syscall_fn)(void (*)(void))sys_getuid, "getegid" },
-  SYS(109, setpgid), SYS(110, getppid), SYS(111, getpgrp), SYS(112, setsid),
-  SYS(121, getpgid), SYS(124, getsid), SYS(127, rt_sigpending), SYS(128, rt_sigtimedwait),
-  SYS(130, rt_sigsuspend), SYS(131, sigaltstack), SYS(157, prctl), SYS(158, arch_prctl), SYS(160, setrlimit),
-  SYS(186, gettid),
-  SYS(200, tkill), SYS(201, time), SYS(202, futex), SYS(203, sched_setaffinity),
-  SYS(204, sched_getaffinity), SYS(217, getdents64), SYS(218, set_tid_address), SYS(219, restart_syscall), SYS(227, clock_settime), SYS(228, clock_gettime),
-  SYS(229, clock_getres), SYS(230, clock_nanosleep), SYS(231, exit_group), SYS(234, tgkill), SYS(247, waitid),
-  SYS(257, openat), SYS(258, mkdirat), SYS(262, newfstatat), SYS(263, unlinkat),
-  SYS(266, symlinkat), SYS(267, readlinkat), SYS(269, faccessat), SYS(273, set_robust_list), SYS(292, dup3),
-  SYS(302, prlimit64), SYS(309, getcpu), SYS(318, getrandom), SYS(322, execveat),
-  [334] = { (syscall_fn)(void (*)(void))sys_enosys, "rseq" },
-  SYS(435, clone3),
+  SYS(0, read, "u"), SYS(1, write, "u"), SYS(2, open, ".iu"), SYS(3, close, "u"),
+  SYS(5, fstat, "u"), SYS(8, lseek, "u.u"), SYS(9, mmap, ""), SYS(10, mprotect, ""),
+  SYS(11, munmap, ""), SYS(12, brk, ""), SYS(13, rt_sigaction, "i"), SYS(14, rt_sigprocmask, "i"),
+  SYS(15, rt_sigreturn, ""), SYS(16, ioctl, "uu"), SYS(17, pread64, "u"), SYS(18, pwrite64, "u"),
+  SYS(19, readv, "u"), SYS(20, writev, "u"), SYS(21, access, ".i"), SYS(24, sched_yield, ""),
+  SYS(25, mremap, ""), SYS(26, msync, "..i"), SYS(27, mincore, ""), SYS(28, madvise, "..i"),
+  SYS(32, dup, "u"), SYS(33, dup2, "uu"), SYS(35, nanosleep, ""), SYS(39, getpid, ""),
+  SYS(56, clone, ""), SYS(57, fork, ""), SYS(58, vfork, ""), SYS(59, execve, ""),
+  SYS(60, exit, "i"), SYS(61, wait4, "i.i"), SYS(62, kill, "ii"), SYS(63, uname, ""),
+  SYS(72, fcntl, "uu"), SYS(74, fsync, "u"),
+  [75] = { (syscall_fn)(void (*)(void))sys_fsync, "fdatasync", "u" }, SYS(77, ftruncate, "u"),
+  SYS(79, getcwd, ""), SYS(80, chdir, ""), SYS(83, mkdir, ".u"), SYS(84, rmdir, ""),
+  SYS(85, creat, ".u"), SYS(87, unlink, ""), SYS(88, symlink, ""), SYS(89, readlink, "..i"),
+  SYS(96, gettimeofday, ""), SYS(97, getrlimit, "u"), SYS(98, getrusage, "i"),
+  SYS(99, sysinfo, ""), SYS(102, getuid, ""),
+  [104] = { (syscall_fn)(void (*)(void))sys_getuid, "getgid", "" },
+  [107] = { (syscall_fn)(void (*)(void))sys_getuid, "geteuid", "" },
+  [108] = { (syscall_fn)(void (*)(void))sys_getuid, "getegid", "" }, SYS(109, setpgid, "ii"),
+  SYS(110, getppid, ""), SYS(111, getpgrp, ""), SYS(112, setsid, ""), SYS(121, getpgid, "i"),
+  SYS(124, getsid, "i"), SYS(127, rt_sigpending, ""), SYS(128, rt_sigtimedwait, ""),
+  SYS(130, rt_sigsuspend, ""), SYS(131, sigaltstack, ""), SYS(157, prctl, "i"),
+  SYS(158, arch_prctl, "i"), SYS(160, setrlimit, "u"), SYS(186, gettid, ""), SYS(200, tkill, "ii"),
+  SYS(201, time, ""), SYS(202, futex, ".iu..u"), SYS(203, sched_setaffinity, "iu"),
+  SYS(204, sched_getaffinity, "iu"), SYS(217, getdents64, "u.u"), SYS(218, set_tid_address, ""),
+  SYS(219, restart_syscall, ""), SYS(227, clock_settime, "i"), SYS(228, clock_gettime, "i"),
+  SYS(229, clock_getres, "i"), SYS(230, clock_nanosleep, "ii"), SYS(231, exit_group, "i"),
+  SYS(234, tgkill, "iii"), SYS(247, waitid, "ii.i"), SYS(257, openat, "i.iu"),
+  SYS(258, mkdirat, "i.u"), SYS(262, newfstatat, "i..i"), SYS(263, unlinkat, "i.i"),
+  SYS(266, symlinkat, ".i"), SYS(267, readlinkat, "i..i"), SYS(269, faccessat, "i.i"),
+  SYS(273, set_robust_list, ""), SYS(292, dup3, "uui"), SYS(302, prlimit64, "iu"),
+  SYS(309, getcpu, ""), SYS(318, getrandom, "..u"), SYS(322, execveat, "i...i"),
+  [334] = { (syscall_fn)(void (*)(void))sys_enosys, "rseq", "" }, SYS(435, clone3, ""),
   // Pipes and readiness (kernel/sys_pipe.c, kernel/sys_poll.c).
-  SYS(7, poll), SYS(22, pipe), SYS(23, select), SYS(270, pselect6), SYS(271, ppoll),
-  SYS(293, pipe2),
+  SYS(7, poll, ".ui"), SYS(22, pipe, ""), SYS(23, select, "i"), SYS(270, pselect6, "i"),
+  SYS(271, ppoll, ".u"), SYS(293, pipe2, ".i"),
   // Attributes (kernel/sys_attr.c).
-  SYS(90, chmod), SYS(91, fchmod), SYS(92, chown), SYS(93, fchown), SYS(94, lchown),
-  SYS(95, umask), SYS(162, sync), SYS(260, fchownat), SYS(268, fchmodat), SYS(306, syncfs),
-  SYS(332, statx), SYS(132, utime), SYS(235, utimes), SYS(261, futimesat), SYS(280, utimensat),
+  SYS(90, chmod, ".u"), SYS(91, fchmod, "uu"), SYS(92, chown, ".uu"), SYS(93, fchown, "uuu"),
+  SYS(94, lchown, ".uu"), SYS(95, umask, "i"), SYS(162, sync, ""), SYS(260, fchownat, "i.uui"),
+  SYS(268, fchmodat, "i.u"), SYS(306, syncfs, "i"), SYS(332, statx, "i.uu"), SYS(132, utime, ""),
+  SYS(235, utimes, ""), SYS(261, futimesat, "i"), SYS(280, utimensat, "i..i"),
   // Names and copies (kernel/sys_path.c, kernel/sys_file.c).
-  SYS(82, rename), SYS(264, renameat), SYS(316, renameat2), SYS(40, sendfile),
+  SYS(82, rename, ""), SYS(264, renameat, "i.i"), SYS(316, renameat2, "i.i.u"),
+  SYS(40, sendfile, "ii"),
 };
 
 static u64 reported[(NR_SYSCALL_NAMES + 63) / 64 + 1];
@@ -180,8 +196,15 @@ long
 syscall_dispatch(struct trapframe *tf)
 {
   u64 nr = tf->rax;
-  if(nr < NR_SYSCALLS && table[nr].fn)
-    return table[nr].fn(tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9);
+  if(nr < NR_SYSCALLS && table[nr].fn) {
+    u64 a[6] = { tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9 };
+    for(int i = 0; table[nr].args[i]; i++)
+      if(table[nr].args[i] == 'i')
+        a[i] = (u64)(s64)(s32)a[i];
+      else if(table[nr].args[i] == 'u')
+        a[i] = (u32)a[i];
+    return table[nr].fn(a[0], a[1], a[2], a[3], a[4], a[5]);
+  }
   u64 bit = MIN(nr, (u64)NR_SYSCALL_NAMES);   // every number past the table shares one bit
   if(!(__atomic_fetch_or(&reported[bit / 64], 1UL << (bit % 64), __ATOMIC_RELAXED) &
        (1UL << (bit % 64))))

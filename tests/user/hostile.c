@@ -1,7 +1,9 @@
 // hostile: every system call the kernel implements, thousands of times, with kernel
 // addresses, unmapped and top-of-space pointers, huge lengths and random numbers, from a
 // fixed seed. Each must come back with a result or -errno (never kill or hang the program);
-// write and getrandom given a kernel pointer must say EFAULT. Exits 0 when all of that holds.
+// write and getrandom given a kernel pointer must say EFAULT. And an int argument is its
+// register's low 32 bits: a call given garbage above them answers as the clean call does.
+// Exits 0 when all of that holds.
 #include <stdint.h>
 #include <stdio.h>
 
@@ -52,6 +54,81 @@ static const int calls[] = {
   1000, -1,
 };
 
+// The x86-64 ABI leaves the upper half of a register that carries an int undefined (glibc's
+// syscall macros pass an int as an int: RUSAGE_CHILDREN arrives as 0x00000000ffffffff), and
+// Linux reads only the low half of every int, pid_t, clockid_t and unsigned int argument
+// (SYSCALL_DEFINE's casts). Each call below runs clean, then with 0xdeadbeef above each int
+// argument named in its mask; both must answer alike (fds compared by being fds).
+#define HI(v) ((long)(0xdeadbeefUL << 32 | (unsigned)(v)))
+static long
+dirty(long nr, int mask, long a, long b, long c, long d)
+{
+  long v[4] = { a, b, c, d };
+  for(int i = 0; i < 4; i++)
+    if(mask & 1 << i)
+      v[i] = HI(v[i]);
+  return raw(nr, v[0], v[1], v[2], v[3], 0, 0);
+}
+
+static long
+upper_halves(long *calls_made)
+{
+  static char buf[512];
+  static unsigned long mask[2];
+  static int word;
+  long wrong = 0;
+  long pid = raw(39, 0, 0, 0, 0, 0, 0), tid = raw(186, 0, 0, 0, 0, 0, 0);
+  long oldmask = raw(95, 022, 0, 0, 0, 0, 0);   // umask: a known value to set back
+  raw(14, 0, 0, (long)mask, 8, 0, 0);           // the signal mask, to set it again
+  const struct { long nr; int ints; long a, b, c, d; int fd; } c[] = {
+    { 98, 1, -1, (long)buf },                    // getrusage(RUSAGE_CHILDREN)
+    { 98, 1, 0, (long)buf },                     // getrusage(RUSAGE_SELF)
+    { 62, 3, pid, 0 },                           // kill(self, 0)
+    { 234, 7, pid, tid, 0 },                     // tgkill(self, self, 0)
+    { 72, 3, 1, 1 },                             // fcntl(1, F_GETFD)
+    { 5, 1, 1, (long)buf },                      // fstat(1)
+    { 1, 1, 1, (long)"", 0 },                    // write(1, "", 0)
+    { 8, 5, 0, 0, 1 },                           // lseek(0, 0, SEEK_CUR): as the clean one
+    { 16, 3, 1, 0x5401, (long)buf },             // ioctl(1, TCGETS): as the clean one
+    { 262, 9, -100, (long)"/", (long)buf, 0 },   // newfstatat(AT_FDCWD, "/", 0)
+    { 14, 1, 2, (long)mask, 0, 8 },              // rt_sigprocmask(SIG_SETMASK, the same)
+    { 13, 1, 10, 0, (long)buf, 8 },              // rt_sigaction(SIGUSR1, NULL, &old)
+    { 228, 1, 1, (long)buf },                    // clock_gettime(CLOCK_MONOTONIC)
+    { 97, 1, 7, (long)buf },                     // getrlimit(RLIMIT_NOFILE)
+    { 302, 3, 0, 7, 0, (long)buf },              // prlimit64(0, RLIMIT_NOFILE, NULL, &old)
+    { 204, 3, 0, 128, (long)buf },               // sched_getaffinity(0, 128)
+    { 202, 2, (long)&word, 129, 1, 0 },          // futex(FUTEX_WAKE_PRIVATE), no waiter
+    { 95, 1, 022 },                              // umask(022)
+    { 61, 5, -1, 0, 1, 0 },                      // wait4(-1, NULL, WNOHANG): ECHILD
+    { 121, 1, 0 },                               // getpgid(0)
+    { 124, 1, 0 },                               // getsid(0)
+    { 32, 1, 1, 0, 0, 0, 1 },                    // dup(1)
+    { 257, 13, -100, (long)"/", 0x10000, 0, 1 }, // openat(AT_FDCWD, "/", O_DIRECTORY)
+    { 292, 7, 1, 90, 0x80000, 0, 1 },            // dup3(1, 90, O_CLOEXEC)
+  };
+  for(unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+    // An fd made is closed before the other call (dup3 makes the same one), by a close
+    // given an unsigned int with garbage above it too.
+    long clean = dirty(c[i].nr, 0, c[i].a, c[i].b, c[i].c, c[i].d);
+    wrong += c[i].fd && clean >= 0 && raw(3, HI(clean), 0, 0, 0, 0, 0) != 0;
+    long odd = dirty(c[i].nr, c[i].ints, c[i].a, c[i].b, c[i].c, c[i].d);
+    wrong += c[i].fd && odd >= 0 && raw(3, HI(odd), 0, 0, 0, 0, 0) != 0;
+    *calls_made += 2;
+    if(c[i].fd ? (clean >= 0) != (odd >= 0) : clean != odd) {
+      printf("hostile: system call %ld with int arguments above 32 bits: %ld, clean %ld\n",
+             c[i].nr, odd, clean);
+      wrong++;
+    }
+  }
+  // madvise's advice is an int too: MADV_DONTNEED on a page mapped for it (not one of the
+  // program's data pages: its other variables would read zero after).
+  long page = raw(9, 0, 4096, 3, 0x22, -1, 0);
+  wrong += page < 0 || raw(28, page, 4096, HI(4), 0, 0, 0) != 0;
+  raw(11, page, 4096, 0, 0, 0, 0);
+  raw(95, oldmask, 0, 0, 0, 0, 0);
+  return wrong;
+}
+
 int
 main(void)
 {
@@ -77,6 +154,7 @@ main(void)
     wrong += raw(40, 1, 0, kernel[i], 1, 0, 0) != -14;     // sendfile's offset: EFAULT
   }
   wrong += raw(500, 0, 0, 0, 0, 0, 0) != -38;   // ENOSYS
+  wrong += upper_halves(&calls_made);
   // The memory calls with kernel and non-canonical ranges: refused, nothing of ours touched.
   for(unsigned i = 0; i < sizeof(kernel) / sizeof(kernel[0]); i++) {
     long a = kernel[i] & ~4095L;
