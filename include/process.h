@@ -2,6 +2,7 @@
 // binaries in ring 3, and the exit status a shell would see (kernel/process.c, kernel/exec.c).
 #pragma once
 #include "list.h"
+#include "rcupdate.h"
 #include "signal.h"
 #include "spinlock.h"
 #include "types.h"
@@ -69,7 +70,8 @@ struct process {
   u32 *set_child_tid;         // fork's CLONE_CHILD_SETTID, written by the child in its own mm
   // The process tree (kernel/exit.c): fields under tasklist_lock unless noted.
   struct process *parent;     // NULL: started by the kernel (init=, a self-test), which
-                              // reaps its orphans and kills what is left when it ends
+                              // reaps its orphans and kills what is left when it ends;
+                              // written by WRITE_ONCE, read by getppid under rcu_read_lock
   struct list_head children;  // of struct process, by sibling
   struct list_head sibling;
   bool dead;                  // every thread has exited: a zombie until its parent reaps it
@@ -81,6 +83,8 @@ struct process {
   bool *vfork_done;           // vfork: the parent's flag, set at execve or exit
   u64 ticks;                  // user ticks of all its threads, summed at exit
   u64 cticks, cmin_flt;       // of reaped children and theirs (RUSAGE_CHILDREN)
+  struct rcu_head rcu;        // freed a grace period after release: a child's getppid may
+                              // still read pid through its old parent pointer
 };
 
 extern spinlock_t tasklist_lock;   // every process's tree fields

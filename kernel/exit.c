@@ -129,8 +129,14 @@ exit_notify(struct process *p)
   wake_up_all(&p->exit_wq);   // process_wait of a kernel-started process
 }
 
+static void
+process_free_rcu(struct rcu_head *head)
+{
+  kfree(container_of(head, struct process, rcu));
+}
+
 // p is a zombie unlinked from the tree: its threads are joined (each is past its last use
-// of p once it is dead), then p goes.
+// of p once it is dead), then p goes after a grace period (getppid, below).
 void
 release_process(struct process *p)
 {
@@ -141,7 +147,7 @@ release_process(struct process *p)
   spin_unlock_irqrestore(&process_list_lock, flags);
   while(!list_empty(&p->threads))
     reap_thread(p, list_first_entry(&p->threads, struct thread, proc_node));
-  kfree(p);
+  call_rcu(&p->rcu, process_free_rcu);
 }
 
 // A kernel-started process has ended: its descendants are all its children by now or will
@@ -376,10 +382,14 @@ sys_waitid(u64 which, u64 id, u64 infop, u64 options, u64 ru)
 long
 sys_getppid(void)
 {
-  struct process *p = current->proc;
-  spin_lock(&tasklist_lock);
-  int ppid = p->parent ? p->parent->pid : 0;   // a kernel-started process: as Linux's init
-  spin_unlock(&tasklist_lock);
+  // Under RCU, not tasklist_lock: the parent may be reparented away and released meanwhile,
+  // but its memory stays a grace period (release_process) and pid never changes; the old or
+  // the new parent's pid is an answer getppid could have given either way (Linux reads
+  // current->real_parent the same way).
+  rcu_read_lock();
+  struct process *parent = rcu_dereference(current->proc->parent);
+  int ppid = parent ? parent->pid : 0;   // a kernel-started process: as Linux's init
+  rcu_read_unlock();
   return ppid;
 }
 

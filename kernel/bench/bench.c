@@ -1,25 +1,19 @@
 // The benchmark runner: finds the suites bench= selects in the registry (the BENCH_SUITEs of
-// kernel/bench/*.c), measures their sweeps with the variants' runs interleaved, and prints the
-// BENCH-SUITE, BENCH, BENCH-SKIP, BENCH-CMP, BENCH-SEED, BENCH-DONE and BENCH-AA lines of
-// doc/console.md.
+// kernel/bench/*.c), measures their sweeps with the variants' runs interleaved (each run by
+// kernel/bench/run.c's workers), and prints the BENCH-SUITE, BENCH, BENCH-SKIP, BENCH-CMP,
+// BENCH-SEED, BENCH-DONE and BENCH-AA lines of doc/console.md.
 #include "bench.h"
 #include "cmdline.h"
-#include "cpumask.h"
 #include "fault_inject.h"
 #include "lockstat.h"
-#include "mm.h"
 #include "printk.h"
-#include "rcupdate.h"
-#include "reclaim.h"
-#include "sched.h"
+#include "run.h"
 #include "slab.h"
 #include "smp.h"
 #include "stats.h"
 #include "string.h"
 #include "time.h"
 #include "vsprintf.h"
-#include "wait.h"
-#include <asm/processor.h>
 
 extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 
@@ -31,35 +25,13 @@ extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 #define DEFAULT_US 100000
 #define QUICK_RUNS 3        // bench=quick, as doc/console.md fixes it
 #define QUICK_US 200000
-#define MAX_WORKERS 640     // ceil(2.5 * 255): the over sweep at the most CPUs QEMU gives
 #define MAX_RUNS 1000       // bench.runs is at most 1000 (kernel/lib/cmdline.c)
+
 // A point's first round of runs is an untimed warm-up, each run a quarter of bench.secs:
 // every run starts from its own setup, so nothing a warm-up builds carries over; it takes
 // only the one-time costs of a point's first runs (fresh worker threads, code and caches
 // not yet warm), and that needs no full run.
 #define WARMUP_DIV 4
-
-// How long a run lasts. Its rate is the operations done over the interval from the moment
-// every worker is awake to the moment the last one has returned (so every operation counted
-// lies inside it, also one still running at the deadline). When an operation takes about as
-// long as a run (a madvise transaction at 8 threads under TCG takes ~64 ms, at 16 ~110 ms,
-// against 0.1 s runs), each worker does one or two, the one that started last sets the end,
-// and the tail in which some workers have stopped while others still work is a large part
-// of the interval: the rate comes out low, by an amount that differs from variant to variant.
-// So a timed run lasts at least bench.secs AND until every worker has done BENCH_MIN_OPS
-// operations: the tail is then at most one operation in twenty of each worker's, and partly
-// busy, a bias under 5% that shrinks as operations get shorter (none for the microsecond
-// operations of most suites, which do thousands a run). Workers starved by a lock (vCPUs
-// that the host has descheduled) are waited for alike. A run stops anyway at CAP_NS
-// (QUICK_CAP_NS under bench=quick), or at twice bench.secs if that is longer: a fixed bound
-// per run keeps a boot within its time (`make qemu-smp8` in five minutes, bench=quick in
-// one, on a 2-core host); a point whose runs went on past bench.secs, or hit the cap, says
-// so on the console. Workers count their operations in bench_stopped, each on its own cache
-// line; the only shared word is `behind`, the workers still short of BENCH_MIN_OPS, which
-// each writes once a run.
-#define BENCH_MIN_OPS 20
-#define CAP_NS 1000000000ULL
-#define QUICK_CAP_NS 500000000ULL
 
 // Interleaving. At each thread count, the columns measured there (a suite's variants, or
 // with bench.aa=yes its a variants and their copies) take turns run by run in ABBA order:
@@ -75,39 +47,6 @@ extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 // (clean_between). Work a run causes but leaves for later is inside its own interval: the
 // suite's settle hook runs before the clock stops, and the runner counts what is still left
 // (RCU callbacks, lazily freed pages) and says so if a run left any.
-
-// One worker per thread of the point, each on its own cache line: it writes loops in every
-// operation (bench_stopped).
-struct worker {
-  int index;
-  struct thread *thread;
-  int gen;              // the last generation it was released in
-  u64 ops;              // operations of its last run
-  u64 loops;            // bench_stopped calls in this run: one more than operations done
-  u64 enomem;           // operations of this run that failed with -ENOMEM (bench_enomem)
-} __aligned(64);
-
-// The point being measured. Its workers park at a sleeping barrier between runs: the last
-// to park wakes the runner, which releases the next run by bumping generation. The last
-// worker to wake up starts the clock (see start_together), the last to return stops it.
-static struct bench_ctx ctx;
-static struct worker workers[MAX_WORKERS];
-static int parked;
-static int generation;
-static int started;     // workers awake in this run
-static int finished;    // workers returned from this run
-static int going;       // the generation whose clock has started
-static int behind;      // workers short of BENCH_MIN_OPS in this run (<= 0: none)
-static bool extended;   // this run went on past its deadline for them
-static bool capped;     // and stopped at the cap
-static u64 run_ns;      // length of one run
-static u64 cap_ns;      // the most a run may last
-static u64 settle_ns;   // of the run's interval, what its settle took
-static struct rcu_stats rcu_end;     // at the end of the interval, after the settle
-static unsigned long lazy_end;       // lazily freed pages not yet reclaimed, likewise
-static bool quit;
-static DECLARE_WAIT_QUEUE_HEAD(start_wq);   // workers wait here for the next run
-static DECLARE_WAIT_QUEUE_HEAD(park_wq);    // the runner waits here for the workers
 
 // A column of the point: its timed runs' rates and what the runner noted about them.
 struct column {
@@ -127,268 +66,19 @@ static u64 suite_ns, suite_settle_ns;   // the suite's timed intervals, and thei
 static u64 suite_run_ns;                // its runs, warm-ups too, from release to parked
 static u32 aa_cmps, aa_false;           // bench.aa=yes: BENCH-CMP lines, and not "same"
 
-// The release wakes the workers, but a wake-up IPI to a halted vCPU can take longer than
-// a whole run when vCPUs outnumber host cores (TCG). So the clock starts only when the last
-// worker is awake: it stamps the start and sets the deadline, and the earlier ones wait
-// for it without holding a CPU that a sleeping peer needs (cond_resched), and without
-// halting, which would cost them a second slow wake-up.
-static void
-start_together(struct worker *w)
-{
-  if(__atomic_add_fetch(&started, 1, __ATOMIC_ACQ_REL) == ctx.threads) {
-    ctx.start_ns = ktime_ns();
-    ctx.deadline = ctx.start_ns + run_ns;
-    ctx.cap = ctx.start_ns + cap_ns;
-    bench_profile_start();
-    bench_lockstat_start();
-    smp_store_release(&going, w->gen);
-    return;
-  }
-  // cond_resched, not yield: a peer that still has to wake on this CPU was enqueued
-  // there, which sets need_resched; yielding on every turn would take the run-queue
-  // lock in a tight loop and starve the CPU that wants to enqueue that peer.
-  while(smp_load_acquire(&going) != w->gen) {
-    cpu_relax();
-    cond_resched();
-  }
-}
-
-// The interval ends when the last worker has returned and the suite's settle is done, not
-// when the first sees the deadline: every operation counted lies inside it, also one that
-// was still running at the deadline, and so does the deferred work the operations caused.
-static void
-finish_together(void)
-{
-  struct reclaim_stats st;
-  u64 t;
-
-  if(__atomic_add_fetch(&finished, 1, __ATOMIC_ACQ_REL) != ctx.threads)
-    return;
-  t = ktime_ns();
-  if(ctx.suite->settle)
-    ctx.suite->settle(&ctx);
-  ctx.stop_ns = ktime_ns();
-  bench_profile_stop();
-  bench_lockstat_stop();
-  settle_ns = ctx.stop_ns - t;
-  rcu_get_stats(&rcu_end);
-  reclaim_get_stats(&st);
-  lazy_end = st.lazyfree;
-}
-
-static int
-worker_main(void *arg)
-{
-  struct worker *w = arg;
-
-  for(;;) {
-    // Release: the runner reads w->ops once it sees everyone parked.
-    if(__atomic_add_fetch(&parked, 1, __ATOMIC_ACQ_REL) == ctx.threads)
-      wake_up(&park_wq);
-    wait_event(start_wq, smp_load_acquire(&generation) != w->gen);
-    w->gen++;
-    if(READ_ONCE(quit))
-      return 0;
-    start_together(w);
-    w->ops = ctx.suite->worker(&ctx, w->index);
-    finish_together();
-  }
-}
-
-static void
-wait_parked(void)
-{
-  // A run lasts bench.secs (up to 600 s): a worker stuck in it is what the hung-task and
-  // soft-lockup checks report, not this wait.
-  wait_event_idle(park_wq, smp_load_acquire(&parked) == ctx.threads);
-}
-
-// Lets the parked workers go, either into a run or, with quit set, out.
-static void
-release(void)
-{
-  WRITE_ONCE(parked, 0);
-  WRITE_ONCE(started, 0);
-  WRITE_ONCE(finished, 0);
-  __atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
-  wake_up_all(&start_wq);
-}
-
-// The caller is a worker (kernel threads run worker_main with their struct worker): the
-// count stays on its own cache line, and only the BENCH_MIN_OPS-th operation of a run
-// touches the shared one.
-bool
-bench_stopped(const struct bench_ctx *c)
-{
-  struct worker *w = current->arg;
-
-  // A thread the harness did not start (a self-test driving a suite's worker itself) is
-  // not one of the run's workers: nothing to count.
-  if(w < workers || w >= workers + MAX_WORKERS)
-    return READ_ONCE(c->stop);
-  if(++w->loops == BENCH_MIN_OPS + 1)
-    __atomic_sub_fetch(&behind, 1, __ATOMIC_RELAXED);
-  return READ_ONCE(c->stop);
-}
-
-// The workers end a run themselves: the runner may share CPU 0 with one of them, which
-// lets it in only at its next cond_resched. The first to see the run over (its time up and
-// every worker past BENCH_MIN_OPS, or the cap reached) stops everyone.
-void
-bench_yield(struct bench_ctx *c)
-{
-  u64 now;
-
-  if(!READ_ONCE(c->stop) && (now = ktime_ns()) >= c->deadline) {
-    if(READ_ONCE(behind) <= 0 || now >= c->cap) {
-      if(now >= c->cap && READ_ONCE(behind) > 0)
-        WRITE_ONCE(capped, true);
-      smp_store_release(&c->stop, true);
-    } else if(!READ_ONCE(extended)) {
-      WRITE_ONCE(extended, true);
-    }
-  }
-  cond_resched();
-}
-
-void
-bench_enomem(struct bench_ctx *c)
-{
-  struct worker *w = current->arg;
-
-  if(w >= workers && w < workers + MAX_WORKERS)
-    w->enomem++;
-}
-
-void
-bench_settle_rcu(struct bench_ctx *c)
-{
-  rcu_barrier();
-}
-
-// The reclaim every page left lazily freed (MADV_FREE) would have cost, paid now: the LRU's
-// inactive list, where those pages wait first in line, scanned until none is left. A page
-// written again since is kept (the core clears its flag); a referenced one goes round once
-// more, hence a few passes.
-void
-bench_settle_lazyfree(struct bench_ctx *c)
-{
-  struct reclaim_stats st;
-
-  for(int pass = 0; pass < 4; pass++) {
-    reclaim_get_stats(&st);
-    if(st.lazyfree == 0)
-      return;
-    shrink_lru(st.lru_inactive + st.lazyfree);
-  }
-}
-
-// Outside every interval, between runs: the callbacks the last one's teardown queued run,
-// empty slabs go back (those of RCU-typesafe caches through RCU again), and every CPU's
-// free-page list is drained, so that each run starts from the same allocator state.
-static void
-clean_between(void)
-{
-  mm_quiesce();
-}
-
-// One run of us microseconds (at least; measured: BENCH_MIN_OPS for every worker), timed
-// from the moment every worker is awake to the moment the last one is done and the settle
-// with it; returns the operations done, every worker parked again. *left gets the RCU
-// callbacks and lazily freed pages the run left behind.
-static u64
-run_once(u32 us, bool measured, u64 *ns, u64 *rcu_left, u64 *lazy_left, u64 *enomem)
-{
-  struct rcu_stats before;
-  struct reclaim_stats st;
-  u64 ops = 0;
-  s64 pending;
-  int i;
-
-  WRITE_ONCE(ctx.stop, false);
-  ctx.stop_ns = 0;
-  for(i = 0; i < ctx.threads; i++)
-    workers[i].loops = workers[i].enomem = 0;
-  behind = measured ? ctx.threads : 0;
-  extended = capped = false;
-  run_ns = (u64)us * 1000;
-  cap_ns = MAX(kcmdline.bench_quick ? QUICK_CAP_NS : CAP_NS, 2 * run_ns);
-  rcu_get_stats(&before);
-  reclaim_get_stats(&st);
-  release();
-  wait_parked();
-  *ns = ctx.stop_ns - ctx.start_ns;
-  *enomem = 0;
-  for(i = 0; i < ctx.threads; i++) {
-    ops += workers[i].ops;
-    *enomem += workers[i].enomem;
-  }
-  // Queued in the interval and not run by its end. rcu_barrier's own callbacks are run
-  // but never queued through call_rcu, so a settle that waits for them leaves this < 0.
-  pending = (s64)(rcu_end.cbs_queued - before.cbs_queued) -
-            (s64)(rcu_end.cbs_invoked - before.cbs_invoked);
-  *rcu_left = pending > 0 ? pending : 0;
-  *lazy_left = lazy_end > st.lazyfree ? lazy_end - st.lazyfree : 0;
-  return ops;
-}
-
-// Workers one per online CPU in id order, then round-robin over them again: doc/console.md's
-// "bound one per CPU up to cpus; beyond that they share CPUs". Returns how many started.
-// paused: fault injection (which can fail kthread_create) is paused while they are created.
-static int
-start_workers(int n, bool paused)
-{
-  static int cpus[NR_CPUS];
-  struct fault_rates rates;
-  int ncpus = 0, cpu, i;
-
-  for_each_online_cpu(cpu)
-    cpus[ncpus++] = cpu;
-  WRITE_ONCE(parked, 0);
-  WRITE_ONCE(quit, false);
-  ctx.threads = n;
-  if(paused)
-    fault_inject_pause(&rates);
-  for(i = 0; i < n; i++) {
-    workers[i].index = i;
-    workers[i].gen = generation;
-    workers[i].ops = 0;
-    workers[i].thread = kthread_create(worker_main, &workers[i], cpus[i % ncpus],
-                                       "bench/%s/%d", ctx.suite->name, i);
-    if(!workers[i].thread)
-      break;
-  }
-  if(paused)
-    fault_inject_restore(&rates);
-  return i;
-}
-
-// Tells the n started workers to exit and reaps them. They may still be on their way
-// to the barrier: the new generation lets them through whenever they get there,
-// since each compares it with the one it was created in.
-static void
-stop_workers(int n)
-{
-  int i;
-
-  WRITE_ONCE(quit, true);
-  release();
-  for(i = 0; i < n; i++)
-    kthread_join(workers[i].thread);
-}
-
 // An operation that failed with -ENOMEM is the injection's doing only while there is one.
 static void
 check_run(u64 ops, u64 enomem)
 {
   if(enomem && !kcmdline.failslab && !kcmdline.failpage) {
     pr_err("bench: %s: %s at %d threads: %lu operations failed with ENOMEM, no fault injection"
-           " on\n", ctx.suite->name, ctx.variant->name, ctx.threads, enomem);
+           " on\n", bench_point.suite->name, bench_point.variant->name, bench_point.threads,
+           enomem);
     failures++;
   }
-  if(ctx.suite->verify && !ctx.suite->verify(&ctx, ops)) {
+  if(bench_point.suite->verify && !bench_point.suite->verify(&bench_point, ops)) {
     pr_err("bench: %s: %s at %d threads FAILED its check after a run of %lu operations\n",
-           ctx.suite->name, ctx.variant->name, ctx.threads, ops);
+           bench_point.suite->name, bench_point.variant->name, bench_point.threads, ops);
     failures++;
   }
 }
@@ -397,10 +87,10 @@ check_run(u64 ops, u64 enomem)
 static int
 point_name(char *buf, size_t size, int i)
 {
-  const struct bench_variant *v = &ctx.suite->variants[results.slots[i].vi];
+  const struct bench_variant *v = &bench_point.suite->variants[results.slots[i].vi];
   int len = scnprintf(buf, size, "variant=");
 
-  len += bench_slot_name(buf + len, size - len, ctx.suite, results.slots[i]);
+  len += bench_slot_name(buf + len, size - len, bench_point.suite, results.slots[i]);
   if(v->fanout)
     len += scnprintf(buf + len, size - len, " fanout=%d", v->fanout);
   return len;
@@ -409,13 +99,14 @@ point_name(char *buf, size_t size, int i)
 static void
 print_point(int i, const struct stats *st, const u64 *extra_m)
 {
-  const struct benchsuite *s = ctx.suite;
+  const struct benchsuite *s = bench_point.suite;
   char line[512], num[32];
   int len, k;
 
   len = scnprintf(line, sizeof(line), "BENCH suite=%s ", s->name);
   len += point_name(line + len, sizeof(line) - len, i);
-  len += scnprintf(line + len, sizeof(line) - len, " threads=%d runs=%u", ctx.threads, st->n);
+  len += scnprintf(line + len, sizeof(line) - len, " threads=%d runs=%u", bench_point.threads,
+                   st->n);
   bench_fmt_milli(num, sizeof(num), st->mean_m);
   len += scnprintf(line + len, sizeof(line) - len, " ops_per_sec=%s", num);
   bench_fmt_milli(num, sizeof(num), st->stddev_m);
@@ -436,8 +127,8 @@ print_skip(int i, const char *reason)
   char name[96];
 
   point_name(name, sizeof(name), i);
-  printk("BENCH-SKIP suite=%s %s threads=%d reason=%s\n", ctx.suite->name, name, ctx.threads,
-         reason);
+  printk("BENCH-SKIP suite=%s %s threads=%d reason=%s\n", bench_point.suite->name, name,
+         bench_point.threads, reason);
 }
 
 // What the console should know about a column's runs beyond its BENCH line.
@@ -447,24 +138,24 @@ print_notes(int i, u32 runs, u32 us)
   struct column *c = &cols[i];
   char name[64], secs[32], longest[32], cap[32];
 
-  bench_slot_name(name, sizeof(name), ctx.suite, results.slots[i]);
+  bench_slot_name(name, sizeof(name), bench_point.suite, results.slots[i]);
   if(c->longer) {
     bench_fmt_milli(secs, sizeof(secs), us / 1000);
     bench_fmt_milli(longest, sizeof(longest), c->longest_ns / 1000000);
-    bench_fmt_milli(cap, sizeof(cap), cap_ns / 1000000);
+    bench_fmt_milli(cap, sizeof(cap), bench_cap_ns(us) / 1000000);
     pr_info("bench: %s: %s at %d threads: %u of %u runs went on past %s s until every worker"
             " had done %d operations (longest %s s)%s%u at the cap of %s s\n",
-            ctx.suite->name, name, ctx.threads, c->longer, runs, secs, BENCH_MIN_OPS, longest,
-            c->capped ? "; STOPPED SHORT: " : "; ", c->capped, cap);
+            bench_point.suite->name, name, bench_point.threads, c->longer, runs, secs,
+            BENCH_MIN_OPS, longest, c->capped ? "; STOPPED SHORT: " : "; ", c->capped, cap);
   }
   if(c->enomem)
     pr_info("bench: %s: %s at %d threads: %lu operations of its %u runs failed by fault"
-            " injection (ENOMEM), undone and not counted\n", ctx.suite->name, name,
-            ctx.threads, c->enomem, runs);
+            " injection (ENOMEM), undone and not counted\n", bench_point.suite->name, name,
+            bench_point.threads, c->enomem, runs);
   if(c->rcu_left || c->lazy_left)
     pr_info("bench: %s: %s at %d threads: its runs left %lu RCU callbacks and %lu lazily freed"
-            " pages a run for after their interval\n", ctx.suite->name, name, ctx.threads,
-            c->rcu_left / runs, c->lazy_left / runs);
+            " pages a run for after their interval\n", bench_point.suite->name, name,
+            bench_point.threads, c->rcu_left / runs, c->lazy_left / runs);
 }
 
 // Sets up slot i's variant for a run. A setup that fails is retried once, after what it left
@@ -476,28 +167,28 @@ print_notes(int i, u32 runs, u32 us)
 static int
 setup_slot(int i)
 {
-  const struct benchsuite *s = ctx.suite;
+  const struct benchsuite *s = bench_point.suite;
   struct fault_rates rates;
   int err = 0, tries;
   char name[96];
 
-  ctx.vi = results.slots[i].vi;
-  ctx.slot = i;
-  ctx.variant = &s->variants[ctx.vi];
-  ctx.priv = NULL;
+  bench_point.vi = results.slots[i].vi;
+  bench_point.slot = i;
+  bench_point.variant = &s->variants[bench_point.vi];
+  bench_point.priv = NULL;
   for(tries = 0; s->setup && tries < 2; tries++) {
     if(tries)
       fault_inject_pause(&rates);
     else
       fault_inject_save(&rates);
-    err = s->setup(&ctx);
+    err = s->setup(&bench_point);
     fault_inject_restore(&rates);
     if(err == 0)
       return 0;
     point_name(name, sizeof(name), i);
     pr_info("bench: %s: setting up %s for %d threads failed (%d)%s\n", s->name, name,
-            ctx.threads, err, tries ? "" : "; once more");
-    clean_between();
+            bench_point.threads, err, tries ? "" : "; once more");
+    bench_clean_between();
   }
   return err;
 }
@@ -508,40 +199,41 @@ setup_slot(int i)
 static bool
 run_slot(int i, int t, u32 r, u32 runs, u32 us)
 {
-  const struct benchsuite *s = ctx.suite;
+  const struct benchsuite *s = bench_point.suite;
   struct column *c = &cols[i];
-  u64 ops, ns, t0, rcu_left, lazy_left, enomem, value_m[BENCH_MAX_EXTRAS];
+  u64 t0, value_m[BENCH_MAX_EXTRAS];
+  struct bench_run run;
   struct fault_rates rates;
   char name[96];
   int err, k;
 
-  ctx.round = r;
+  bench_point.round = r;
   if((err = setup_slot(i)) < 0) {
     print_skip(i, bench_errno_word(err));
     return false;
   }
   t0 = ktime_ns();
   bench_lockstat_begin(i, r);
-  ops = run_once(r > 0 ? us : us / WARMUP_DIV, r > 0, &ns, &rcu_left, &lazy_left, &enomem);
+  bench_run_once(r > 0 ? us : us / WARMUP_DIV, r > 0, &run);
   bench_lockstat_end();
   suite_run_ns += ktime_ns() - t0;
   // Injection is for the setup and the timed run: the suite's check, its account and its
   // teardown are not what is measured, and a teardown has no way to fail.
   fault_inject_pause(&rates);
   bench_profile_run_end(r > 0 ? i : -1);
-  check_run(ops, enomem);
+  check_run(run.ops, run.enomem);
   if(r > 0) {
-    c->rate[r - 1] = stats_rate(ops, ns);
-    c->longer += extended;
-    c->capped += capped;
-    c->longest_ns = MAX(c->longest_ns, ns);
-    c->rcu_left += rcu_left;
-    c->lazy_left += lazy_left;
-    c->enomem += enomem;
-    suite_ns += ns;
-    suite_settle_ns += settle_ns;
+    c->rate[r - 1] = stats_rate(run.ops, run.ns);
+    c->longer += run.extended;
+    c->capped += run.capped;
+    c->longest_ns = MAX(c->longest_ns, run.ns);
+    c->rcu_left += run.rcu_left;
+    c->lazy_left += run.lazy_left;
+    c->enomem += run.enomem;
+    suite_ns += run.ns;
+    suite_settle_ns += run.settle_ns;
     if(s->extra) {
-      s->extra(&ctx, ops, ns, value_m);
+      s->extra(&bench_point, run.ops, run.ns, value_m);
       for(k = 0; k < BENCH_MAX_EXTRAS; k++)
         c->extra_m[k] += value_m[k];
     }
@@ -554,14 +246,14 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
     print_point(i, &results.st[i][t], c->extra_m);
     print_notes(i, runs, us);
     point_name(name, sizeof(name), i);
-    bench_profile_point(i, s->name, name, ctx.threads);
-    bench_lockstat_print(i, s->name, name, ctx.threads);
+    bench_profile_point(i, s->name, name, bench_point.threads);
+    bench_lockstat_print(i, s->name, name, bench_point.threads);
     if(s->point_done)
-      s->point_done(&ctx);
+      s->point_done(&bench_point);
   }
   if(s->teardown)
-    s->teardown(&ctx);
-  clean_between();
+    s->teardown(&bench_point);
+  bench_clean_between();
   fault_inject_restore(&rates);
   return true;
 }
@@ -577,19 +269,19 @@ run_point(int t, u32 runs, u32 us)
   u32 r;
 
   memset(cols, 0, sizeof(cols));
-  ctx.threads = n;
-  for(tries = 0; (got = start_workers(n, tries > 0)) < n; tries++) {
-    pr_info("bench: %s: could not start worker %d of %d%s\n", ctx.suite->name, got + 1, n,
+  bench_point.threads = n;
+  for(tries = 0; (got = bench_start_workers(n, tries > 0)) < n; tries++) {
+    pr_info("bench: %s: could not start worker %d of %d%s\n", bench_point.suite->name, got + 1, n,
             tries ? "" : "; once more");
-    stop_workers(got);
-    clean_between();
+    bench_stop_workers(got);
+    bench_clean_between();
     if(tries == 1) {
       for(i = 0; i < nslots; i++)
         print_skip(i, "kthread");
       return;
     }
   }
-  wait_parked();
+  bench_wait_parked();
   bench_profile_point_begin(nslots);
   for(r = 0; r <= runs; r++) {
     for(k = 0; k < nslots; k++) {
@@ -599,7 +291,7 @@ run_point(int t, u32 runs, u32 us)
     }
   }
   bench_profile_point_end();
-  stop_workers(n);
+  bench_stop_workers(n);
   // Each comparison's rounds, paired: a's run r and b's run r went in the same round.
   for(k = 0; k < results.npaired; k++) {
     a = results.paired[k].a;
@@ -644,10 +336,10 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u
   printk("bench: %s: %d points x %u runs x %u.%02u s and a warm-up = ~%lu s\n", s->name, points,
          runs, us / 1000000, us % 1000000 / 10000, (plan_ms(points, runs, us) + 500) / 1000);
 
-  memset(&ctx, 0, sizeof(ctx));
-  ctx.suite = s;
-  ctx.max_threads = results.threads[results.nthreads - 1];
-  ctx.runs = runs;
+  memset(&bench_point, 0, sizeof(bench_point));
+  bench_point.suite = s;
+  bench_point.max_threads = results.threads[results.nthreads - 1];
+  bench_point.runs = runs;
   suite_ns = suite_settle_ns = suite_run_ns = 0;
   for(t = 0; t < results.nthreads; t++)
     run_point(t, runs, us);

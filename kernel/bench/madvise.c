@@ -60,7 +60,7 @@ struct counters {
 // A column's timed runs at the running point, summed for point_done's account of where its
 // workers' time went: thread_ns is the runs' intervals times their workers, and of it they
 // waited for shootdown answers, queued on mmap_sem, and, done with their last transaction,
-// waited for the others (the run ends when the last worker returns: kernel/bench/bench.c);
+// waited for the others (the run ends when the last worker returns: kernel/bench/run.c);
 // the rest is their transactions' own work.
 struct point_sums {
   u64 ops, thread_ns, ipi_wait_ns, sem_wait_ns, done_ns;
