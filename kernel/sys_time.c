@@ -308,9 +308,7 @@ sys_sysinfo(u64 info)
 }
 
 // Minor faults as Linux counts them: every fault that mapped a page for the process. who is
-// an int: glibc passes it in edi, and the upper half of rdi is not part of the argument
-// (RUSAGE_CHILDREN arrives as 0x00000000ffffffff), so only the low 32 bits are read, as
-// Linux's SYSCALL_DEFINE2(getrusage, int, who, ...) does.
+// an int (RUSAGE_CHILDREN is -1): only its low 32 bits are the argument (kernel/syscall.c).
 long
 sys_getrusage(u64 uwho, u64 ru)
 {
