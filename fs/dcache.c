@@ -208,8 +208,8 @@ void
 d_exchange(struct dentry *a, struct dentry *b)
 {
   struct dentry *pa = a->d_parent, *pb = b->d_parent;
+  // Each takes the other's parent and hash, so each ends in the other's bucket.
   struct dhash_bucket *fa = d_bucket(pa, a->d_hashval), *fb = d_bucket(pb, b->d_hashval);
-  struct dhash_bucket *ta = d_bucket(pb, b->d_hashval), *tb = d_bucket(pa, a->d_hashval);
   char name[NAME_MAX + 1];
   struct qstr qa = { .name = name, .len = a->d_len, .hash = a->d_hashval };
   struct qstr qb = { .name = b->d_iname, .len = b->d_len, .hash = b->d_hashval };
@@ -240,12 +240,12 @@ d_exchange(struct dentry *a, struct dentry *b)
   list_del(&b->d_child);
   list_add(&b->d_child, &tmp);
   list_del(&tmp);
-  spin_lock(&ta->lock);
-  hlist_add_head_rcu(&a->d_hash, &ta->head);
-  spin_unlock(&ta->lock);
-  spin_lock(&tb->lock);
-  hlist_add_head_rcu(&b->d_hash, &tb->head);
-  spin_unlock(&tb->lock);
+  spin_lock(&fb->lock);
+  hlist_add_head_rcu(&a->d_hash, &fb->head);
+  spin_unlock(&fb->lock);
+  spin_lock(&fa->lock);
+  hlist_add_head_rcu(&b->d_hash, &fa->head);
+  spin_unlock(&fa->lock);
   write_seqcount_end(&b->d_seq);
   write_seqcount_end(&a->d_seq);
   spin_unlock(&second->d_lock);

@@ -341,11 +341,7 @@ stats_ratio(struct ratio *r, const struct stats *a, const struct stats *b, u32 m
 {
   u128 va, vb, rseb_u, s_u;
 
-  r->ratio_m = 0;
-  r->ci_m = 0;
-  r->df = 0;
-  r->verdict = STATS_SAME;
-  r->pairs = 0;
+  *r = (struct ratio){ .verdict = STATS_SAME };
   if(b->mean_m == 0)
     return -1;
   r->ratio_m = divr((u128)a->mean_m * MILLI, b->mean_m);
@@ -471,11 +467,7 @@ stats_pair_ratio(struct ratio *r, const struct stats_pair *p, u32 m)
 {
   u64 se_q, h_q, hi, lo;
 
-  r->ratio_m = 0;
-  r->ci_m = 0;
-  r->df = 0;
-  r->verdict = STATS_SAME;
-  r->pairs = 0;
+  *r = (struct ratio){ .verdict = STATS_SAME };
   if(p->n == 0)
     return -1;
   r->pairs = p->n;

@@ -317,17 +317,22 @@ class Checker(HotspotChecks):
         if d["verdict"] not in VERDICTS:
             self.bad(n, "verdict=%s" % d["verdict"])
             return False
-        ratio = self.number(n, d, "ratio", False)
-        ci = self.number(n, d, "ci95", False)
+        # doc/console.md: the interval and the verdict never disagree.
+        return self.verdict_agrees(n, d, "")
+
+    def verdict_agrees(self, n, d, prefix):
+        """<prefix>verdict is what the interval <prefix>ratio +- <prefix>ci95 says, each
+        printed value allowed its rounding; False only when a number does not parse."""
+        ratio = self.number(n, d, prefix + "ratio", False)
+        ci = self.number(n, d, prefix + "ci95", False)
         if ratio is None or ci is None:
             return False
-        # doc/console.md: the interval and the verdict never disagree.
-        slack = unit(d["ratio"]) + unit(d["ci95"]) + 1e-9
-        if d["verdict"] not in interval_says(ratio, ci, slack):
-            self.bad(n, "%s %s vs %s at %s threads: verdict=%s, but the interval %s +- %s %s"
-                     % (d.get("suite"), d["a"], d["b"], d["threads"], d["verdict"],
-                        d["ratio"], d["ci95"], "holds 1" if abs(ratio - 1) <= ci
-                        else "excludes 1"))
+        slack = unit(d[prefix + "ratio"]) + unit(d[prefix + "ci95"]) + 1e-9
+        if d[prefix + "verdict"] not in interval_says(ratio, ci, slack):
+            self.bad(n, "%s %s vs %s at %s threads: %sverdict=%s, but the interval %s +- %s %s"
+                     % (d.get("suite"), d["a"], d["b"], d["threads"], prefix,
+                        d[prefix + "verdict"], d[prefix + "ratio"], d[prefix + "ci95"],
+                        "holds 1" if abs(ratio - 1) <= ci else "excludes 1"))
         return True
 
     def cmp(self, n, d):
@@ -348,18 +353,7 @@ class Checker(HotspotChecks):
         if not TALLY.match(d["pairs"]):
             self.bad(n, "BENCH-CMP pairs=%s is not a count" % d["pairs"])
             return False
-        ratio = self.number(n, d, "paired_ratio", False)
-        ci = self.number(n, d, "paired_ci95", False)
-        if ratio is None or ci is None:
-            return False
-        slack = unit(d["paired_ratio"]) + unit(d["paired_ci95"]) + 1e-9
-        if d["paired_verdict"] not in interval_says(ratio, ci, slack):
-            self.bad(n, "%s %s vs %s at %s threads: paired_verdict=%s, but the interval %s"
-                     " +- %s %s" % (d.get("suite"), d["a"], d["b"], d["threads"],
-                                     d["paired_verdict"], d["paired_ratio"],
-                                     d["paired_ci95"], "holds 1" if abs(ratio - 1) <= ci
-                                     else "excludes 1"))
-        return True
+        return self.verdict_agrees(n, d, "paired_")
 
     def seed(self, n, d):
         if not self.comparison(n, d, "BENCH-SEED", (

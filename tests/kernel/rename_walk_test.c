@@ -193,29 +193,13 @@ rwr_check_and_clean(void)
 static bool
 rwr_run(u64 ns, bool floors)
 {
-  struct thread *threads[NR_CPUS];
-  int cpu, created = 0;
   int readers = MAX(num_online_cpus() - 1, 1);
   rwr.stats_floor = floors ? torture_floor(RWR_STATS_PER_CPU_SEC * readers, ns) : 0;
   rwr.renames_floor = floors ? torture_floor(RWR_RENAMES_PER_SEC, ns) : 0;
   rwr.stats = rwr.eagain = rwr.renames = rwr.wrong = rwr.missing = rwr.errors = 0;
   rwr.holes = 0;
   torture_gate_init(&rwr.gate, ns);
-  bool ok = rwr_setup();
-  for_each_online_cpu(cpu) {
-    threads[cpu] = ok ? kthread_create(rwr_thread, (void *)(long)cpu, cpu, "rwr/%d", cpu) : NULL;
-    created += threads[cpu] != NULL;
-  }
-  if(created == num_online_cpus()) {
-    torture_gate_open(&rwr.gate, created);
-    torture_gate_run(&rwr.gate, rwr_enough);
-  } else {
-    torture_gate_abort(&rwr.gate);
-    ok = false;
-  }
-  for_each_online_cpu(cpu)
-    if(threads[cpu])
-      kthread_join(threads[cpu]);
+  bool ok = torture_run_per_cpu(&rwr.gate, rwr_setup(), rwr_thread, "rwr", rwr_enough);
   bool tree = rwr_check_and_clean();
   selftest_extra("cpus=%d stats=%lu rcu_only_eagain=%lu renames=%lu wrong=%lu missing=%lu "
                  "errors=%lu tree=%s", num_online_cpus(), rwr.stats, rwr.eagain, rwr.renames,

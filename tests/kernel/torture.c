@@ -72,6 +72,29 @@ torture_skip_kthread(const char *test, int started, int wanted)
   return selftest_skip("enomem");
 }
 
+bool
+torture_run_per_cpu(struct torture_gate *g, bool setup_ok, int (*fn)(void *), const char *name,
+                    bool (*enough)(void))
+{
+  struct thread *threads[NR_CPUS];
+  int cpu, created = 0;
+  for_each_online_cpu(cpu) {
+    threads[cpu] = setup_ok ? kthread_create(fn, (void *)(long)cpu, cpu, "%s/%d", name, cpu) : NULL;
+    created += threads[cpu] != NULL;
+  }
+  bool ok = created == num_online_cpus();
+  if(ok) {
+    torture_gate_open(g, created);
+    torture_gate_run(g, enough);
+  } else {
+    torture_gate_abort(g);
+  }
+  for_each_online_cpu(cpu)
+    if(threads[cpu])
+      kthread_join(threads[cpu]);
+  return ok;
+}
+
 u64
 torture_floor(u64 per_sec, u64 ns)
 {

@@ -47,6 +47,12 @@ u64 torture_gate_run(struct torture_gate *g, bool (*enough)(void));
 void torture_gate_abort(struct torture_gate *g);
 // After an abort: a named skip (enomem) under fault injection, else a failure that says so.
 bool torture_skip_kthread(const char *test, int started, int wanted);
+// The whole life of a test with one thread per online CPU (fn's argument: its CPU, the
+// thread named "<name>/<cpu>"): created, let through the gate together, run until enough says
+// so or the cap, and joined. With setup_ok false nothing is created. False when setup_ok was
+// false or a thread could not be created (the gate then aborted).
+bool torture_run_per_cpu(struct torture_gate *g, bool setup_ok, int (*fn)(void *),
+                         const char *name, bool (*enough)(void));
 
 // The threads also stop by themselves at the cap: the test's own thread shares CPU 0 with
 // them and, non-preemptive, may not get to set stop in time.

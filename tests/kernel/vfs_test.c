@@ -316,8 +316,6 @@ rwu_enough(void)
 static bool
 rwu_run(const char *tag, const struct rwu_mount *mounts, int n, u64 ns, bool floors)
 {
-  struct thread *threads[NR_CPUS];
-  int cpu, created = 0;
   bool ok = true;
   rwu.lookups_floor = floors ? torture_floor(RWU_LOOKUPS_PER_CPU_SEC * num_online_cpus(), ns) : 0;
   rwu.cycles_floor = floors ? torture_floor(RWU_CYCLES_PER_SEC, ns) : 0;
@@ -328,20 +326,7 @@ rwu_run(const char *tag, const struct rwu_mount *mounts, int n, u64 ns, bool flo
   for(int m = 0; m < n; m++)
     ok &= vfs_mkdir(mounts[m].dir) == 0 && vfs_mount(mounts[m].dir, &mounts[m].opts) == 0;
   slab_debug_enable(true);
-  for_each_online_cpu(cpu) {
-    threads[cpu] = ok ? kthread_create(rwu_thread, (void *)(long)cpu, cpu, "rwu/%d", cpu) : NULL;
-    created += threads[cpu] != NULL;
-  }
-  if(created == num_online_cpus()) {
-    torture_gate_open(&rwu.gate, created);
-    torture_gate_run(&rwu.gate, rwu_enough);
-  } else {
-    torture_gate_abort(&rwu.gate);
-    ok = false;
-  }
-  for_each_online_cpu(cpu)
-    if(threads[cpu])
-      kthread_join(threads[cpu]);
+  ok = torture_run_per_cpu(&rwu.gate, ok, rwu_thread, "rwu", rwu_enough);
   rcu_barrier();   // every inode freed by RCU is poisoned and back before debugging goes off
   slab_debug_enable(kcmdline.debug_slab);
   char path[64];
