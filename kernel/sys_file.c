@@ -500,8 +500,9 @@ sys_fcntl(u64 fd, u64 cmd, u64 arg)
 {
   switch(cmd) {
   case F_DUPFD:
-  case F_DUPFD_CLOEXEC:
-    return do_dup(fd, arg, cmd == F_DUPFD_CLOEXEC);
+  case F_DUPFD_CLOEXEC:   // the lowest fd is an int (glibc passes it so): its low half only,
+                          // as Linux's do_fcntl takes argi = (int)arg
+    return do_dup(fd, (u32)arg, cmd == F_DUPFD_CLOEXEC);
   case F_GETFD:
     return fd_cloexec((int)fd, -1);
   case F_SETFD:

@@ -86,6 +86,7 @@ upper_halves(long *calls_made)
     { 62, 3, pid, 0 },                           // kill(self, 0)
     { 234, 7, pid, tid, 0 },                     // tgkill(self, self, 0)
     { 72, 3, 1, 1 },                             // fcntl(1, F_GETFD)
+    { 72, 7, 1, 0, 10, 0, 1 },                   // fcntl(1, F_DUPFD, 10): an int too
     { 5, 1, 1, (long)buf },                      // fstat(1)
     { 1, 1, 1, (long)"", 0 },                    // write(1, "", 0)
     { 8, 5, 0, 0, 1 },                           // lseek(0, 0, SEEK_CUR): as the clean one
