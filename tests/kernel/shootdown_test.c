@@ -15,18 +15,20 @@
 #include <asm/uaccess.h>
 
 #define SD_MS 500            // a test's default duration; torture.secs= sets it
-#define ROUNDS_PER_SEC 2     // the work floor (torture.h): every CPU takes part in each round
-// A hang guard, not a time check: a thread that has not answered a round by then is stuck. At
-// 64 vCPUs on a loaded 2-core host one round took over 3 s.
+#define ROUNDS_PER_SEC 2     // the work floor up to 8 CPUs (torture_floor_all_cpus): every CPU
+                             // takes part in each round
+// A hang guard, not a time check: a thread that has not answered a round by then is stuck.
+// 30 s up to 8 CPUs, 240 s at 64 (torture_guard_ms): at 64 vCPUs on 2 host cores one
+// madvise-dontneed round took over 30 s.
 #define WAIT_MS 30000
 #define PATTERN 0x5a5a5a5a12345678ULL
 #define WORKER_PAGES 4       // madvise-dontneed's pages per worker
 
-// Waits (sleeping: threads may share this CPU) until *counter reaches n or WAIT_MS pass.
+// Waits (sleeping: threads may share this CPU) until *counter reaches n or the guard passes.
 static bool
 wait_for(int *counter, int n)
 {
-  u64 end = ktime_ns() + WAIT_MS * 1000000ULL;
+  u64 end = ktime_ns() + torture_guard_ms(WAIT_MS) * 1000000ULL;
   while(smp_load_acquire(counter) < n) {
     if(ktime_ns() > end)
       return false;
@@ -49,12 +51,13 @@ more_rounds(u64 start, u64 ns, u64 rounds, u64 floor)
 // spin: it must keep the mm loaded meanwhile (a switch away from an mm takes its CPU out of
 // the mask), and spins; only a thread that shares the test's CPU lets it run, and the others
 // after SPIN_MS, so as not to hold off a thread of their CPU (RCU's grace-period thread) for
-// long. False if it waited WAIT_MS.
+// long. False if it waited the guard (WAIT_MS, grown with the CPUs).
 #define SPIN_MS 10
 static bool
 next_round(int *round, int seen, bool spin, bool mine, int *got)
 {
-  u64 now = ktime_ns(), yield_at = now + SPIN_MS * 1000000ULL, end = now + WAIT_MS * 1000000ULL;
+  u64 now = ktime_ns(), yield_at = now + SPIN_MS * 1000000ULL;
+  u64 end = now + torture_guard_ms(WAIT_MS) * 1000000ULL;
   while((*got = smp_load_acquire(round)) == seen) {   // pairs with the test's store_release
     now = ktime_ns();
     if(now > end)
@@ -91,7 +94,8 @@ shootdown_reader(void *arg)
   int seen = 0, r;
   use_mm(sd.mm);
   while(next_round(&sd.round, seen, false, false, &r) && r > 0) {
-    u64 *p = READ_ONCE(sd.page), end = ktime_ns() + WAIT_MS * 1000000ULL, reads = 0;
+    u64 *p = READ_ONCE(sd.page), reads = 0;
+    u64 end = ktime_ns() + torture_guard_ms(WAIT_MS) * 1000000ULL;
     seen = r;
     for(;;) {
       bool after = smp_load_acquire(&sd.unmapped) == r;
@@ -174,7 +178,8 @@ test_tlb_shootdown(void)
   for_each_online_cpu(cpu)
     if(ncpus == 1 || cpu != main_cpu)
       created &= (t[n++] = kthread_create(shootdown_reader, NULL, cpu, "sdread/%d", cpu)) != NULL;
-  u64 ns = torture_ns(SD_MS), floor = torture_floor(ROUNDS_PER_SEC, ns), start = ktime_ns();
+  u64 ns = torture_ns(SD_MS), start = ktime_ns();
+  u64 floor = torture_floor_all_cpus(ROUNDS_PER_SEC, ns);
   u64 rounds = 0, ipis = 0, enomem = 0;
   bool ok = true;
   while(created && ok && more_rounds(start, ns, rounds, floor)) {
@@ -265,7 +270,8 @@ test_madvise_dontneed(void)
     t[i] = ok ? kthread_create(dontneed_worker, (void *)(long)i, cpu, "dontneed/%d", cpu) : NULL;
     ok &= t[i++] != NULL;
   }
-  u64 ns = torture_ns(SD_MS), floor = torture_floor(ROUNDS_PER_SEC, ns), start = ktime_ns();
+  u64 ns = torture_ns(SD_MS), start = ktime_ns();
+  u64 floor = torture_floor_all_cpus(ROUNDS_PER_SEC, ns);
   u64 rounds = 0, ipis = 0, rss = 0;
   while(ok && more_rounds(start, ns, rounds, floor)) {
     int r = rounds + 1;

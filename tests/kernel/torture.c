@@ -102,6 +102,20 @@ torture_floor(u64 per_sec, u64 ns)
   return floor ? floor : 1;
 }
 
+u64
+torture_guard_ms(u64 ms)
+{
+  u64 n = num_online_cpus();
+  return n > 8 ? ms * n / 8 : ms;
+}
+
+u64
+torture_floor_all_cpus(u64 per_sec, u64 ns)
+{
+  u64 n = num_online_cpus(), floor = torture_floor(per_sec, ns);
+  return n > 8 ? MAX(floor * 64 / (n * n), 1UL) : floor;
+}
+
 bool
 torture_enough(const char *test, const char *what, u64 done, u64 floor)
 {

@@ -65,6 +65,16 @@ torture_running(struct torture_gate *g)
 // A work floor: per_sec of work for every second of ns (at least 1), for a test whose
 // verdict means nothing below it. The caller scales per_sec by the CPUs that do the work.
 u64 torture_floor(u64 per_sec, u64 ns);
+// A hang guard or give-up limit for a step that every CPU takes part in, grown with the CPU
+// count as the IPI and hard-lockup limits are (kernel/ipi.c, kernel/watchdog.c): ms up to 8
+// CPUs, ms x n/8 past that. Each of such a step's wake-ups, interrupts and IPIs goes through
+// QEMU's global lock, which past the host's cores waits behind every other busy vCPU, so the
+// step's time grows faster than the CPU count: a tlb-shootdown round took 60-85 ms at 8 vCPUs
+// and 3-13 s at 64 on 2 host cores, and a madvise-dontneed round up to 30 s.
+u64 torture_guard_ms(u64 ms);
+// A work floor for such steps: per_sec of them a second (torture_floor) up to 8 CPUs, falling
+// as (8/n)^2 past that (the step's time, above, grows about so), and at least 1.
+u64 torture_floor_all_cpus(u64 per_sec, u64 ns);
 // done >= floor; otherwise prints why the verdict means nothing and adds too_little=<what>
 // to the SELFTEST line.
 bool torture_enough(const char *test, const char *what, u64 done, u64 floor);
