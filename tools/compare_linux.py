@@ -30,7 +30,8 @@ Agreement: a run (or --logs) keeps its verdicts in REPORT/compare-linux.verdicts
 options, then its COMPARE lines); the next one with the same options sets its own beside
 them and prints
 COMPARE-AGREE decided=<rows faster or slower in either run> disagree=<those whose verdicts
-differ>, and a line per disagreeing row. --agree does the same for any two files holding
+differ> opposite=<those faster in one run and slower in the other>, and a line per
+disagreeing row. --agree does the same for any two files holding
 COMPARE lines (make compare-linux's output, compare-linux.md, .verdicts): exit 0 when they
 agree, 1 when not, 2 when a file has no COMPARE line."""
 
@@ -389,7 +390,10 @@ def verdicts(lines):
 def agreement(old, new, older="the first", newer="the second"):
     """Prints COMPARE-AGREE for two runs' verdicts, and a line per row whose interval excluded
     1 in either run (faster or slower) without the same verdict in the other. A row that only
-    one run has is not compared. Returns the number of disagreements."""
+    one run has is not compared. opposite counts the disagreements that are contradictions,
+    faster in one run and slower in the other; the rest are a verdict in one run that the
+    other's wider or shifted interval did not reach (same). Returns the number of
+    disagreements."""
     decided, bad = 0, []
     for key in sorted(set(old) & set(new)):
         a, b = old[key], new[key]
@@ -397,7 +401,8 @@ def agreement(old, new, older="the first", newer="the second"):
             decided += 1
             if a != b:
                 bad.append((key, a, b))
-    print("COMPARE-AGREE decided=%d disagree=%d" % (decided, len(bad)))
+    opposite = sum(1 for _, a, b in bad if a in DECIDED and b in DECIDED)
+    print("COMPARE-AGREE decided=%d disagree=%d opposite=%d" % (decided, len(bad), opposite))
     for (s, v, t), a, b in bad:
         print("compare-linux: %s %s at %d thread%s: %s in %s run, %s in %s" %
               (s, v, t, "" if t == 1 else "s", a, older, b, newer))

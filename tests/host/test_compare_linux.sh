@@ -105,19 +105,19 @@ check "no traceback" [ "$(grep -c Traceback "$tmp/err")" -eq 0 ]
 check "agreement: none before the first run" [ "$(grep -c '^COMPARE-AGREE' "$tmp/ag1")" -eq 0 ]
 check "agreement: the verdicts kept" grep -q '^COMPARE suite=upread variant=shared threads=2 .* verdict=faster$' "$tmp/agree/compare-linux.verdicts"
 "$compare" --logs "$tmp/three" --report "$tmp/agree" > "$tmp/ag2" 2>&1
-check "agreement: the same run agrees" has "COMPARE-AGREE decided=2 disagree=0" "$tmp/ag2"
+check "agreement: the same run agrees" has "COMPARE-AGREE decided=2 disagree=0 opposite=0" "$tmp/ag2"
 mk3 "$tmp/flip"
 for i in 1 2 3; do
   sed -i 's/suite=upread variant=shared threads=2 runs=3 ops_per_sec=300.000/suite=upread variant=shared threads=2 runs=3 ops_per_sec=50.000/' "$tmp/flip/r$i-this.log"
   sed -i 's/variant=private threads=1 runs=3 ops_per_sec=200.000/variant=private threads=1 runs=3 ops_per_sec=110.000/' "$tmp/flip/r$i-linux.log"
 done
 "$compare" --logs "$tmp/flip" --report "$tmp/agree" > "$tmp/ag3" 2>&1
-check "agreement: two rows disagree" has "COMPARE-AGREE decided=2 disagree=2" "$tmp/ag3"
+check "agreement: two rows disagree, one of them a contradiction" has "COMPARE-AGREE decided=2 disagree=2 opposite=1" "$tmp/ag3"
 check "agreement: the row named" grep -qxF "compare-linux: upread shared at 2 threads: faster in the previous run, slower in this one" "$tmp/ag3"
 check "agreement: exit status still the boots'" [ "$(tail -n 1 "$tmp/ag3" | grep -c Traceback)" -eq 0 ]
 "$compare" --agree "$tmp/ag1" "$tmp/ag3" > "$tmp/ag4" 2>&1
 check "--agree: exit 1 when two rows disagree" [ $? -eq 1 ]
-check "--agree: the same count" has "COMPARE-AGREE decided=2 disagree=2" "$tmp/ag4"
+check "--agree: the same count" has "COMPARE-AGREE decided=2 disagree=2 opposite=1" "$tmp/ag4"
 "$compare" --agree "$tmp/ag1" "$tmp/agree/compare-linux.verdicts" > /dev/null 2>&1
 check "--agree: a file against the .verdicts" [ $? -eq 1 ]
 "$compare" --agree "$tmp/ag1" "$tmp/ag2" > "$tmp/ag5" 2>&1
