@@ -24,11 +24,18 @@
 #define PATTERN 0x5a5a5a5a12345678ULL
 #define WORKER_PAGES 4       // madvise-dontneed's pages per worker
 
+// When a wait that starts at now gives up: WAIT_MS, grown with the CPUs.
+static u64
+guard_end(u64 now)
+{
+  return now + torture_guard_ms(WAIT_MS) * 1000000ULL;
+}
+
 // Waits (sleeping: threads may share this CPU) until *counter reaches n or the guard passes.
 static bool
 wait_for(int *counter, int n)
 {
-  u64 end = ktime_ns() + torture_guard_ms(WAIT_MS) * 1000000ULL;
+  u64 end = guard_end(ktime_ns());
   while(smp_load_acquire(counter) < n) {
     if(ktime_ns() > end)
       return false;
@@ -56,8 +63,7 @@ more_rounds(u64 start, u64 ns, u64 rounds, u64 floor)
 static bool
 next_round(int *round, int seen, bool spin, bool mine, int *got)
 {
-  u64 now = ktime_ns(), yield_at = now + SPIN_MS * 1000000ULL;
-  u64 end = now + torture_guard_ms(WAIT_MS) * 1000000ULL;
+  u64 now = ktime_ns(), yield_at = now + SPIN_MS * 1000000ULL, end = guard_end(now);
   while((*got = smp_load_acquire(round)) == seen) {   // pairs with the test's store_release
     now = ktime_ns();
     if(now > end)
@@ -94,8 +100,7 @@ shootdown_reader(void *arg)
   int seen = 0, r;
   use_mm(sd.mm);
   while(next_round(&sd.round, seen, false, false, &r) && r > 0) {
-    u64 *p = READ_ONCE(sd.page), reads = 0;
-    u64 end = ktime_ns() + torture_guard_ms(WAIT_MS) * 1000000ULL;
+    u64 *p = READ_ONCE(sd.page), end = guard_end(ktime_ns()), reads = 0;
     seen = r;
     for(;;) {
       bool after = smp_load_acquire(&sd.unmapped) == r;
