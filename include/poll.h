@@ -1,5 +1,5 @@
 // poll(2)'s readiness: the event bits, and the table a file's poll operation registers its
-// wait queues on (fs/select.c; Linux's poll_table and poll_wait, include/linux/poll.h).
+// wait queues on (fs/poll_table.c; Linux's poll_table and poll_wait, include/linux/poll.h).
 #pragma once
 #include "types.h"
 #include "wait.h"

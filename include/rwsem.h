@@ -27,7 +27,7 @@ struct rw_semaphore {
   { .wait_lock = SPINLOCK_INIT(s.wait_lock), .waiters = LIST_HEAD_INIT((s).waiters),  \
     .name = #s, .dep_map = STATIC_LOCKDEP_MAP(#s) }
 #define DECLARE_RWSEM(s) struct rw_semaphore s = RWSEM_INIT(s)
-// The class is the call site, as spin_lock_init's; mmap_sem's is "&mm->mmap_sem" (mm/mmap.c).
+// The class is the call site, as spin_lock_init's; mmap_sem's is "&mm->mmap_sem" (mm/vma.c).
 #define init_rwsem(s)                                                         \
   do {                                                                        \
     static struct lock_class_key __key = { .name = #s };                      \

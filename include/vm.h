@@ -92,7 +92,7 @@ long vm_mmap_file(struct mm *mm, unsigned long addr, size_t len, int prot, int f
 // mmap(2)'s MAP_SHARED|MAP_ANONYMOUS (mm/shmem.c): a shared mapping of a new unnamed file of
 // len bytes, which fork's children keep sharing; the address or -errno, as vm_mmap.
 long shmem_zero_setup(struct mm *mm, unsigned long addr, size_t len, int prot, int flags);
-// mremap(2) (mm/mmap.c): the new address or -errno.
+// mremap(2) (mm/vma.c): the new address or -errno.
 long vm_mremap(struct mm *mm, unsigned long addr, size_t old_len, size_t new_len, int flags,
                unsigned long new_addr);
 int vm_mprotect(struct mm *mm, unsigned long addr, size_t len, int prot);   // mm/mprotect.c
@@ -111,7 +111,7 @@ extern bool madvise_exclusive;   // true: madvise takes mmap_sem for write (pre-
 // in-kernel callers' madvise_exclusive.
 int madvise_locked(struct mm *mm, unsigned long addr, size_t len, int advice, bool exclusive);
 
-// fs/file.c: a file's references (Linux's get_file and fput); the last close frees it.
+// fs/file_table.c: a file's references (Linux's get_file and fput); the last close frees it.
 struct file *get_file(struct file *f);
 void vfs_close(struct file *f);
 // mm/truncate.c: a file VMA joins its inode's i_mmap list when it enters an mm's tree and

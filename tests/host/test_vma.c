@@ -1,4 +1,4 @@
-// Host test of mm/mmap.c: the AVL tree of VMAs against a brute-force model, mmap/munmap's
+// Host test of mm/vma.c: the AVL tree of VMAs against a brute-force model, mmap/munmap's
 // splits and errnos, file mappings' offsets and references through splits, merges and
 // mremap. Page tables are stubbed; zap_page_range and move_page_tables calls are recorded.
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include "vm.h"
 #include "lib/host.h"
 
-// Stubs of the page tables mm/mmap.c changes.
+// Stubs of the page tables mm/vma.c changes.
 static unsigned long zapped_pages;
 
 int pgd_alloc(struct mm *mm) { return 0; }

@@ -47,7 +47,7 @@ point(struct bench_ctx *ctx, int n)
 }
 
 // The second arena's first page, which the point at one thread never touches: the arenas
-// are mapped in turn, first fit from the bottom, one VMA each (mm/mmap.c).
+// are mapped in turn, first fit from the bottom, one VMA each (mm/vma.c).
 static unsigned long
 second_arena(struct mm *mm)
 {
