@@ -37,7 +37,7 @@ $(if $(filter-out 0 1,$(LOCKSTAT)),$(error LOCKSTAT must be 0 or 1))
 KCFLAGS += $(if $(filter 1,$(LOCKSTAT)),-DCONFIG_LOCK_STAT)
 
 KSRC := $(wildcard boot/*.S kernel/*.c kernel/locking/*.c kernel/lib/*.c kernel/bench/*.c \
-          arch/x86_64/*.c arch/x86_64/*.S mm/*.c fs/*.c tests/kernel/*.c tests/kernel/*.S)
+          arch/x86_64/*.c arch/x86_64/*.S mm/*.c fs/*.c drivers/*/*.c tests/kernel/*.c tests/kernel/*.S)
 
 # Two images from the same sources, side by side: release (build/kernel.elf, build/kernel.iso;
 # objects in build/obj/) has no debug checks, so benchmarks time the code itself; debug
@@ -278,12 +278,12 @@ HOSTSRC_test_pagecache := tests/host/test_pagecache.c mm/filemap.c mm/pagecache_
 HOSTSRC_test_path := tests/host/test_path.c fs/path.c
 HOSTSRC_test_inflate := tests/host/test_inflate.c kernel/lib/inflate.c kernel/lib/gunzip.c
 HOSTSRC_test_cpio := tests/host/test_cpio.c kernel/lib/cpio.c
-HOSTSRC_test_n_tty := tests/host/test_n_tty.c fs/n_tty.c
+HOSTSRC_test_n_tty := tests/host/test_n_tty.c drivers/tty/n_tty.c
 HOSTSRC_test_lockdep := tests/host/test_lockdep.c kernel/locking/lockdep_graph.c
 HOSTSRC_test_vma := tests/host/test_vma.c mm/vma.c kernel/lib/cpumask.c kernel/locking/ticket.c \
   kernel/locking/paravirt.c kernel/locking/rwsem.c \
   $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c sched.c time.c panic.c)
-HOSTSRC_test_prof := tests/host/test_prof.c kernel/lib/prof.c kernel/lib/vsprintf.c \
+HOSTSRC_test_prof := tests/host/test_prof.c kernel/lib/stacktable.c kernel/lib/vsprintf.c \
   kernel/lib/string.c
 HOSTSRC_test_unwind := tests/host/test_unwind.c arch/x86_64/unwind.c
 HOSTSRC_test_mktime := tests/host/test_mktime.c kernel/lib/mktime.c

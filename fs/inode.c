@@ -135,7 +135,7 @@ inode_stat(struct inode *inode, struct kstat *st)
   st->btime = inode->i_btime;
 }
 
-// The kernel's CLOCK_REALTIME (kernel/sys_time.c), to the nanosecond: Linux marks files with
+// The kernel's CLOCK_REALTIME (kernel/time.c), to the nanosecond: Linux marks files with
 // the coarser tick-based clock, which this one never runs behind.
 struct timespec64
 current_time(void)

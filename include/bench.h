@@ -254,7 +254,7 @@ void bench_table(const struct benchsuite *s, const struct bench_results *r, u32 
 void bench_report(const struct benchsuite *s, const struct bench_results *r, int cpus,
                   u32 *ncmp, u32 *nfalse);
 
-// Per-point profiles with profile= (kernel/bench/profile.c; nothing without it): sampling
+// Per-point profiles with profile= (kernel/bench/point_profile.c; nothing without it): sampling
 // from the start of a run's interval to its end (also in a warm-up); the columns start empty at
 // each thread count; each run's samples go to its column (slot < 0: a warm-up, dropped); at a
 // point's end its top functions and PROFILE lines.
@@ -265,7 +265,7 @@ void bench_profile_point_end(void);
 void bench_profile_run_end(int slot);
 void bench_profile_point(int slot, const char *suite, const char *point, int threads);
 // The samples of column slot's timed runs at the running point by category (prof_split's
-// cats, count and hits, include/prof.h), and by the clock its CPUs' halted and total time;
+// cats, count and hits, include/stacktable.h), and by the clock its CPUs' halted and total time;
 // for a suite's point_done. False without a profile.
 bool bench_profile_split(int slot, const char *const *const *cats, u32 ncats, u64 *count,
                          u64 *hits, u64 *idle_ns, u64 *cpu_ns);

@@ -1,5 +1,5 @@
 // A process's open files: the fd table its threads share (CLONE_FILES), its working
-// directory, and the open file descriptions fds point at (kernel/fdtable.c, kernel/sys_file.c).
+// directory, and the open file descriptions fds point at (fs/file.c, kernel/sys_file.c).
 #pragma once
 #include "rcupdate.h"
 #include "spinlock.h"

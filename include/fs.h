@@ -318,7 +318,7 @@ ssize_t pipe_write_kernel(struct file *f, const void *buf, size_t len, unsigned 
 long pipe_fcntl(struct file *f, unsigned cmd, unsigned long arg);   // F_GETPIPE_SZ; -EBADF
 
 // Character devices (fs/char_dev.c): the file operations behind a device number, looked up
-// at open. fs/mem.c registers /dev/null and /dev/zero, fs/tty.c /dev/console.
+// at open. drivers/char/mem.c registers /dev/null and /dev/zero, drivers/tty/tty.c /dev/console.
 int register_chrdev(dev_t dev, const char *name, const struct file_operations *fops);
 const struct file_operations *chrdev_lookup(dev_t dev);
 void chrdev_init(void);   // the devices, and their nodes under /dev

@@ -19,10 +19,10 @@
 int printk(const char *fmt, ...) __printf(1, 2);
 void printk_panic_mode(void);
 // Bytes for the terminal exactly as given (a program's output and echo once the console is in
-// use as a terminal: fs/tty.c), into the log too; the next printk line starts on a line of its own.
+// use as a terminal: drivers/tty/tty.c), into the log too; the next printk line starts on a line of its own.
 void console_write_raw(const char *s, size_t n);
 // One console line of any length, s[0..n) with the timestamp before and a newline after, whole:
-// no other line starts inside it (a user program's line: kernel/sys_console.c).
+// no other line starts inside it (a user program's line: drivers/tty/console.c).
 void printk_line(const char *s, size_t n);
 
 #define pr_err(fmt, ...) printk(KERN_ERR fmt, ##__VA_ARGS__)

@@ -1,5 +1,5 @@
 // User processes: an address space (struct mm), its threads running static x86-64 Linux ELF
-// binaries in ring 3, and the exit status a shell would see (kernel/process.c, kernel/exec.c).
+// binaries in ring 3, and the exit status a shell would see (kernel/process.c, fs/binfmt_elf.c).
 #pragma once
 #include "list.h"
 #include "rcupdate.h"
@@ -42,7 +42,7 @@ struct process {
   // The rest is the process's own (its threads serialize on lock where noted).
   unsigned long brk_start, brk;     // the heap: [brk_start, brk), under mm->mmap_sem's owner
   char line[CONSOLE_LINE_MAX]; // console output not yet ended by a newline, under
-  int line_len;               // console_lock (kernel/sys_console.c)
+  int line_len;               // console_lock (drivers/tty/console.c)
   struct rlimit64 {            // setrlimit(2): copied at fork, kept at execve (kernel/rlimit.c)
     u64 cur, max;
   } rlim[RLIM_NLIMITS];       // under lock; a lone cur may be read with READ_ONCE
@@ -66,7 +66,7 @@ struct process {
   bool cont_report;           // a SIGCONT that WCONTINUED has not seen yet
   bool cont_notify;           // a SIGCONT the parent's SIGCHLD has not told yet
   struct thread *exec_thread; // execve's thread while it replaces the program, under lock:
-                              // every other thread leaves (de_thread, kernel/execve.c)
+                              // every other thread leaves (de_thread, fs/exec.c)
   u32 *set_child_tid;         // fork's CLONE_CHILD_SETTID, written by the child in its own mm
   // The process tree (kernel/exit.c): fields under tasklist_lock unless noted.
   struct process *parent;     // NULL: started by the kernel (init=, a self-test), which
@@ -153,7 +153,7 @@ void vfork_release(struct process *p);
 // of its wait; takes tasklist_lock.
 void notify_parent_cldstop(struct process *c, int code, int sig);
 void children_rusage(u64 *ticks, u64 *min_flt);   // the caller's reaped children's      // its vfork parent goes on (execve, exit)
-// kernel/execve.c
+// fs/exec.c
 int read_program(const char *path, void **image, size_t *len, unsigned *order);
 int affinity_cpu(const struct cpumask *allowed);   // least loaded allowed online CPU, or -1
 

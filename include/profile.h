@@ -1,7 +1,7 @@
 // The sampling profiler (kernel/profile.c): profile=<hz> samples where every CPU is, by NMI,
-// during each benchmark point's timed runs (kernel/bench/profile.c prints them per point).
+// during each benchmark point's timed runs (kernel/bench/point_profile.c prints them per point).
 #pragma once
-#include "prof.h"
+#include "stacktable.h"
 #include "types.h"
 
 struct trapframe;

@@ -9,7 +9,7 @@ struct process;
 #define NR_SYSCALL_NAMES 463
 extern const char *const syscall_names[NR_SYSCALL_NAMES];
 
-// kernel/sys_mm.c
+// mm/mmap.c
 long sys_brk(u64 addr);
 long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off);
 long sys_munmap(u64 addr, u64 len);
@@ -37,7 +37,7 @@ long sys_getpgrp(void);
 long sys_setsid(void);
 long sys_getsid(u64 pid);
 
-// kernel/sys_time.c
+// kernel/time.c
 long sys_clock_gettime(u64 clock, u64 tp);
 long sys_clock_getres(u64 clock, u64 tp);
 long sys_clock_settime(u64 clock, u64 tp);
@@ -58,7 +58,7 @@ long sys_sched_setaffinity(u64 pid, u64 len, u64 mask);
 long sys_getcpu(u64 cpu, u64 node, u64 cache);
 u64 realtime_ns(void);   // CLOCK_REALTIME
 
-// kernel/sys_console.c: the console behind fds 0, 1 and 2.
+// drivers/tty/console.c: the console behind fds 0, 1 and 2.
 long console_write(const char *ubuf, u64 n);
 long console_write_kernel(const char *buf, u64 n);
 long console_read(char *ubuf, u64 n, bool nonblock);   // the terminal's line discipline
@@ -90,7 +90,7 @@ long sys_dup2(u64 oldfd, u64 newfd);
 long sys_dup3(u64 oldfd, u64 newfd, u64 flags);
 long sys_fcntl(u64 fd, u64 cmd, u64 arg);
 long sys_sendfile(u64 out_fd, u64 in_fd, u64 offset, u64 count);
-// kernel/sys_pipe.c and kernel/sys_poll.c
+// kernel/sys_pipe.c and fs/select.c
 long sys_pipe(u64 fds);
 long sys_pipe2(u64 fds, u64 flags);
 long sys_poll(u64 fds, u64 nfds, u64 timeout_ms);
@@ -116,7 +116,7 @@ long sys_access(u64 path, u64 mode);
 long sys_faccessat(u64 dirfd, u64 path, u64 mode);
 long sys_getcwd(u64 buf, u64 size);
 long sys_chdir(u64 path);
-// kernel/sys_attr.c
+// fs/stat.c
 long sys_statx(u64 dirfd, u64 path, u64 flags, u64 mask, u64 buf);
 long sys_umask(u64 mask);
 long sys_chmod(u64 path, u64 mode);

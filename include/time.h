@@ -11,7 +11,7 @@ u64 ktime_ns(void);
 u64 tsc_to_ns(u64 cycles);
 u64 ns_to_tsc(u64 ns);
 void udelay(u64 us);
-// The wall clock: CLOCK_REALTIME is an offset plus ktime_ns (kernel/sys_time.c), set from
+// The wall clock: CLOCK_REALTIME is an offset plus ktime_ns (kernel/time.c), set from
 // the RTC at boot (arch/x86_64/rtc.c) and by clock_settime.
 void rtc_init(void);
 void realtime_set(u64 ns);

@@ -1,5 +1,5 @@
-// The console as a terminal: the termios ABI, the line discipline (fs/n_tty.c: what typed
-// bytes become, pure and host-tested) and the console terminal around it (fs/tty.c).
+// The console as a terminal: the termios ABI, the line discipline (drivers/tty/n_tty.c: what typed
+// bytes become, pure and host-tested) and the console terminal around it (drivers/tty/tty.c).
 #pragma once
 #include "types.h"
 
@@ -118,7 +118,7 @@ u32 n_tty_read(struct n_tty *l, u8 *dst, u32 n, bool *eof_seen);
 u32 n_tty_output(const struct termios *t, const u8 *src, u32 n, u8 *dst);
 void tty_default_termios(struct termios *t);
 
-// The console terminal (fs/tty.c).
+// The console terminal (drivers/tty/tty.c).
 // A session: from init='s start to its end the console takes input (the serial receive
 // interrupt); outside one a read gives end of file, so no self-test waits for a person.
 void tty_open_session(void);

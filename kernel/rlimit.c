@@ -1,6 +1,6 @@
 // Resource limits (getrlimit(2), setrlimit, prlimit64): each process's soft and hard limits,
 // Linux's defaults at spawn, copied at fork, kept at execve. RLIMIT_NOFILE is enforced by the
-// fd table (kernel/fdtable.c) and poll; the others are reported and kept.
+// fd table (fs/file.c) and poll; the others are reported and kept.
 #include "errno.h"
 #include "fdtable.h"
 #include "process.h"

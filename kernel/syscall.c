@@ -177,10 +177,10 @@ static const struct syscall table[NR_SYSCALLS] = {
   SYS(273, set_robust_list, ""), SYS(292, dup3, "uui"), SYS(302, prlimit64, "iu"),
   SYS(309, getcpu, ""), SYS(318, getrandom, "..u"), SYS(322, execveat, "i...i"),
   [334] = { (syscall_fn)(void (*)(void))sys_enosys, "rseq", "" }, SYS(435, clone3, ""),
-  // Pipes and readiness (kernel/sys_pipe.c, kernel/sys_poll.c).
+  // Pipes and readiness (kernel/sys_pipe.c, fs/select.c).
   SYS(7, poll, ".ui"), SYS(22, pipe, ""), SYS(23, select, "i"), SYS(270, pselect6, "i"),
   SYS(271, ppoll, ".u"), SYS(293, pipe2, ".i"),
-  // Attributes (kernel/sys_attr.c).
+  // Attributes (fs/stat.c).
   SYS(90, chmod, ".u"), SYS(91, fchmod, "uu"), SYS(92, chown, ".uu"), SYS(93, fchown, "uuu"),
   SYS(94, lchown, ".uu"), SYS(95, umask, "i"), SYS(162, sync, ""), SYS(260, fchownat, "i.uui"),
   SYS(268, fchmodat, "i.u"), SYS(306, syncfs, "i"), SYS(332, statx, "i.uu"), SYS(132, utime, ""),

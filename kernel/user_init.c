@@ -37,7 +37,7 @@ run_init_program(void)
   }
   printk("init: %s: %s, %lu bytes\n", kcmdline.init,
          file ? "a file" : "a test program built into the image", (unsigned long)len);
-  // The console is init='s terminal while it runs (fs/tty.c): input, echo, ^C.
+  // The console is init='s terminal while it runs (drivers/tty/tty.c): input, echo, ^C.
   tty_open_session();
   bench_program_begin();
   struct process *p = process_spawn(kcmdline.init, image, len, argv, envp, &err);

@@ -1,5 +1,5 @@
 // The CMOS real-time clock (MC146818A and compatibles) read once at boot: CLOCK_REALTIME is
-// that date plus the TSC's nanoseconds since (kernel/sys_time.c).
+// that date plus the TSC's nanoseconds since (kernel/time.c).
 #include "printk.h"
 #include "rtc.h"
 #include "time.h"

@@ -5,7 +5,7 @@
 #include "bench.h"
 #include "cmdline.h"
 #include "fault_inject.h"
-#include "lockstat.h"
+#include "point_lockstat.h"
 #include "printk.h"
 #include "run.h"
 #include "slab.h"

@@ -5,7 +5,7 @@
 #include "list.h"
 #include "mm.h"
 #include "printk.h"
-#include "prof.h"
+#include "stacktable.h"
 #include "reclaim.h"
 #include "sched.h"
 #include "smp.h"

@@ -4,7 +4,7 @@
 // the TLB-shootdown IPIs it caused.
 #include "bench.h"
 #include "cmdline.h"
-#include "lockstat.h"
+#include "point_lockstat.h"
 #include "printk.h"
 #include "profile.h"
 #include "smp.h"

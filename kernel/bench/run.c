@@ -4,7 +4,7 @@
 #include "cmdline.h"
 #include "cpumask.h"
 #include "fault_inject.h"
-#include "lockstat.h"
+#include "point_lockstat.h"
 #include "mm.h"
 #include "rcupdate.h"
 #include "reclaim.h"

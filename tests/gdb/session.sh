@@ -310,7 +310,7 @@ PY
 profile() {
   boot_gdb profile 2 "bench=none panic=halt selftest=profile-hotspot"
   local cmds=() c
-  local null="kprofile 'kernel/bench/profile.c'::points[0]"
+  local null="kprofile 'kernel/bench/point_profile.c'::points[0]"
   for c in kprofile "kprofile 3" "$null" "kprofile nosuch" "kprofile 1 2 3"; do
     cmds+=(-ex "echo @@$c\\n" -ex "$c")
   done
@@ -332,7 +332,7 @@ profile() {
   n=$(section "kprofile 3" "$f" | grep -cE '^ +[0-9.]+% +[0-9.]+%  ')
   check "kprofile 3 prints 3 functions a ranking (saw $n of 6)" test "$n" -eq 6
   check "kprofile refuses a NULL table (a point's, with no benchmark run)" \
-    grep -qx "kprofile: 'kernel/bench/profile.c'::points\[0\] is NULL" <(section "$null" "$f")
+    grep -qx "kprofile: 'kernel/bench/point_profile.c'::points\[0\] is NULL" <(section "$null" "$f")
   check "kprofile names a bad expression" grep -q '^kprofile: No symbol "nosuch"' \
     <(section "kprofile nosuch" "$f")
   check "kprofile names a table expression that is not one" \

@@ -1,4 +1,4 @@
-// Host test of fs/n_tty.c, the line discipline: canonical editing and its echo, line ends and
+// Host test of drivers/tty/n_tty.c, the line discipline: canonical editing and its echo, line ends and
 // EOF, signals, literal next, non-canonical reads, mode switches, the buffer's limits and
 // output processing, against what Linux's n_tty does for the same bytes.
 #include <string.h>

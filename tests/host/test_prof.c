@@ -1,9 +1,9 @@
-// Host test of the profile tables (kernel/lib/prof.c): adding and merging stacks, a full table,
+// Host test of the profile tables (kernel/lib/stacktable.c): adding and merging stacks, a full table,
 // ranking stacks and functions (self and total, a recursive function once), and folding.
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "prof.h"
+#include "stacktable.h"
 #include "vsprintf.h"
 
 // Function "addresses" 0x100, 0x200, ... are named f1, f2, ...; a pseudo-function its kind;

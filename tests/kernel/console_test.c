@@ -1,4 +1,4 @@
-// user-console: a program's console lines (kernel/sys_console.c) as the console shows them:
+// user-console: a program's console lines (drivers/tty/console.c) as the console shows them:
 // a 1000-byte line written in ten pieces while a child prints lines of its own arrives as one
 // line, and a line a child starts before it exits is ended by its parent's next write.
 #include "printk.h"

@@ -4,7 +4,7 @@ import struct
 
 import gdb
 
-KPROFILE_KINDS = ("kernel", "idle", "user")   # enum prof_kind, include/prof.h
+KPROFILE_KINDS = ("kernel", "idle", "user")   # enum prof_kind, include/stacktable.h
 
 
 def kprofile_field(t, name):
@@ -54,7 +54,7 @@ class KProfile(gdb.Command):
     """The profiler's samples: kprofile [TABLE] [N].
 Without TABLE, the samples every CPU has taken since the profiler last collected them (during
 a benchmark run: that run's so far); TABLE is an expression for a struct prof_table or a
-pointer to one, such as a benchmark point's table: kprofile 'kernel/bench/profile.c'::points[0].
+pointer to one, such as a benchmark point's table: kprofile 'kernel/bench/point_profile.c'::points[0].
 Prints the samples, the top N functions (default 10) by self and by total samples, and the N
 most frequent stacks, folded root first as the PROFILE lines are."""
 

@@ -1,5 +1,5 @@
 // Profile tables: sampled stacks and their counts, merged and ranked; no kernel state, so the
-// profiler (kernel/profile.c) and the host test share them (kernel/lib/prof.c).
+// profiler (kernel/profile.c) and the host test share them (kernel/lib/stacktable.c).
 #pragma once
 #include "types.h"
 

@@ -1,6 +1,6 @@
 // The line discipline: what bytes typed at the console become for a reader. Canonical mode
 // edits a line (erase, word erase, kill, EOF, literal next) and echoes; ISIG characters become
-// signals. Semantics from termios(3) and Linux's drivers/tty/n_tty.c. Pure: fs/tty.c locks it.
+// signals. Semantics from termios(3) and Linux's drivers/tty/n_tty.c. Pure: drivers/tty/tty.c locks it.
 #include "string.h"
 #include "tty.h"
 

@@ -49,7 +49,7 @@ struct statx {
 };
 _Static_assert(sizeof(struct statx) == 256, "struct statx is 256 bytes");
 
-// The console behind fds 0-2 has no inode: what console_fstat (kernel/sys_console.c) reports.
+// The console behind fds 0-2 has no inode: what console_fstat (drivers/tty/console.c) reports.
 static void
 console_kstat(struct kstat *k)
 {

@@ -1,5 +1,5 @@
 // execve and execveat: the calling process runs another static program (the ELF loader of
-// kernel/exec.c) in a fresh address space, keeping its pid, its parent and its fds but those
+// fs/binfmt_elf.c) in a fresh address space, keeping its pid, its parent and its fds but those
 // marked close-on-exec; its other threads are ended first (Linux: fs/exec.c).
 #include "errno.h"
 #include "fdtable.h"

@@ -1,5 +1,5 @@
 // The console behind a process's fds 0, 1 and 2 (kernel/sys_file.c dispatches to it; the
-// terminal itself is fs/tty.c). Until the terminal is in use, output is collected per process
+// terminal itself is drivers/tty/tty.c). Until the terminal is in use, output is collected per process
 // and printed a line at a time, so a program's lines and the kernel's never split each other,
 // nor two programs' lines.
 // fstat says character device 5:1 (/dev/console) and TCGETS succeeds, so glibc line-buffers
@@ -58,7 +58,7 @@ flush_raw(struct process *p)
   p->line_len = 0;
 }
 
-// At exit (kernel/exit.c), and when a read or poll puts the terminal in use (fs/tty.c). At
+// At exit (kernel/exit.c), and when a read or poll puts the terminal in use (drivers/tty/tty.c). At
 // exit an unfinished line becomes the orphan while p has a parent to write after it (an older
 // orphan nobody carried on ends first); a process the kernel started ends its tree's output,
 // and the line is printed.

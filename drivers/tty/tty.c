@@ -2,7 +2,7 @@
 // pseudo-terminal's, so glibc treats it as a terminal of its own) and fds 0-2 of every process.
 // Bytes from the serial receive interrupt reach the kthread "tty" through a small ring (as
 // Linux's flip buffers reach flush_to_ldisc in a worker), which runs the line discipline
-// (fs/n_tty.c), echoes and signals in process context; readers sleep on read_wait. Output is
+// (drivers/tty/n_tty.c), echoes and signals in process context; readers sleep on read_wait. Output is
 // whole printk lines until the terminal is in use, then goes to it as written (doc/console.md).
 #include "errno.h"
 #include "fs.h"

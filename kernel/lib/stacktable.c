@@ -1,6 +1,6 @@
-// Profile tables (include/prof.h): a hash of sampled stacks, merged per benchmark point, ranked
+// Profile tables (include/stacktable.h): a hash of sampled stacks, merged per benchmark point, ranked
 // by count and by function, and folded into the "root;...;leaf" lines of flame graphs.
-#include "prof.h"
+#include "stacktable.h"
 #include "string.h"
 #include "vsprintf.h"
 

@@ -1,4 +1,4 @@
-// Lock statistics of the benchmark points (lockstat=yes; kernel/bench/lockstat.c): the hooks
+// Lock statistics of the benchmark points (lockstat=yes; kernel/bench/point_lockstat.c): the hooks
 // the runner calls around each run and after each point's BENCH line.
 #pragma once
 #include "types.h"

@@ -1,5 +1,5 @@
 // The file system calls: open, read, write, seek, stat and friends on a process's fd table
-// (kernel/fdtable.c), with Linux's flags and errnos (man 2 open, read, getdents64, fcntl...).
+// (fs/file.c), with Linux's flags and errnos (man 2 open, read, getdents64, fcntl...).
 // Paths are made absolute against the working directory or a dirfd before the VFS sees them.
 #include "errno.h"
 #include "fdtable.h"

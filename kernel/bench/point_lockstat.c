@@ -3,7 +3,7 @@
 #include "bench.h"
 #include "cmdline.h"
 #include "lock_stat.h"
-#include "lockstat.h"
+#include "point_lockstat.h"
 #include "printk.h"
 #include "string.h"
 #include "vsprintf.h"

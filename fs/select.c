@@ -32,7 +32,7 @@ struct pollfd {   // include/uapi/asm-generic/poll.h
   short events, revents;
 };
 
-// The console behind fds 0-2: its terminal's readiness (fs/tty.c), as /dev/console's poll
+// The console behind fds 0-2: its terminal's readiness (drivers/tty/tty.c), as /dev/console's poll
 // operation gives it.
 static unsigned
 console_poll(struct poll_table *pt)
