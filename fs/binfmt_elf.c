@@ -17,8 +17,6 @@
 #include <asm/traps.h>
 #include <asm/uaccess.h>
 
-#define ARG_MAX_BYTES (2UL << 20)   // argv and envp with their pointers: RLIMIT_STACK / 4,
-                                    // as Linux's bprm_stack_limits (execve checks it first)
 
 static int
 noexec(struct process *p, const char *why)

@@ -13,15 +13,13 @@
 #include "string.h"
 #include "syscalls.h"
 #include "vm.h"
+#include "uapi/fcntl.h"
 #include <asm/cpu.h>
 #include <asm/fpu.h>
 #include <asm/traps.h>
 #include <asm/uaccess.h>
 
-#define AT_SYMLINK_NOFOLLOW 0x100
-#define AT_EMPTY_PATH 0x1000
 #define MAX_ARG_STRLEN (32 * PAGE_SIZE)   // one argument or variable (Linux's binfmts.h)
-#define ARG_MAX_BYTES (2UL << 20)         // all of them with their pointers: RLIMIT_STACK / 4
 
 // Reads the regular file at path into pages of its own (the loader copies the segments out,
 // so they are freed once the process exists). 0, or -errno: -ENOENT, -ENOEXEC (not a
@@ -334,10 +332,10 @@ do_execveat(int dirfd, u64 upath, u64 uargv, u64 uenvp, u64 flags)
   char *path = user_path(dirfd, upath, false, &err);
   if(!path)
     return err;
-  // /proc/self/exe is the program this process runs (as readlink answers it, sys_path.c);
+  // /proc/self/exe is the program this process runs (as readlink answers it, fs/stat.c);
   // busybox runs its applets so.
   if(strcmp(path, "/proc/self/exe") == 0)
-    strlcpy(path, current->proc->path, PATH_MAX_LEN);
+    strlcpy(path, current->proc->path, PATH_MAX);
   err = may_exec(path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0);
   struct exec_strings s = { 0 };
   if(!err)
@@ -361,7 +359,7 @@ do_execveat(int dirfd, u64 upath, u64 uargv, u64 uenvp, u64 flags)
 long
 sys_execve(u64 path, u64 argv, u64 envp)
 {
-  return do_execveat(-100 /* AT_FDCWD */, path, argv, envp, 0);
+  return do_execveat(AT_FDCWD, path, argv, envp, 0);
 }
 
 long

@@ -1,5 +1,5 @@
 // The per-process file table: fds to open file descriptions, close-on-exec bits and the
-// working directory, shared by a process's threads (clone(2) CLONE_FILES). Linux: fs/file.c.
+// working directory, shared by a process's threads (clone(2) CLONE_FILES), as Linux's fs/file.c.
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
@@ -7,8 +7,7 @@
 #include "sched.h"
 #include "slab.h"
 #include "string.h"
-
-#define O_RDWR 2
+#include "uapi/fcntl.h"
 
 struct ufile *
 ufile_alloc(struct file *f, u32 flags, const char *path)

@@ -3,6 +3,7 @@
 // reads see end-of-file once the last writer has closed, writes get EPIPE and SIGPIPE once
 // the last reader has. Linux's fs/pipe.c, with a byte ring instead of its page buffers.
 #include "errno.h"
+#include "fdtable.h"
 #include "fs.h"
 #include "mm.h"
 #include "mutex.h"
@@ -11,13 +12,13 @@
 #include "signal.h"
 #include "slab.h"
 #include "string.h"
+#include "syscalls.h"
+#include "uapi/fcntl.h"
+#include "uapi/limits.h"
 #include <asm/uaccess.h>
 
 #define PIPE_DEF_BUFFERS 16                       // Linux's default: 16 pages
 #define PIPE_SIZE (PIPE_DEF_BUFFERS * PAGE_SIZE)  // what F_GETPIPE_SZ reports
-#define PIPE_BUF 4096                             // limits.h: the atomic write size
-#define O_NONBLOCK 04000                          // Linux's value (asm-generic/fcntl.h)
-#define F_GETPIPE_SZ 1032
 
 struct pipe_inode_info {
   struct mutex mutex;               // the ring's contents, head, tail, readers and writers
@@ -349,4 +350,57 @@ create_pipe_files(struct file *res[2])
   res[0] = r;
   res[1] = w;
   return 0;
+}
+
+// pipe and pipe2 (man 2 pipe): a new pipe's read and write ends at the two lowest free fds,
+// O_RDONLY and O_WRONLY, with O_CLOEXEC and O_NONBLOCK as asked.
+long
+sys_pipe2(u64 ufds, u64 flags)
+{
+  // O_DIRECT's packet mode is not implemented: refused, as Linux before 3.4 refused it.
+  if(flags & ~(u64)(O_CLOEXEC | O_NONBLOCK))
+    return -EINVAL;
+  struct file *f[2];
+  int err = create_pipe_files(f);
+  if(err)
+    return err;
+  u32 nb = flags & O_NONBLOCK;
+  struct ufile *r = ufile_alloc(f[0], nb, NULL);
+  struct ufile *w = r ? ufile_alloc(f[1], O_WRONLY | nb, NULL) : NULL;
+  if(!w) {
+    if(r)
+      fput(r);
+    else
+      vfs_close(f[0]);
+    vfs_close(f[1]);
+    return -ENOMEM;
+  }
+  bool cloexec = flags & O_CLOEXEC;
+  int fds[2];
+  fds[0] = fd_install(r, 0, cloexec);
+  if(fds[0] < 0) {
+    fput(r);
+    fput(w);
+    return fds[0];
+  }
+  fds[1] = fd_install(w, 0, cloexec);
+  if(fds[1] < 0) {
+    fd_close(fds[0]);
+    fput(w);
+    return fds[1];
+  }
+  // Linux copies the fds out before it installs them; here they are closed again, so a
+  // bad pointer leaves no fd behind either.
+  if(copy_to_user((void *)ufds, fds, sizeof(fds))) {
+    fd_close(fds[0]);
+    fd_close(fds[1]);
+    return -EFAULT;
+  }
+  return 0;
+}
+
+long
+sys_pipe(u64 ufds)
+{
+  return sys_pipe2(ufds, 0);
 }

@@ -1,181 +1,16 @@
-// The file system calls: open, read, write, seek, stat and friends on a process's fd table
-// (fs/file.c), with Linux's flags and errnos (man 2 open, read, getdents64, fcntl...).
-// Paths are made absolute against the working directory or a dirfd before the VFS sees them.
-#include "errno.h"
+// read, write, readv, writev, pread64, pwrite64, lseek and sendfile on a process's fds (fs/file.c),
+// with Linux's errnos (man 2 read, write, readv, lseek, sendfile; Linux's fs/read_write.c).
 #include "fdtable.h"
 #include "fs.h"
-#include "mm.h"
-#include "namei.h"
-#include "process.h"
 #include "sched.h"
 #include "signal.h"
 #include "slab.h"
-#include "string.h"
 #include "syscalls.h"
 #include "tty.h"
 #include <asm/uaccess.h>
 
-// Linux's values (asm-generic/fcntl.h): not the VFS's O_CREAT etc., translated at open.
-#define L_O_ACCMODE   03
-#define L_O_WRONLY    01
-#define L_O_RDWR      02
-#define L_O_CREAT     0100
-#define L_O_EXCL      0200
-#define L_O_TRUNC     01000
-#define L_O_APPEND    02000
-#define L_O_NONBLOCK  04000
-#define L_O_DIRECTORY 0200000
-#define L_O_NOFOLLOW  0400000
-#define L_O_CLOEXEC   02000000
-#define L_O_TMPFILE   020000000
-#define AT_FDCWD      -100
-#define AT_SYMLINK_NOFOLLOW 0x100
-#define AT_REMOVEDIR  0x200
-#define AT_EACCESS    0x200
-#define AT_EMPTY_PATH 0x1000
-#define F_DUPFD 0
-#define F_GETFD 1
-#define F_SETFD 2
-#define F_GETFL 3
-#define F_SETFL 4
-#define F_DUPFD_CLOEXEC 1030
-#define F_SETPIPE_SZ 1031
-#define F_GETPIPE_SZ 1032
-#define FD_CLOEXEC 1
-#define SEEK_SET 0
-#define SEEK_CUR 1
-#define SEEK_END 2
-#define PATH_MAX 4096
-#define IOV_MAX 1024
 #define CHUNK 4096
 #define MAX_RW_COUNT 0x7ffff000L   // INT_MAX & PAGE_MASK: the most one read or write moves
-
-// The absolute path of upath relative to dirfd, in a PATH_MAX buffer the caller frees:
-// NULL with *err set (-EFAULT, -ENAMETOOLONG, -ENOENT for "", -EBADF, -ENOTDIR).
-char *
-user_path(int dirfd, u64 upath, bool empty_ok, long *err)
-{
-  _Static_assert(2 * PATH_MAX <= NAMES_CACHE_SIZE, "user_path's buffer");
-  char *buf = kmem_cache_alloc(names_cachep, GFP_KERNEL);
-  if(!buf) {
-    *err = -ENOMEM;
-    return NULL;
-  }
-  char *name = buf + PATH_MAX;
-  long n = strncpy_from_user(name, (const char *)upath, PATH_MAX);
-  if(n < 0 || (n == 0 && !empty_ok)) {
-    *err = n < 0 ? n : -ENOENT;
-    kfree(buf);
-    return NULL;
-  }
-  struct files *fs = current->proc->files;
-  if(name[0] == '/') {
-    memmove(buf, name, n + 1);
-    return buf;
-  }
-  size_t at;
-  if(dirfd == AT_FDCWD) {
-    spin_lock(&fs->lock);
-    at = strlcpy(buf, fs->cwd, PATH_MAX);
-    spin_unlock(&fs->lock);
-  } else {
-    struct ufile *uf = fget(dirfd);
-    if(!uf) {
-      *err = -EBADF;
-      kfree(buf);
-      return NULL;
-    }
-    struct kstat st;
-    if(!uf->file || vfs_fstat(uf->file, &st) || !S_ISDIR(st.mode) || !uf->path) {
-      if(n == 0) {   // AT_EMPTY_PATH on a non-directory: the caller uses the fd
-        fput(uf);
-        buf[0] = 0;
-        return buf;
-      }
-      fput(uf);
-      *err = -ENOTDIR;
-      kfree(buf);
-      return NULL;
-    }
-    at = strlcpy(buf, uf->path, PATH_MAX);
-    fput(uf);
-  }
-  if(n == 0)
-    return buf;
-  if(at + 1 + n >= PATH_MAX) {
-    *err = -ENAMETOOLONG;
-    kfree(buf);
-    return NULL;
-  }
-  if(at > 1)
-    buf[at++] = '/';
-  else
-    at = 1;   // "/": no second slash
-  memmove(buf + at, name, n + 1);
-  return buf;
-}
-
-long
-sys_openat(u64 dirfd, u64 upath, u64 flags, u64 mode)
-{
-  if((flags & L_O_TMPFILE) == L_O_TMPFILE)
-    return -EOPNOTSUPP;   // no unnamed files in ramfs
-  if((flags & L_O_ACCMODE) == L_O_ACCMODE)
-    return -EINVAL;
-  long err;
-  char *path = user_path((int)dirfd, upath, false, &err);
-  if(!path)
-    return err;
-  unsigned of = (flags & L_O_CREAT ? O_CREAT : 0) | (flags & L_O_EXCL ? O_EXCL : 0);
-  struct file *f;
-  // open(2): the new file's mode is mode & ~umask.
-  u32 m = mode & S_IALLUGO & ~READ_ONCE(current->proc->umask);
-  err = vfs_open_mode(path, of, m, flags & L_O_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &f);
-  if(err) {
-    kfree(path);
-    return err;
-  }
-  struct kstat st;
-  vfs_fstat(f, &st);
-  bool wr = (flags & L_O_ACCMODE) != 0;
-  if(S_ISDIR(st.mode) && (wr || (flags & L_O_CREAT)))
-    err = -EISDIR;
-  else if(!S_ISDIR(st.mode) && (flags & L_O_DIRECTORY))
-    err = -ENOTDIR;
-  else if(S_ISLNK(st.mode))
-    err = -ELOOP;   // O_NOFOLLOW on a symbolic link
-  else if((flags & L_O_TRUNC) && wr && S_ISREG(st.mode) && !f->f_created)
-    err = vfs_ftruncate(f, 0);
-  struct ufile *uf = err ? NULL : ufile_alloc(f, flags & (L_O_ACCMODE | L_O_APPEND | L_O_NONBLOCK),
-                                              path);
-  kfree(path);
-  if(!uf) {
-    vfs_close(f);
-    return err ? err : -ENOMEM;
-  }
-  int fd = fd_install(uf, 0, flags & L_O_CLOEXEC);
-  if(fd < 0)
-    fput(uf);
-  return fd;
-}
-
-long
-sys_open(u64 path, u64 flags, u64 mode)
-{
-  return sys_openat(AT_FDCWD, path, flags, mode);
-}
-
-long
-sys_creat(u64 path, u64 mode)
-{
-  return sys_openat(AT_FDCWD, path, L_O_CREAT | L_O_WRONLY | L_O_TRUNC, mode);
-}
-
-long
-sys_close(u64 fd)
-{
-  return fd_close((int)fd);
-}
 
 // One transfer between user memory and uf at *pos (the file's offset, or pread's): a read of
 // a page-cache file copied once (vfs_pread_user), anything else through a kernel bounce
@@ -185,14 +20,14 @@ file_rw(struct ufile *uf, u64 ubuf, u64 n, u64 *pos, bool write)
 {
   if((s64)n < 0)
     return -EINVAL;
-  if((uf->flags & L_O_ACCMODE) == (write ? 0 : L_O_WRONLY))
+  if((uf->flags & O_ACCMODE) == (write ? 0 : O_WRONLY))
     return -EBADF;
   if(!uf->file && write) {
     long r = tty_check_write();   // TOSTOP: a background job's write stops it
     return r ? r : console_write((const char *)ubuf, n);
   }
   if(!uf->file)
-    return console_read((char *)ubuf, n, uf->flags & L_O_NONBLOCK);
+    return console_read((char *)ubuf, n, uf->flags & O_NONBLOCK);
   if(!write && !uf->file->f_op) {
     long r = vfs_pread_user(uf->file, (char *)ubuf, n, *pos);
     if(r > 0)
@@ -245,7 +80,7 @@ static long
 rw_user(struct ufile *uf, u64 buf, u64 n, bool write)
 {
   const struct file_operations *op = uf->file->f_op;
-  if((uf->flags & L_O_ACCMODE) == (write ? 0 : L_O_WRONLY))
+  if((uf->flags & O_ACCMODE) == (write ? 0 : O_WRONLY))
     return -EBADF;
   if((s64)n < 0)
     return -EINVAL;
@@ -268,7 +103,7 @@ rw_at_pos(u64 fd, u64 buf, u64 n, bool write)
   } else if(uf->file && S_ISDIR(uf->file->f_inode->i_mode)) {
     r = -EISDIR;
   } else if(uf->file) {
-    if(write && (uf->flags & L_O_APPEND)) {
+    if(write && (uf->flags & O_APPEND)) {
       struct kstat st;
       vfs_fstat(uf->file, &st);
       uf->file->f_pos = st.size;
@@ -300,7 +135,7 @@ sys_write(u64 fd, u64 buf, u64 n)
 static long
 rw_vec(u64 fd, u64 iov, u64 cnt, bool write)
 {
-  if(cnt > IOV_MAX)
+  if(cnt > UIO_MAXIOV)
     return -EINVAL;
   long total = 0;
   for(u64 i = 0; i < cnt; i++) {
@@ -398,147 +233,6 @@ sys_lseek(u64 fd, u64 off, u64 whence)
   return r;
 }
 
-long
-sys_ftruncate(u64 fd, u64 len)
-{
-  struct ufile *uf = fget((int)fd);
-  if(!uf)
-    return -EBADF;
-  long r;
-  if(!uf->file || (uf->flags & L_O_ACCMODE) == 0 || S_ISDIR(uf->file->f_inode->i_mode))
-    r = -EINVAL;   // ftruncate(2): fd not open for writing, or not a regular file
-  else if((s64)len < 0)
-    r = -EINVAL;
-  else
-    r = vfs_ftruncate(uf->file, len);
-  fput(uf);
-  return r;
-}
-
-// ramfs has nothing to write back.
-long
-sys_fsync(u64 fd)
-{
-  struct ufile *uf = fget((int)fd);
-  if(!uf)
-    return -EBADF;
-  fput(uf);
-  return 0;
-}
-
-long
-sys_ioctl(u64 fd, u64 cmd, u64 arg)
-{
-  struct ufile *uf = fget((int)fd);
-  if(!uf)
-    return -EBADF;
-  long r;
-  if(!uf->file || tty_is_console(uf->file))   // fds 0-2, or /dev/console opened by name
-    r = console_ioctl(cmd, arg);
-  else
-    r = -ENOTTY;
-  fput(uf);
-  return r;
-}
-
-// fcntl's F_DUPFD: a lowest fd at or past RLIMIT_NOFILE is EINVAL (fcntl(2)), after EBADF;
-// dup's from is 0.
-static long
-do_dup(u64 oldfd, u64 from, bool cloexec)
-{
-  struct ufile *uf = fget((int)oldfd);
-  if(!uf)
-    return -EBADF;
-  if(from && from >= rlimit(RLIMIT_NOFILE)) {
-    fput(uf);
-    return -EINVAL;
-  }
-  int fd = fd_install(uf, (int)MIN(from, (u64)NR_OPEN), cloexec);
-  if(fd < 0)
-    fput(uf);
-  return fd;
-}
-
-long
-sys_dup(u64 fd)
-{
-  return do_dup(fd, 0, false);
-}
-
-long
-sys_dup3(u64 oldfd, u64 newfd, u64 flags)
-{
-  if(flags & ~(u64)L_O_CLOEXEC)
-    return -EINVAL;
-  if(oldfd == newfd)
-    return -EINVAL;
-  struct ufile *uf = fget((int)oldfd);
-  if(!uf)
-    return -EBADF;
-  if(newfd >= NR_OPEN) {   // past the table, or negative as an int
-    fput(uf);
-    return -EBADF;
-  }
-  return fd_replace((int)newfd, uf, flags & L_O_CLOEXEC);
-}
-
-long
-sys_dup2(u64 oldfd, u64 newfd)
-{
-  if(oldfd == newfd) {   // dup2(2): newfd back if oldfd is valid
-    struct ufile *uf = fget((int)oldfd);
-    if(!uf)
-      return -EBADF;
-    fput(uf);
-    return newfd;
-  }
-  return sys_dup3(oldfd, newfd, 0);
-}
-
-long
-sys_fcntl(u64 fd, u64 cmd, u64 arg)
-{
-  switch(cmd) {
-  case F_DUPFD:
-  case F_DUPFD_CLOEXEC:   // the lowest fd is an int (glibc passes it so): its low half only,
-                          // as Linux's do_fcntl takes argi = (int)arg
-    return do_dup(fd, (u32)arg, cmd == F_DUPFD_CLOEXEC);
-  case F_GETFD:
-    return fd_cloexec((int)fd, -1);
-  case F_SETFD:
-    return MIN(fd_cloexec((int)fd, arg & FD_CLOEXEC), 0);
-  case F_GETFL:
-  case F_SETFL: {
-    struct ufile *uf = fget((int)fd);
-    if(!uf)
-      return -EBADF;
-    long r = 0;
-    if(cmd == F_GETFL)
-      r = uf->flags;
-    else   // fcntl(2): only O_APPEND and O_NONBLOCK (of what this kernel has) change
-      uf->flags = (uf->flags & ~(L_O_APPEND | L_O_NONBLOCK)) | (arg & (L_O_APPEND | L_O_NONBLOCK));
-    fput(uf);
-    return r;
-  }
-  case F_GETPIPE_SZ:
-  case F_SETPIPE_SZ: {   // F_SETPIPE_SZ: a pipe's size is fixed here (EINVAL)
-    struct ufile *uf = fget((int)fd);
-    if(!uf)
-      return -EBADF;
-    long r = pipe_fcntl(uf->file, cmd, arg);
-    fput(uf);
-    return r;
-  }
-  default: {
-    struct ufile *uf = fget((int)fd);
-    if(!uf)
-      return -EBADF;
-    fput(uf);
-    return -EINVAL;
-  }
-  }
-}
-
 // Where sendfile's bytes go, from a kernel buffer: the console behind fds 0-2 (a background
 // job stopped by TOSTOP as write(2) would be), a pipe (blocking unless O_NONBLOCK), a regular
 // file at its offset, or a device.
@@ -573,7 +267,7 @@ do_sendfile(int out_fd, int in_fd, s64 *ppos, u64 count)
   long r = 0;
   if(!in)
     return -EBADF;
-  if((in->flags & L_O_ACCMODE) == L_O_WRONLY) {
+  if((in->flags & O_ACCMODE) == O_WRONLY) {
     r = -EBADF;
     goto out;
   }
@@ -591,12 +285,12 @@ do_sendfile(int out_fd, int in_fd, s64 *ppos, u64 count)
     r = -EBADF;
     goto out;
   }
-  if((out->flags & L_O_ACCMODE) == 0) {
+  if((out->flags & O_ACCMODE) == 0) {
     r = -EBADF;
     goto out;
   }
   struct file *f = in->file;
-  if((out->file && !is_pipe(out->file) && (out->flags & L_O_APPEND)) || !f || f->f_op ||
+  if((out->file && !is_pipe(out->file) && (out->flags & O_APPEND)) || !f || f->f_op ||
      !S_ISREG(f->f_inode->i_mode)) {
     r = -EINVAL;
     goto out;

@@ -17,7 +17,6 @@
 #include "time.h"
 #include <asm/uaccess.h>
 
-#define NSEC_PER_SEC 1000000000UL
 #define FOREVER (~0UL)            // deadline: none
 #define MAX_TIMEOUT_SEC (1UL << 32)   // longer timeouts are for ever (136 years)
 

@@ -1,26 +1,12 @@
-// The system calls about a node's attributes rather than its name: statx, chmod, chown,
-// utimensat and the older utimes, futimesat and utime, their f- and -at forms, umask, and
-// sync and syncfs, with Linux's flags and errnos.
-#include "errno.h"
+// fstat, newfstatat, statx, readlink and readlinkat (man 2 stat, statx, readlink): what a node
+// is, in the x86-64 struct stat and struct statx, with Linux's flags and errnos (fs/stat.c).
 #include "fdtable.h"
 #include "fs.h"
-#include "namei.h"
 #include "process.h"
 #include "slab.h"
 #include "string.h"
 #include "syscalls.h"
 #include <asm/uaccess.h>
-
-#define AT_FDCWD            -100
-#define AT_SYMLINK_NOFOLLOW 0x100
-#define AT_NO_AUTOMOUNT     0x800
-#define AT_EMPTY_PATH       0x1000
-#define AT_STATX_SYNC_TYPE  0x6000   // FORCE_SYNC | DONT_SYNC: both at once is EINVAL
-#define STATX_BASIC_STATS   0x7ffu   // type, mode, nlink, uid, gid, times, ino, size, blocks
-#define STATX_BTIME         0x800u
-#define UTIME_NOW           ((1L << 30) - 1)   // include/uapi/linux/stat.h
-#define UTIME_OMIT          ((1L << 30) - 2)
-#define STATX__RESERVED     0x80000000u
 
 // include/uapi/linux/stat.h: 256 bytes, the same on every architecture.
 struct statx_timestamp {
@@ -63,7 +49,7 @@ console_kstat(struct kstat *k)
 // itself (the working directory for AT_FDCWD). On success *uf is the fd's description when
 // the fd is meant (the caller fputs it; its file is NULL for the console), else *d is the
 // dentry, referenced.
-static long
+long
 resolve_at(u64 dirfd, u64 upath, u64 flags, struct ufile **uf, struct dentry **d)
 {
   long err;
@@ -133,225 +119,106 @@ sys_statx(u64 dirfd, u64 upath, u64 flags, u64 mask, u64 ubuf)
   return copy_to_user((void *)ubuf, &sx, sizeof(sx)) ? -EFAULT : 0;
 }
 
-// umask(2): the old mask; only the permission bits are kept ("umask & 0777").
-long
-sys_umask(u64 mask)
-{
-  return __atomic_exchange_n(&current->proc->umask, (u32)mask & 0777, __ATOMIC_RELAXED);
-}
-
-// chmod and chown through a path; follow: the last name's symbolic link is followed.
+// x86-64 struct stat (144 bytes, Linux's arch/x86/include/uapi/asm/stat.h).
 static long
-attr_path(u64 dirfd, u64 upath, bool follow, bool chown, u32 mode, u32 uid, u32 gid)
+put_stat(u64 ust, const struct kstat *k)
 {
-  long err;
-  char *path = user_path((int)dirfd, upath, false, &err);
-  if(!path)
-    return err;
-  struct dentry *d;
-  err = path_lookup(path, follow ? 0 : LOOKUP_NOFOLLOW, &d);
-  kfree(path);
-  if(err)
-    return err;
-  if(chown)
-    inode_chown(d->d_inode, uid, gid, true);
-  else
-    inode_chmod(d->d_inode, mode);
-  dput(d);
-  return 0;
+  u64 s[18];
+  memset(s, 0, sizeof(s));
+  s[0] = 1;                                // st_dev: the one ramfs
+  s[1] = k->ino;
+  s[2] = k->nlink;
+  s[3] = k->mode | ((u64)k->uid << 32);    // st_mode, st_uid
+  s[4] = k->gid;
+  s[5] = huge_encode_dev(k->rdev);
+  s[6] = k->size;
+  s[7] = 4096;                             // st_blksize
+  s[8] = k->nrpages * 8;                   // st_blocks: 512-byte units
+  s[9] = k->atime.tv_sec;
+  s[10] = k->atime.tv_nsec;
+  s[11] = k->mtime.tv_sec;
+  s[12] = k->mtime.tv_nsec;
+  s[13] = k->ctime.tv_sec;
+  s[14] = k->ctime.tv_nsec;
+  return copy_to_user((void *)ust, s, sizeof(s)) ? -EFAULT : 0;
 }
 
-// The same through an open file. The console's fds have no inode behind them (its mode is
-// console_fstat's, fixed): they succeed and change nothing, as root's would on Linux's tty.
 static long
-attr_fd(struct ufile *uf, bool chown, u32 mode, u32 uid, u32 gid)
-{
-  if(uf->file && chown)
-    inode_chown(uf->file->f_inode, uid, gid, true);
-  else if(uf->file)
-    inode_chmod(uf->file->f_inode, mode);
-  fput(uf);
-  return 0;
-}
-
-long
-sys_fchmodat(u64 dirfd, u64 path, u64 mode)
-{
-  return attr_path(dirfd, path, true, false, mode, 0, 0);
-}
-
-long
-sys_chmod(u64 path, u64 mode)
-{
-  return sys_fchmodat(AT_FDCWD, path, mode);
-}
-
-long
-sys_fchmod(u64 fd, u64 mode)
-{
-  struct ufile *uf = fget((int)fd);
-  return uf ? attr_fd(uf, false, mode, 0, 0) : -EBADF;
-}
-
-long
-sys_fchownat(u64 dirfd, u64 upath, u64 uid, u64 gid, u64 flags)
-{
-  if(flags & ~(u64)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-    return -EINVAL;
-  struct ufile *uf;
-  struct dentry *d;
-  long err = resolve_at(dirfd, upath, flags, &uf, &d);
-  if(err)
-    return err;
-  if(uf)
-    return attr_fd(uf, true, 0, uid, gid);
-  inode_chown(d->d_inode, uid, gid, true);
-  dput(d);
-  return 0;
-}
-
-long
-sys_chown(u64 path, u64 uid, u64 gid)
-{
-  return attr_path(AT_FDCWD, path, true, true, 0, uid, gid);
-}
-
-long
-sys_lchown(u64 path, u64 uid, u64 gid)
-{
-  return attr_path(AT_FDCWD, path, false, true, 0, uid, gid);
-}
-
-long
-sys_fchown(u64 fd, u64 uid, u64 gid)
-{
-  struct ufile *uf = fget((int)fd);
-  return uf ? attr_fd(uf, true, 0, uid, gid) : -EBADF;
-}
-
-static bool
-nsec_valid(long nsec)
-{
-  return nsec == UTIME_NOW || nsec == UTIME_OMIT || (nsec >= 0 && nsec <= 999999999);
-}
-
-// Linux's vfs_utimes: ts NULL is "now" for both; UTIME_NOW and UTIME_OMIT per time.
-static long
-set_times(struct inode *inode, struct timespec64 *ts)
-{
-  struct timespec64 now = current_time();
-  if(!ts) {
-    inode_set_times(inode, &now, &now);
-    return 0;
-  }
-  if(!nsec_valid(ts[0].tv_nsec) || !nsec_valid(ts[1].tv_nsec))
-    return -EINVAL;
-  for(int i = 0; i < 2; i++)
-    if(ts[i].tv_nsec == UTIME_NOW)
-      ts[i] = now;
-  inode_set_times(inode, ts[0].tv_nsec == UTIME_OMIT ? NULL : &ts[0],
-                  ts[1].tv_nsec == UTIME_OMIT ? NULL : &ts[1]);
-  return 0;
-}
-
-// Linux's do_utimes: a NULL path names dirfd itself (futimens), which then takes no flags;
-// the console's fds have no inode and keep no times.
-static long
-do_utimes(u64 dirfd, u64 upath, struct timespec64 *ts, u64 flags)
-{
-  struct ufile *uf;
-  struct dentry *d;
-  long err;
-  if(!upath && (int)dirfd != AT_FDCWD) {
-    if(flags)
-      return -EINVAL;
-    if(!(uf = fget((int)dirfd)))
-      return -EBADF;
-  } else {
-    if(flags & ~(u64)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-      return -EINVAL;
-    if((err = resolve_at(dirfd, upath, flags, &uf, &d)))
-      return err;
-  }
-  if(uf) {
-    err = uf->file ? set_times(uf->file->f_inode, ts) : 0;
-    fput(uf);
-  } else {
-    err = set_times(d->d_inode, ts);
-    dput(d);
-  }
-  return err;
-}
-
-// utimensat(2) and futimens(3): both times UTIME_OMIT is 0 before the path is even looked at.
-long
-sys_utimensat(u64 dirfd, u64 upath, u64 utimes, u64 flags)
-{
-  struct timespec64 ts[2];
-  if(utimes) {
-    s64 t[4];
-    if(copy_from_user(t, (void *)utimes, sizeof(t)))
-      return -EFAULT;
-    ts[0] = (struct timespec64){ t[0], t[1] };
-    ts[1] = (struct timespec64){ t[2], t[3] };
-    if(ts[0].tv_nsec == UTIME_OMIT && ts[1].tv_nsec == UTIME_OMIT)
-      return 0;
-  }
-  return do_utimes(dirfd, upath, utimes ? ts : NULL, flags);
-}
-
-// futimesat(2) and utimes(2): struct timeval, microseconds in [0, 1000000).
-long
-sys_futimesat(u64 dirfd, u64 upath, u64 utimes)
-{
-  struct timespec64 ts[2];
-  if(utimes) {
-    s64 t[4];
-    if(copy_from_user(t, (void *)utimes, sizeof(t)))
-      return -EFAULT;
-    if(t[1] < 0 || t[1] >= 1000000 || t[3] < 0 || t[3] >= 1000000)
-      return -EINVAL;
-    ts[0] = (struct timespec64){ t[0], t[1] * 1000 };
-    ts[1] = (struct timespec64){ t[2], t[3] * 1000 };
-  }
-  return do_utimes(dirfd, upath, utimes ? ts : NULL, 0);
-}
-
-long
-sys_utimes(u64 upath, u64 utimes)
-{
-  return sys_futimesat(AT_FDCWD, upath, utimes);
-}
-
-// utime(2): struct utimbuf, whole seconds.
-long
-sys_utime(u64 upath, u64 ubuf)
-{
-  struct timespec64 ts[2];
-  if(ubuf) {
-    s64 t[2];
-    if(copy_from_user(t, (void *)ubuf, sizeof(t)))
-      return -EFAULT;
-    ts[0] = (struct timespec64){ t[0], 0 };
-    ts[1] = (struct timespec64){ t[1], 0 };
-  }
-  return do_utimes(AT_FDCWD, upath, ubuf ? ts : NULL, 0);
-}
-
-// sync(2) and syncfs(2) write the page cache back to the devices under it; ramfs has none,
-// its page cache is the files themselves, so there is nothing to write (as msync).
-long
-sys_sync(void)
-{
-  return 0;
-}
-
-long
-sys_syncfs(u64 fd)
+fstat_fd(u64 fd, u64 st)
 {
   struct ufile *uf = fget((int)fd);
   if(!uf)
     return -EBADF;
+  long r;
+  if(!uf->file) {
+    r = console_fstat(st);
+  } else {
+    struct kstat k;
+    vfs_fstat(uf->file, &k);
+    r = put_stat(st, &k);
+  }
   fput(uf);
-  return 0;
+  return r;
+}
+
+long
+sys_fstat(u64 fd, u64 st)
+{
+  return fstat_fd(fd, st);
+}
+
+long
+sys_newfstatat(u64 dirfd, u64 upath, u64 st, u64 flags)
+{
+  if(flags & ~(u64)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+    return -EINVAL;
+  long err;
+  char *path = user_path((int)dirfd, upath, flags & AT_EMPTY_PATH, &err);
+  if(!path)
+    return err;
+  char c;
+  if(get_user(c, (char *)upath) == 0 && c == 0) {   // AT_EMPTY_PATH: dirfd itself
+    kfree(path);
+    return (int)dirfd == AT_FDCWD ? sys_newfstatat(dirfd, (u64)".", st, 0)
+                                  : fstat_fd(dirfd, st);
+  }
+  struct kstat k;
+  err = vfs_stat(path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &k);
+  kfree(path);
+  return err ? err : put_stat(st, &k);
+}
+
+long
+sys_readlinkat(u64 dirfd, u64 upath, u64 buf, u64 size)
+{
+  if((s64)size <= 0)
+    return -EINVAL;
+  long err;
+  char *path = user_path((int)dirfd, upath, false, &err);
+  if(!path)
+    return err;
+  u64 n = MIN(size, PATH_MAX);
+  char *k = kmalloc(n, GFP_KERNEL);
+  if(!k) {
+    kfree(path);
+    return -ENOMEM;
+  }
+  struct process *p = current->proc;
+  if(strcmp(path, "/proc/self/exe") == 0) {   // the program as it was started
+    err = MIN(strlen(p->path), n);
+    memcpy(k, p->path, err);
+  } else {
+    err = vfs_readlink(path, k, n);
+  }
+  if(err > 0 && copy_to_user((void *)buf, k, err))
+    err = -EFAULT;
+  kfree(k);
+  kfree(path);
+  return err;
+}
+
+long
+sys_readlink(u64 path, u64 buf, u64 size)
+{
+  return sys_readlinkat(AT_FDCWD, path, buf, size);
 }

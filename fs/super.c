@@ -144,7 +144,7 @@ vfs_umount(const char *path)
   return 0;
 }
 
-// The system calls' path buffers (kernel/sys_file.c, user_path), as Linux's names_cachep: a
+// The system calls' path buffers (fs/open.c, user_path), as Linux's names_cachep: a
 // slab cache with per-CPU magazines, where kmalloc of two pages went to the page allocator
 // and its one zone lock on every open, stat and unlink of every CPU.
 struct kmem_cache *names_cachep;

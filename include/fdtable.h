@@ -1,5 +1,5 @@
 // A process's open files: the fd table its threads share (CLONE_FILES), its working
-// directory, and the open file descriptions fds point at (fs/file.c, kernel/sys_file.c).
+// directory, and the open file descriptions fds point at (fs/file.c, fs/file_table.c).
 #pragma once
 #include "rcupdate.h"
 #include "spinlock.h"
@@ -14,7 +14,7 @@ struct process;
 // An open file description (open(2)): what dup'd fds share, offset and status flags.
 struct ufile {
   int refs;                 // fds pointing here, from every table (atomic: fork shares it)
-  struct file *file;        // NULL: the console (fds 0-2 at spawn: sys_console.c)
+  struct file *file;        // NULL: the console (fds 0-2 at spawn: drivers/tty/console.c)
   u32 flags;                // Linux's O_ACCMODE | O_APPEND | O_NONBLOCK; F_SETFL changes the latter
   u32 dots;                 // getdents64: "." and ".." given so far (the VFS gives the rest)
   char *path;               // absolute, for *at calls relative to this directory

@@ -12,28 +12,7 @@
 #include "spinlock.h"
 #include "types.h"
 
-// File types and permission bits, with Linux's values (include/uapi/linux/stat.h): stat
-// reports them unchanged and the initramfs's cpio headers carry them as they are.
-#define S_IFMT   0170000
-#define S_IFSOCK 0140000
-#define S_IFLNK  0120000
-#define S_IFREG  0100000
-#define S_IFBLK  0060000
-#define S_IFDIR  0040000
-#define S_IFCHR  0020000
-#define S_IFIFO  0010000
-#define S_IALLUGO 07777   // set-id, sticky and rwx bits: what chmod changes
-#define S_ISUID  04000
-#define S_ISGID  02000
-#define S_ISVTX  01000
-#define S_IXGRP  00010
-#define S_ISDIR(m)  (((m) & S_IFMT) == S_IFDIR)
-#define S_ISREG(m)  (((m) & S_IFMT) == S_IFREG)
-#define S_ISLNK(m)  (((m) & S_IFMT) == S_IFLNK)
-#define S_ISCHR(m)  (((m) & S_IFMT) == S_IFCHR)
-#define S_ISBLK(m)  (((m) & S_IFMT) == S_IFBLK)
-#define S_ISFIFO(m) (((m) & S_IFMT) == S_IFIFO)
-#define S_ISSOCK(m) (((m) & S_IFMT) == S_IFSOCK)
+#include "uapi/stat.h"
 
 // Device numbers as Linux's kernel-internal dev_t: 12 bits of major, 20 of minor.
 typedef u32 dev_t;
@@ -61,10 +40,7 @@ struct timespec64 {
   long tv_nsec;
 };
 
-// renameat2(2)'s flags (include/uapi/linux/fs.h).
-#define RENAME_NOREPLACE 0x1   // -EEXIST rather than replace
-#define RENAME_EXCHANGE  0x2   // swap two existing names
-#define RENAME_WHITEOUT  0x4   // overlayfs's: not supported by ramfs (-EINVAL)
+#include "uapi/fs.h"
 
 // A live inode carries this; a freed one is slab poison. RCU-walkers may check it: only a
 // mount that frees inodes at once yet allows RCU-walk (planted tests) lets them see poison.
@@ -232,9 +208,8 @@ struct ramfs_opts {
   enum walk_mode walk;
 };
 
-#define O_CREAT 0x1
-#define O_EXCL  0x2
-#define O_TRUNC 0x4
+// vfs_open takes open(2)'s own O_CREAT, O_EXCL and O_TRUNC (include/uapi/fcntl.h).
+#include "uapi/fcntl.h"
 
 // readdir's callback: return false to stop (the entry is then given again next time).
 typedef bool (*filldir_t)(void *arg, const char *name, u32 len, unsigned long ino, u32 mode);

@@ -2,9 +2,7 @@
 // Pure functions of the string (fs/path.c), so the host test checks them with sanitizers.
 #pragma once
 #include "types.h"
-
-#define NAME_MAX 255    // bytes in one name, as Linux (include/uapi/linux/limits.h)
-#define PATH_MAX 4096   // bytes in a path with its terminating NUL
+#include "uapi/limits.h"
 
 // Path walk modes (fs/namei.c): RCU-walk first, ref-walk when it cannot finish, or one alone.
 #define LOOKUP_RCU_ONLY 0x1   // RCU-walk only: -EAGAIN when it cannot finish

@@ -4,17 +4,7 @@
 #include "types.h"
 #include "wait.h"
 
-// include/uapi/asm-generic/poll.h
-#define POLLIN     0x001
-#define POLLPRI    0x002
-#define POLLOUT    0x004
-#define POLLERR    0x008
-#define POLLHUP    0x010
-#define POLLNVAL   0x020
-#define POLLRDNORM 0x040
-#define POLLRDBAND 0x080
-#define POLLWRNORM 0x100
-#define POLLWRBAND 0x200
+#include "uapi/poll.h"
 
 // What a file without a poll operation reports: it never blocks (Linux's DEFAULT_POLLMASK),
 // so regular files, directories and /dev/null are always ready.

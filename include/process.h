@@ -21,6 +21,9 @@ struct cpumask;
 #define CONSOLE_LINE_MAX 4096   // a longer line goes to the console in pieces this long
 #define USER_STACK_TOP  0x00007ffffffff000UL   // Linux's TASK_SIZE_MAX: the top page is never mapped
 #define USER_STACK_SIZE (8UL << 20)            // RLIMIT_STACK's default
+// argv and envp with their pointers: RLIMIT_STACK / 4, as Linux's bprm_stack_limits (execve
+// checks it as it copies the strings, the ELF loader again as it lays out the stack).
+#define ARG_MAX_BYTES (USER_STACK_SIZE / 4)
 #define PIE_BASE        0x0000555555554000UL   // where a static-PIE is loaded (Linux's ELF_ET_DYN_BASE)
 
 struct process {
@@ -112,7 +115,7 @@ struct process *process_spawn(const char *path, const void *image, size_t len,
                               const char *const argv[], const char *const envp[], int *err);
 // Waits until every thread has exited, frees the process and returns its exit status.
 int process_wait(struct process *p);
-// exec.c: maps image into p->mm and sets the first thread's registers.
+// fs/binfmt_elf.c: maps image into p->mm and sets the first thread's registers.
 int load_elf(struct process *p, const void *image, size_t len, const char *const argv[],
              const char *const envp[], struct trapframe *tf);
 
@@ -120,15 +123,6 @@ void user_thread_exit(int code) __attribute__((noreturn));   // exit(2)
 void process_exit_group(int status) __attribute__((noreturn));   // exit_group(2)
 // A fatal fault or signal: the whole process ends with 128 + sig.
 void process_kill(struct process *p, int sig);
-long sys_clone(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls);
-long sys_clone3(u64 args, u64 size);
-long sys_fork(void);
-long sys_vfork(void);
-long sys_execve(u64 path, u64 argv, u64 envp);
-long sys_execveat(u64 dirfd, u64 path, u64 argv, u64 envp, u64 flags);
-long sys_wait4(u64 pid, u64 status, u64 options, u64 ru);
-long sys_waitid(u64 which, u64 id, u64 infop, u64 options, u64 ru);
-long sys_getppid(void);
 long prctl_child_subreaper(bool set, u64 arg2);   // kernel/exit.c, for sys_prctl
 // kernel/fork.c: a new process (fork, vfork, clone without CLONE_THREAD); the pid or -errno.
 long do_fork(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls);

@@ -1,5 +1,5 @@
-// The system calls of the Linux x86-64 ABI this kernel answers (kernel/syscall.c has the
-// table); each returns its result or -errno, as the raw syscall does.
+// The system calls of the Linux x86-64 ABI this kernel answers, grouped by the room that
+// implements each (kernel/syscall.c has the table; doc/syscalls.md the list with errnos).
 #pragma once
 #include "types.h"
 
@@ -9,7 +9,82 @@ struct process;
 #define NR_SYSCALL_NAMES 463
 extern const char *const syscall_names[NR_SYSCALL_NAMES];
 
-// mm/mmap.c
+// fs/open.c. user_path: upath made absolute against dirfd (AT_FDCWD: the working directory),
+// in a kmalloc'd buffer; NULL with *err (-EFAULT, -ENOENT for "" unless empty_ok, -EBADF,
+// -ENOTDIR).
+char *user_path(int dirfd, u64 upath, bool empty_ok, long *err);
+struct dentry;
+struct ufile;
+// fs/stat.c: the node a *at call names (AT_EMPTY_PATH: dirfd's own), referenced in *uf or *d.
+long resolve_at(u64 dirfd, u64 upath, u64 flags, struct ufile **uf, struct dentry **d);
+long sys_open(u64 path, u64 flags, u64 mode);
+long sys_openat(u64 dirfd, u64 path, u64 flags, u64 mode);
+long sys_creat(u64 path, u64 mode);
+long sys_close(u64 fd);
+long sys_ftruncate(u64 fd, u64 len);
+long sys_access(u64 path, u64 mode);
+long sys_faccessat(u64 dirfd, u64 path, u64 mode);
+long sys_chdir(u64 path);
+long sys_chmod(u64 path, u64 mode);
+long sys_fchmod(u64 fd, u64 mode);
+long sys_fchmodat(u64 dirfd, u64 path, u64 mode);
+long sys_chown(u64 path, u64 uid, u64 gid);
+long sys_fchown(u64 fd, u64 uid, u64 gid);
+long sys_lchown(u64 path, u64 uid, u64 gid);
+long sys_fchownat(u64 dirfd, u64 path, u64 uid, u64 gid, u64 flags);
+// fs/read_write.c
+long sys_read(u64 fd, u64 buf, u64 n);
+long sys_write(u64 fd, u64 buf, u64 n);
+long sys_readv(u64 fd, u64 iov, u64 cnt);
+long sys_writev(u64 fd, u64 iov, u64 cnt);
+long sys_pread64(u64 fd, u64 buf, u64 n, u64 off);
+long sys_pwrite64(u64 fd, u64 buf, u64 n, u64 off);
+long sys_lseek(u64 fd, u64 off, u64 whence);
+long sys_sendfile(u64 out_fd, u64 in_fd, u64 offset, u64 count);
+// fs/ioctl.c, fs/fcntl.c, fs/sync.c
+long sys_ioctl(u64 fd, u64 cmd, u64 arg);
+long sys_dup(u64 fd);
+long sys_dup2(u64 oldfd, u64 newfd);
+long sys_dup3(u64 oldfd, u64 newfd, u64 flags);
+long sys_fcntl(u64 fd, u64 cmd, u64 arg);
+long sys_fsync(u64 fd);
+long sys_sync(void);
+long sys_syncfs(u64 fd);
+// fs/stat.c, fs/readdir.c, fs/d_path.c, fs/utimes.c
+long sys_fstat(u64 fd, u64 st);
+long sys_newfstatat(u64 dirfd, u64 path, u64 st, u64 flags);
+long sys_statx(u64 dirfd, u64 path, u64 flags, u64 mask, u64 buf);
+long sys_readlink(u64 path, u64 buf, u64 size);
+long sys_readlinkat(u64 dirfd, u64 path, u64 buf, u64 size);
+long sys_getdents64(u64 fd, u64 dirp, u64 count);
+long sys_getcwd(u64 buf, u64 size);
+long sys_utimensat(u64 dirfd, u64 path, u64 times, u64 flags);
+long sys_futimesat(u64 dirfd, u64 path, u64 times);
+long sys_utimes(u64 path, u64 times);
+long sys_utime(u64 path, u64 times);
+// fs/link.c: names made and removed
+long sys_mkdir(u64 path, u64 mode);
+long sys_mkdirat(u64 dirfd, u64 path, u64 mode);
+long sys_rmdir(u64 path);
+long sys_unlink(u64 path);
+long sys_unlinkat(u64 dirfd, u64 path, u64 flags);
+long sys_rename(u64 oldpath, u64 newpath);
+long sys_renameat(u64 olddirfd, u64 oldpath, u64 newdirfd, u64 newpath);
+long sys_renameat2(u64 olddirfd, u64 oldpath, u64 newdirfd, u64 newpath, u64 flags);
+long sys_symlink(u64 target, u64 path);
+long sys_symlinkat(u64 target, u64 dirfd, u64 path);
+// fs/pipe.c, fs/select.c
+long sys_pipe(u64 fds);
+long sys_pipe2(u64 fds, u64 flags);
+long sys_poll(u64 fds, u64 nfds, u64 timeout_ms);
+long sys_ppoll(u64 fds, u64 nfds, u64 ts, u64 sigmask, u64 sigsetsize);
+long sys_select(u64 n, u64 in, u64 out, u64 ex, u64 tv);
+long sys_pselect6(u64 n, u64 in, u64 out, u64 ex, u64 ts, u64 sig);
+// fs/exec.c
+long sys_execve(u64 path, u64 argv, u64 envp);
+long sys_execveat(u64 dirfd, u64 path, u64 argv, u64 envp, u64 flags);
+
+// mm/mmap.c, mprotect.c, madvise.c, mremap.c, msync.c, mincore.c
 long sys_brk(u64 addr);
 long sys_mmap(u64 addr, u64 len, u64 prot, u64 flags, u64 fd, u64 off);
 long sys_munmap(u64 addr, u64 len);
@@ -19,6 +94,16 @@ long sys_mremap(u64 addr, u64 old_len, u64 new_len, u64 flags, u64 new_addr);
 long sys_msync(u64 addr, u64 len, u64 flags);
 long sys_mincore(u64 start, u64 len, u64 vec);
 
+// kernel/fork.c, kernel/exit.c
+long sys_clone(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls);
+long sys_clone3(u64 args, u64 size);
+long sys_fork(void);
+long sys_vfork(void);
+long sys_set_tid_address(u64 tidptr);
+long sys_exit(u64 code);
+long sys_exit_group(u64 code);
+long sys_wait4(u64 pid, u64 status, u64 options, u64 ru);
+long sys_waitid(u64 which, u64 id, u64 infop, u64 options, u64 ru);
 // kernel/sys_signal.c and arch/x86_64/signal.c
 long sys_rt_sigaction(u64 sig, u64 act, u64 oact, u64 size);
 long sys_rt_sigprocmask(u64 how, u64 set, u64 oset, u64 size);
@@ -36,7 +121,6 @@ long sys_getpgid(u64 pid);
 long sys_getpgrp(void);
 long sys_setsid(void);
 long sys_getsid(u64 pid);
-
 // kernel/time.c
 long sys_clock_gettime(u64 clock, u64 tp);
 long sys_clock_getres(u64 clock, u64 tp);
@@ -45,18 +129,36 @@ long sys_gettimeofday(u64 tv, u64 tz);
 long sys_time(u64 tloc);
 long sys_nanosleep(u64 req, u64 rem);
 long sys_clock_nanosleep(u64 clock, u64 flags, u64 req, u64 rem);
+u64 realtime_ns(void);   // CLOCK_REALTIME
+u64 realtime_ns_at(u64 now);   // CLOCK_REALTIME at ktime now
+u64 cputime_ns(bool process);   // the process's or the thread's CPU time
+long get_timespec(u64 uts, u64 *ns);   // a user struct timespec, checked, in ns; -EFAULT, -EINVAL
+long put_timespec(u64 uts, u64 ns);
+// kernel/futex.c
 long sys_futex(u64 uaddr, u64 op, u64 val, u64 utime, u64 uaddr2, u64 val3);
-long sys_uname(u64 buf);
-long sys_sysinfo(u64 info);
-long sys_getrusage(u64 who, u64 ru);
+long sys_set_robust_list(u64 head, u64 len);
+// kernel/rlimit.c
 long sys_getrlimit(u64 resource, u64 rlim);
 long sys_prlimit64(u64 pid, u64 resource, u64 new, u64 old);
 long sys_setrlimit(u64 resource, u64 rlim);
-long sys_getrandom(u64 buf, u64 len, u64 flags);
+// kernel/sched.c
+long sys_sched_yield(void);
+// kernel/sys.c
+long sys_getpid(void);
+long sys_getppid(void);
+long sys_gettid(void);
+long sys_getuid(void);
+long sys_umask(u64 mask);
+long sys_prctl(u64 option, u64 arg2);
+long sys_uname(u64 buf);
+long sys_sysinfo(u64 info);
+long sys_getrusage(u64 who, u64 ru);
 long sys_sched_getaffinity(u64 pid, u64 len, u64 mask);
 long sys_sched_setaffinity(u64 pid, u64 len, u64 mask);
 long sys_getcpu(u64 cpu, u64 node, u64 cache);
-u64 realtime_ns(void);   // CLOCK_REALTIME
+// drivers/char/random.c, arch/x86_64/process.c
+long sys_getrandom(u64 buf, u64 len, u64 flags);
+long sys_arch_prctl(u64 code, u64 addr);
 
 // drivers/tty/console.c: the console behind fds 0, 1 and 2.
 long console_write(const char *ubuf, u64 n);
@@ -65,70 +167,3 @@ long console_read(char *ubuf, u64 n, bool nonblock);   // the terminal's line di
 long console_ioctl(u64 cmd, u64 arg);   // termios, window size, foreground group; -ENOTTY
 long console_fstat(u64 st);
 void console_flush(struct process *p);   // a last line without its newline, at exit
-
-// kernel/sys_file.c and kernel/sys_path.c: files, on the process's fd table (fdtable.h).
-#define PATH_MAX_LEN 4096
-// upath made absolute against dirfd (AT_FDCWD: the working directory), in a kmalloc'd
-// buffer; NULL with *err (-EFAULT, -ENOENT for "" unless empty_ok, -EBADF, -ENOTDIR).
-char *user_path(int dirfd, u64 upath, bool empty_ok, long *err);
-long sys_read(u64 fd, u64 buf, u64 n);
-long sys_write(u64 fd, u64 buf, u64 n);
-long sys_writev(u64 fd, u64 iov, u64 cnt);
-long sys_readv(u64 fd, u64 iov, u64 cnt);
-long sys_pread64(u64 fd, u64 buf, u64 n, u64 off);
-long sys_pwrite64(u64 fd, u64 buf, u64 n, u64 off);
-long sys_open(u64 path, u64 flags, u64 mode);
-long sys_openat(u64 dirfd, u64 path, u64 flags, u64 mode);
-long sys_creat(u64 path, u64 mode);
-long sys_close(u64 fd);
-long sys_lseek(u64 fd, u64 off, u64 whence);
-long sys_ioctl(u64 fd, u64 cmd, u64 arg);
-long sys_ftruncate(u64 fd, u64 len);
-long sys_fsync(u64 fd);
-long sys_dup(u64 fd);
-long sys_dup2(u64 oldfd, u64 newfd);
-long sys_dup3(u64 oldfd, u64 newfd, u64 flags);
-long sys_fcntl(u64 fd, u64 cmd, u64 arg);
-long sys_sendfile(u64 out_fd, u64 in_fd, u64 offset, u64 count);
-// kernel/sys_pipe.c and fs/select.c
-long sys_pipe(u64 fds);
-long sys_pipe2(u64 fds, u64 flags);
-long sys_poll(u64 fds, u64 nfds, u64 timeout_ms);
-long sys_ppoll(u64 fds, u64 nfds, u64 ts, u64 sigmask, u64 sigsetsize);
-long sys_select(u64 n, u64 in, u64 out, u64 ex, u64 tv);
-long sys_pselect6(u64 n, u64 in, u64 out, u64 ex, u64 ts, u64 sig);
-long sys_fstat(u64 fd, u64 st);
-long sys_newfstatat(u64 dirfd, u64 path, u64 st, u64 flags);
-long sys_getdents64(u64 fd, u64 dirp, u64 count);
-long sys_mkdir(u64 path, u64 mode);
-long sys_mkdirat(u64 dirfd, u64 path, u64 mode);
-long sys_rmdir(u64 path);
-long sys_unlink(u64 path);
-long sys_unlinkat(u64 dirfd, u64 path, u64 flags);
-long sys_rename(u64 oldpath, u64 newpath);
-long sys_renameat(u64 olddirfd, u64 oldpath, u64 newdirfd, u64 newpath);
-long sys_renameat2(u64 olddirfd, u64 oldpath, u64 newdirfd, u64 newpath, u64 flags);
-long sys_symlink(u64 target, u64 path);
-long sys_symlinkat(u64 target, u64 dirfd, u64 path);
-long sys_readlink(u64 path, u64 buf, u64 size);
-long sys_readlinkat(u64 dirfd, u64 path, u64 buf, u64 size);
-long sys_access(u64 path, u64 mode);
-long sys_faccessat(u64 dirfd, u64 path, u64 mode);
-long sys_getcwd(u64 buf, u64 size);
-long sys_chdir(u64 path);
-// fs/stat.c
-long sys_statx(u64 dirfd, u64 path, u64 flags, u64 mask, u64 buf);
-long sys_umask(u64 mask);
-long sys_chmod(u64 path, u64 mode);
-long sys_fchmod(u64 fd, u64 mode);
-long sys_fchmodat(u64 dirfd, u64 path, u64 mode);
-long sys_chown(u64 path, u64 uid, u64 gid);
-long sys_fchown(u64 fd, u64 uid, u64 gid);
-long sys_lchown(u64 path, u64 uid, u64 gid);
-long sys_fchownat(u64 dirfd, u64 path, u64 uid, u64 gid, u64 flags);
-long sys_sync(void);
-long sys_syncfs(u64 fd);
-long sys_utimensat(u64 dirfd, u64 path, u64 times, u64 flags);
-long sys_futimesat(u64 dirfd, u64 path, u64 times);
-long sys_utimes(u64 path, u64 times);
-long sys_utime(u64 path, u64 times);

@@ -3,6 +3,8 @@
 #pragma once
 #include "types.h"
 
+#define NSEC_PER_SEC 1000000000UL
+
 extern u64 tsc_khz;      // TSC ticks per millisecond; 0 until calibrated
 extern u64 tsc_boot;     // TSC at kernel entry
 

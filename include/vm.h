@@ -18,19 +18,10 @@ struct thread;
 #define USER_END     0x0000800000000000UL
 #define MMAP_BASE    0x0000100000000000UL   // where mmap looks for room without MAP_FIXED
 
-#define PROT_READ    0x1
-#define PROT_WRITE   0x2
-#define PROT_EXEC    0x4
-#define MAP_SHARED   0x01
-#define MAP_PRIVATE  0x02
-#define MAP_FIXED    0x10
-#define MAP_ANONYMOUS 0x20
-#define MAP_FIXED_NOREPLACE 0x100000
-#define MREMAP_MAYMOVE 1
-#define MREMAP_FIXED   2
+#include "uapi/mman.h"
 
-#define MADV_DONTNEED 4   // Linux's values (include/uapi/asm-generic/mman-common.h)
-#define MADV_FREE     8
+// mm/mmap.c: [addr, addr + len) reaches past TASK_SIZE (the argument checks of mmap, mremap...).
+bool beyond_task_size(u64 addr, u64 len);
 
 #define VM_READ  0x1
 #define VM_WRITE 0x2

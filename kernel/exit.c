@@ -1,29 +1,14 @@
 // The process tree: a process's end seen by its parent (zombies until wait4 or waitid reaps
 // them, with the status encodings of <sys/wait.h>), orphans handed to a reaper, getppid, and
 // the children's resource usage (Linux: kernel/exit.c).
-#include "errno.h"
 #include "fdtable.h"
-#include "mm.h"
 #include "process.h"
-#include "sched.h"
 #include "slab.h"
 #include "string.h"
 #include "syscalls.h"
 #include "tick.h"
-#include "wait.h"
+#include "uapi/wait.h"
 #include <asm/uaccess.h>
-
-#define WNOHANG    0x00000001
-#define WUNTRACED  0x00000002   // WSTOPPED for waitid
-#define WEXITED    0x00000004
-#define WCONTINUED 0x00000008
-#define WNOWAIT    0x01000000
-#define __WNOTHREAD 0x20000000
-#define __WALL     0x40000000
-#define __WCLONE   0x80000000
-#define P_ALL  0
-#define P_PID  1
-#define P_PGID 2
 
 DEFINE_SPINLOCK(tasklist_lock);
 DECLARE_WAIT_QUEUE_HEAD(vfork_wq);
@@ -404,4 +389,16 @@ prctl_child_subreaper(bool set, u64 arg2)
   p->child_subreaper = arg2 != 0;
   spin_unlock(&tasklist_lock);
   return 0;
+}
+
+long
+sys_exit(u64 code)
+{
+  user_thread_exit((int)code);
+}
+
+long
+sys_exit_group(u64 code)
+{
+  process_exit_group((int)code);
 }

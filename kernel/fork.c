@@ -2,36 +2,16 @@
 // the caller's address space (mm/cow.c) or, with CLONE_VM, the same one; the fd table copied
 // or shared; one thread continuing from the caller's registers with 0 in rax (Linux:
 // kernel/fork.c, copy_process).
-#include "errno.h"
 #include "fdtable.h"
-#include "mm.h"
 #include "process.h"
-#include "sched.h"
 #include "slab.h"
 #include "string.h"
-#include "vm.h"
-#include "wait.h"
+#include "syscalls.h"
+#include "uapi/sched.h"
 #include <asm/cpu.h>
 #include <asm/fpu.h>
 #include <asm/traps.h>
 #include <asm/uaccess.h>
-
-#define CLONE_VM             0x00000100
-#define CLONE_FS             0x00000200
-#define CLONE_FILES          0x00000400
-#define CLONE_SIGHAND        0x00000800
-#define CLONE_PIDFD          0x00001000
-#define CLONE_PTRACE         0x00002000
-#define CLONE_VFORK          0x00004000
-#define CLONE_PARENT         0x00008000
-#define CLONE_THREAD         0x00010000
-#define CLONE_SYSVSEM        0x00040000
-#define CLONE_SETTLS         0x00080000
-#define CLONE_PARENT_SETTID  0x00100000
-#define CLONE_CHILD_CLEARTID 0x00200000
-#define CLONE_DETACHED       0x00400000
-#define CLONE_UNTRACED       0x00800000
-#define CLONE_CHILD_SETTID   0x01000000
 
 // The flags a process (not a thread) may be made with here; namespaces, pidfds and the
 // rest are EINVAL.
@@ -181,4 +161,11 @@ sys_clone3(u64 uargs, u64 size)
     return -EINVAL;
   u64 sp = a[5] ? a[5] + a[6] : 0;
   return sys_clone(a[0] | a[4], sp, a[3], a[2], a[7]);
+}
+
+long
+sys_set_tid_address(u64 tidptr)
+{
+  current->clear_child_tid = (u32 *)tidptr;
+  return current->tid;
 }

@@ -3,20 +3,12 @@
 // and a waker takes the same lock, so no wake-up falls between the compare and the sleep (the
 // lost-wake-up rule of Drepper's "Futexes Are Tricky"; Linux's kernel/futex/waitwake.c).
 // Private and shared waits are one kind here: every user of a futex is a thread of one mm.
-#include "errno.h"
 #include "process.h"
-#include "sched.h"
-#include "signal.h"
-#include "spinlock.h"
+#include "syscalls.h"
 #include "time.h"
+#include "uapi/futex.h"
 #include <asm/uaccess.h>
 
-#define FUTEX_WAIT         0
-#define FUTEX_WAKE         1
-#define FUTEX_WAIT_BITSET  9
-#define FUTEX_WAKE_BITSET  10
-#define FUTEX_PRIVATE_FLAG 128
-#define FUTEX_CLOCK_REALTIME 256
 #define FUTEX_BUCKETS      64
 
 struct futex_q {
@@ -175,4 +167,34 @@ do_futex(u32 *uaddr, int op, u32 val, u64 deadline, u32 *uaddr2, u32 val3)
   default:
     return -ENOSYS;
   }
+}
+
+// FUTEX_WAIT's timeout is relative; WAIT_BITSET's absolute, on CLOCK_REALTIME with
+// FUTEX_CLOCK_REALTIME, else CLOCK_MONOTONIC (futex(2)). Both become a ktime deadline.
+long
+sys_futex(u64 uaddr, u64 op, u64 val, u64 utime, u64 uaddr2, u64 val3)
+{
+  u64 deadline = 0;
+  int cmd = op & FUTEX_CMD_MASK;
+  if(utime && (cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET)) {
+    u64 ns;
+    long err = get_timespec(utime, &ns);
+    if(err)
+      return err;
+    u64 now = ktime_ns(), wall = realtime_ns_at(now);
+    if(cmd == FUTEX_WAIT)
+      deadline = now + ns;
+    else if(op & FUTEX_CLOCK_REALTIME)
+      deadline = ns > wall ? now + (ns - wall) : 1;
+    else
+      deadline = ns ? ns : 1;
+  }
+  return do_futex((u32 *)uaddr, (int)op, (u32)val, deadline, (u32 *)uaddr2, (u32)val3);
+}
+
+// Remembered by glibc, used by the kernel only for robust mutexes of a dying thread: accepted.
+long
+sys_set_robust_list(u64 head, u64 len)
+{
+  return len == 24 ? 0 : -EINVAL;
 }

@@ -16,23 +16,13 @@
 #include "vsprintf.h"
 #include "syscalls.h"
 #include "vm.h"
+#include "uapi/sched.h"
 #include <asm/cpu.h>
 #include <asm/fpu.h>
 #include <asm/traps.h>
 #include <asm/uaccess.h>
 
 // clone(2) flags (include/uapi/linux/sched.h).
-#define CLONE_VM             0x00000100
-#define CLONE_FS             0x00000200
-#define CLONE_FILES          0x00000400
-#define CLONE_SIGHAND        0x00000800
-#define CLONE_THREAD         0x00010000
-#define CLONE_SYSVSEM        0x00040000
-#define CLONE_SETTLS         0x00080000
-#define CLONE_PARENT_SETTID  0x00100000
-#define CLONE_CHILD_CLEARTID 0x00200000
-#define CLONE_DETACHED       0x00400000
-#define CLONE_CHILD_SETTID   0x01000000
 
 bool process_planted_leak;
 

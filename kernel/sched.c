@@ -1,31 +1,26 @@
 // Kernel threads on per-CPU run queues: creation, switching, sleeping, waking, joining.
 // Non-preemptive: the tick only sets need_resched; threads stay on the CPU they were created on.
 #include <asm/cpu.h>
-#include "cpumask.h"
 #include "fault_inject.h"
+#include "panic.h"
+#include "printk.h"
+#include "process.h"
+#include "seqlock.h"
+#include "smp.h"
+#include "string.h"
+#include "syscalls.h"
+#include "tick.h"
+#include "time.h"
+#include "vm.h"
+#include "vsprintf.h"
+#include "watchdog.h"
 #include <asm/irq.h>
 #include <asm/irqflags.h>
 #include <asm/paging.h>
-#include "panic.h"
-#include "preempt.h"
-#include "printk.h"
-#include "process.h"
 #include <asm/processor.h>
-#include "rcupdate.h"
-#include "seqlock.h"
-#include "sched.h"
-#include "smp.h"
-#include "spinlock.h"
 #include <asm/stacktrace.h>
-#include "string.h"
-#include "tick.h"
-#include "time.h"
 #include <asm/timer.h>
 #include <asm/traps.h>
-#include "vm.h"
-#include "vsprintf.h"
-#include "wait.h"
-#include "watchdog.h"
 #include <stdarg.h>
 
 struct rq {
@@ -640,4 +635,11 @@ sched_init_ap(void)
   idle->on_cpu = true;
   c->curr = idle;
   rq->idle = idle;
+}
+
+long
+sys_sched_yield(void)
+{
+  yield();
+  return 0;
 }

@@ -1,127 +1,16 @@
-// The system-call table of the Linux x86-64 ABI (arch/x86/entry/syscalls/syscall_64.tbl) and
-// the calls about threads and identity. An unknown number is -ENOSYS, named on the
-// console once; the calls glibc probes and copes without (rseq) are -ENOSYS quietly.
-#include "errno.h"
+// The system-call table of the Linux x86-64 ABI (arch/x86/entry/syscalls/syscall_64.tbl) and its
+// dispatch; each call lives with its subsystem (doc/syscalls.md says where). An unknown number
+// is -ENOSYS, named on the console once; rseq, which glibc probes and copes without, quietly.
 #include "printk.h"
 #include "process.h"
-#include "sched.h"
-#include "string.h"
 #include "syscalls.h"
 #include <asm/traps.h>
 #include <asm/uaccess.h>
-
-#define ARCH_SET_GS 0x1001
-#define ARCH_SET_FS 0x1002
-#define ARCH_GET_FS 0x1003
-#define ARCH_GET_GS 0x1004
-
-static long
-sys_exit(u64 code)
-{
-  user_thread_exit((int)code);
-}
-
-static long
-sys_exit_group(u64 code)
-{
-  process_exit_group((int)code);
-}
 
 static long
 sys_enosys(void)
 {
   return -ENOSYS;
-}
-
-static long
-sys_arch_prctl(u64 code, u64 addr)
-{
-  struct thread *t = current;
-  switch(code) {
-  case ARCH_SET_FS:
-    if(addr >= USER_END)
-      return -EPERM;
-    t->fsbase = addr;
-    load_fsbase(addr);
-    return 0;
-  case ARCH_GET_FS:
-    return put_user(t->fsbase, (u64 *)addr);
-  // A kernel address is refused as Linux does (EPERM past TASK_SIZE_MAX); here it also keeps
-  // the paranoid entries' test right: a negative GS base means the kernel's (vectors.S).
-  case ARCH_SET_GS: {
-    if(addr >= USER_END)
-      return -EPERM;
-    u64 irq = local_irq_save();   // thread and MSR agree when it is next switched out
-    t->gsbase = addr;
-    load_user_gsbase(addr);
-    local_irq_restore(irq);
-    return 0;
-  }
-  case ARCH_GET_GS:
-    return put_user(t->gsbase, (u64 *)addr);
-  default:
-    return -EINVAL;
-  }
-}
-
-#define PR_SET_NAME 15   // include/uapi/linux/prctl.h
-#define PR_GET_NAME 16
-#define PR_SET_CHILD_SUBREAPER 36   // orphans below come to this process (kernel/exit.c)
-#define PR_GET_CHILD_SUBREAPER 37
-#define TASK_COMM_LEN 16
-
-// prctl(2): the thread's name (busybox reads it at start) and the child subreaper; other
-// options are EINVAL, as Linux answers an option it does not know.
-static long
-sys_prctl(u64 option, u64 arg2)
-{
-  char name[TASK_COMM_LEN];
-  switch(option) {
-  case PR_SET_NAME: {
-    long n = strncpy_from_user(name, (const char *)arg2, sizeof(name));
-    if(n == -ENAMETOOLONG)   // Linux keeps the first 15 bytes of a longer name
-      n = copy_from_user(name, (const char *)arg2, sizeof(name) - 1) ? -EFAULT : 0;
-    if(n < 0)
-      return -EFAULT;
-    name[sizeof(name) - 1] = 0;
-    strlcpy(current->name, name, sizeof(name));
-    return 0;
-  }
-  case PR_GET_NAME:
-    memset(name, 0, sizeof(name));
-    strlcpy(name, current->name, sizeof(name));
-    return copy_to_user((void *)arg2, name, sizeof(name)) ? -EFAULT : 0;
-  case PR_SET_CHILD_SUBREAPER:
-  case PR_GET_CHILD_SUBREAPER:
-    return prctl_child_subreaper(option == PR_SET_CHILD_SUBREAPER, arg2);
-  default:
-    return -EINVAL;
-  }
-}
-
-static long
-sys_set_tid_address(u64 tidptr)
-{
-  current->clear_child_tid = (u32 *)tidptr;
-  return current->tid;
-}
-
-// Remembered by glibc, used by the kernel only for robust mutexes of a dying thread: accepted.
-static long
-sys_set_robust_list(u64 head, u64 len)
-{
-  return len == 24 ? 0 : -EINVAL;
-}
-
-static long sys_getpid(void) { return current->proc->pid; }
-static long sys_gettid(void) { return current->tid; }
-static long sys_getuid(void) { return 0; }
-
-static long
-sys_sched_yield(void)
-{
-  yield();
-  return 0;
 }
 
 typedef long (*syscall_fn)(u64, u64, u64, u64, u64, u64);
@@ -142,52 +31,50 @@ struct syscall {
 // The cast through void (*)(void) is GCC's documented way to store functions of fewer
 // arguments in one table; the x86-64 calling convention makes the extra ones harmless.
 #define SYS(nr, fn, args) [nr] = { (syscall_fn)(void (*)(void))sys_##fn, #fn, args }
+// A number whose call is another's function under its own name (fdatasync is fsync here).
+#define ALIAS(nr, name, fn, args) [nr] = { (syscall_fn)(void (*)(void))sys_##fn, #name, args }
 #define NR_SYSCALLS 436
 
 static const struct syscall table[NR_SYSCALLS] = {
   SYS(0, read, "u"), SYS(1, write, "u"), SYS(2, open, ".iu"), SYS(3, close, "u"),
-  SYS(5, fstat, "u"), SYS(8, lseek, "u.u"), SYS(9, mmap, ""), SYS(10, mprotect, ""),
-  SYS(11, munmap, ""), SYS(12, brk, ""), SYS(13, rt_sigaction, "i"), SYS(14, rt_sigprocmask, "i"),
-  SYS(15, rt_sigreturn, ""), SYS(16, ioctl, "uu"), SYS(17, pread64, "u"), SYS(18, pwrite64, "u"),
-  SYS(19, readv, "u"), SYS(20, writev, "u"), SYS(21, access, ".i"), SYS(24, sched_yield, ""),
+  SYS(5, fstat, "u"), SYS(7, poll, ".ui"), SYS(8, lseek, "u.u"), SYS(9, mmap, ""),
+  SYS(10, mprotect, ""), SYS(11, munmap, ""), SYS(12, brk, ""), SYS(13, rt_sigaction, "i"),
+  SYS(14, rt_sigprocmask, "i"), SYS(15, rt_sigreturn, ""), SYS(16, ioctl, "uu"),
+  SYS(17, pread64, "u"), SYS(18, pwrite64, "u"), SYS(19, readv, "u"), SYS(20, writev, "u"),
+  SYS(21, access, ".i"), SYS(22, pipe, ""), SYS(23, select, "i"), SYS(24, sched_yield, ""),
   SYS(25, mremap, ""), SYS(26, msync, "..i"), SYS(27, mincore, ""), SYS(28, madvise, "..i"),
   SYS(32, dup, "u"), SYS(33, dup2, "uu"), SYS(35, nanosleep, ""), SYS(39, getpid, ""),
-  SYS(56, clone, ""), SYS(57, fork, ""), SYS(58, vfork, ""), SYS(59, execve, ""),
-  SYS(60, exit, "i"), SYS(61, wait4, "i.i"), SYS(62, kill, "ii"), SYS(63, uname, ""),
-  SYS(72, fcntl, "uu"), SYS(74, fsync, "u"),
-  [75] = { (syscall_fn)(void (*)(void))sys_fsync, "fdatasync", "u" }, SYS(77, ftruncate, "u"),
-  SYS(79, getcwd, ""), SYS(80, chdir, ""), SYS(83, mkdir, ".u"), SYS(84, rmdir, ""),
-  SYS(85, creat, ".u"), SYS(87, unlink, ""), SYS(88, symlink, ""), SYS(89, readlink, "..i"),
-  SYS(96, gettimeofday, ""), SYS(97, getrlimit, "u"), SYS(98, getrusage, "i"),
-  SYS(99, sysinfo, ""), SYS(102, getuid, ""),
-  [104] = { (syscall_fn)(void (*)(void))sys_getuid, "getgid", "" },
-  [107] = { (syscall_fn)(void (*)(void))sys_getuid, "geteuid", "" },
-  [108] = { (syscall_fn)(void (*)(void))sys_getuid, "getegid", "" }, SYS(109, setpgid, "ii"),
+  SYS(40, sendfile, "ii"), SYS(56, clone, ""), SYS(57, fork, ""), SYS(58, vfork, ""),
+  SYS(59, execve, ""), SYS(60, exit, "i"), SYS(61, wait4, "i.i"), SYS(62, kill, "ii"),
+  SYS(63, uname, ""), SYS(72, fcntl, "uu"), SYS(74, fsync, "u"),
+  ALIAS(75, fdatasync, fsync, "u"), SYS(77, ftruncate, "u"),
+  SYS(79, getcwd, ""), SYS(80, chdir, ""), SYS(82, rename, ""), SYS(83, mkdir, ".u"),
+  SYS(84, rmdir, ""), SYS(85, creat, ".u"), SYS(87, unlink, ""), SYS(88, symlink, ""),
+  SYS(89, readlink, "..i"), SYS(90, chmod, ".u"), SYS(91, fchmod, "uu"), SYS(92, chown, ".uu"),
+  SYS(93, fchown, "uuu"), SYS(94, lchown, ".uu"), SYS(95, umask, "i"), SYS(96, gettimeofday, ""),
+  SYS(97, getrlimit, "u"), SYS(98, getrusage, "i"), SYS(99, sysinfo, ""), SYS(102, getuid, ""),
+  ALIAS(104, getgid, getuid, ""),
+  ALIAS(107, geteuid, getuid, ""),
+  ALIAS(108, getegid, getuid, ""), SYS(109, setpgid, "ii"),
   SYS(110, getppid, ""), SYS(111, getpgrp, ""), SYS(112, setsid, ""), SYS(121, getpgid, "i"),
   SYS(124, getsid, "i"), SYS(127, rt_sigpending, ""), SYS(128, rt_sigtimedwait, ""),
-  SYS(130, rt_sigsuspend, ""), SYS(131, sigaltstack, ""), SYS(157, prctl, "i"),
-  SYS(158, arch_prctl, "i"), SYS(160, setrlimit, "u"), SYS(186, gettid, ""), SYS(200, tkill, "ii"),
-  SYS(201, time, ""), SYS(202, futex, ".iu..u"), SYS(203, sched_setaffinity, "iu"),
-  SYS(204, sched_getaffinity, "iu"), SYS(217, getdents64, "u.u"), SYS(218, set_tid_address, ""),
-  SYS(219, restart_syscall, ""), SYS(227, clock_settime, "i"), SYS(228, clock_gettime, "i"),
-  SYS(229, clock_getres, "i"), SYS(230, clock_nanosleep, "ii"), SYS(231, exit_group, "i"),
-  SYS(234, tgkill, "iii"), SYS(247, waitid, "ii.i"), SYS(257, openat, "i.iu"),
-  SYS(258, mkdirat, "i.u"), SYS(262, newfstatat, "i..i"), SYS(263, unlinkat, "i.i"),
-  SYS(266, symlinkat, ".i"), SYS(267, readlinkat, "i..i"), SYS(269, faccessat, "i.i"),
-  SYS(273, set_robust_list, ""), SYS(292, dup3, "uui"), SYS(302, prlimit64, "iu"),
-  SYS(309, getcpu, ""), SYS(318, getrandom, "..u"), SYS(322, execveat, "i...i"),
-  [334] = { (syscall_fn)(void (*)(void))sys_enosys, "rseq", "" }, SYS(435, clone3, ""),
-  // Pipes and readiness (kernel/sys_pipe.c, fs/select.c).
-  SYS(7, poll, ".ui"), SYS(22, pipe, ""), SYS(23, select, "i"), SYS(270, pselect6, "i"),
-  SYS(271, ppoll, ".u"), SYS(293, pipe2, ".i"),
-  // Attributes (fs/stat.c).
-  SYS(90, chmod, ".u"), SYS(91, fchmod, "uu"), SYS(92, chown, ".uu"), SYS(93, fchown, "uuu"),
-  SYS(94, lchown, ".uu"), SYS(95, umask, "i"), SYS(162, sync, ""), SYS(260, fchownat, "i.uui"),
-  SYS(268, fchmodat, "i.u"), SYS(306, syncfs, "i"), SYS(332, statx, "i.uu"), SYS(132, utime, ""),
-  SYS(235, utimes, ""), SYS(261, futimesat, "i"), SYS(280, utimensat, "i..i"),
-  // Names and copies (kernel/sys_path.c, kernel/sys_file.c).
-  SYS(82, rename, ""), SYS(264, renameat, "i.i"), SYS(316, renameat2, "i.i.u"),
-  SYS(40, sendfile, "ii"),
+  SYS(130, rt_sigsuspend, ""), SYS(131, sigaltstack, ""), SYS(132, utime, ""), SYS(157, prctl, "i"),
+  SYS(158, arch_prctl, "i"), SYS(160, setrlimit, "u"), SYS(162, sync, ""), SYS(186, gettid, ""),
+  SYS(200, tkill, "ii"), SYS(201, time, ""), SYS(202, futex, ".iu..u"),
+  SYS(203, sched_setaffinity, "iu"), SYS(204, sched_getaffinity, "iu"), SYS(217, getdents64, "u.u"),
+  SYS(218, set_tid_address, ""), SYS(219, restart_syscall, ""), SYS(227, clock_settime, "i"),
+  SYS(228, clock_gettime, "i"), SYS(229, clock_getres, "i"), SYS(230, clock_nanosleep, "ii"),
+  SYS(231, exit_group, "i"), SYS(234, tgkill, "iii"), SYS(235, utimes, ""),
+  SYS(247, waitid, "ii.i"), SYS(257, openat, "i.iu"), SYS(258, mkdirat, "i.u"),
+  SYS(260, fchownat, "i.uui"), SYS(261, futimesat, "i"), SYS(262, newfstatat, "i..i"),
+  SYS(263, unlinkat, "i.i"), SYS(264, renameat, "i.i"), SYS(266, symlinkat, ".i"),
+  SYS(267, readlinkat, "i..i"), SYS(268, fchmodat, "i.u"), SYS(269, faccessat, "i.i"),
+  SYS(270, pselect6, "i"), SYS(271, ppoll, ".u"), SYS(273, set_robust_list, ""),
+  SYS(280, utimensat, "i..i"), SYS(292, dup3, "uui"), SYS(293, pipe2, ".i"),
+  SYS(302, prlimit64, "iu"), SYS(306, syncfs, "i"), SYS(309, getcpu, ""),
+  SYS(316, renameat2, "i.i.u"), SYS(318, getrandom, "..u"), SYS(322, execveat, "i...i"),
+  SYS(332, statx, "i.uu"), ALIAS(334, rseq, enosys, ""),
+  SYS(435, clone3, ""),
 };
 
 static u64 reported[(NR_SYSCALL_NAMES + 63) / 64 + 1];

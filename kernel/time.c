@@ -1,34 +1,12 @@
-// Clocks, sleeps, futex timeouts, and what a process asks about the machine: uname, sysinfo,
-// getrusage, random bytes, CPU affinity (resource limits: kernel/rlimit.c). Structures as the
-// x86-64 ABI lays them out (man 2 clock_gettime, uname, sysinfo, getrusage, sched_setaffinity).
-#include "cpumask.h"
-#include "errno.h"
-#include "mm.h"
+// Clocks and sleeps: clock_gettime, clock_settime, clock_getres, gettimeofday, time, nanosleep
+// and clock_nanosleep, with the x86-64 ABI's structures (man 2 clock_gettime, nanosleep;
+// Linux's kernel/time/).
 #include "process.h"
-#include "random.h"
-#include "sched.h"
-#include "signal.h"
-#include "smp.h"
-#include "string.h"
 #include "syscalls.h"
 #include "tick.h"
 #include "time.h"
+#include "uapi/time.h"
 #include <asm/uaccess.h>
-
-#define NS 1000000000UL
-#define CLOCK_REALTIME 0
-#define CLOCK_MONOTONIC 1
-#define CLOCK_PROCESS_CPUTIME_ID 2
-#define CLOCK_THREAD_CPUTIME_ID 3
-#define CLOCK_MONOTONIC_RAW 4
-#define CLOCK_REALTIME_COARSE 5
-#define CLOCK_MONOTONIC_COARSE 6
-#define CLOCK_BOOTTIME 7
-#define TIMER_ABSTIME 1
-#define FUTEX_CMD_MASK 0x7f
-#define FUTEX_WAIT 0
-#define FUTEX_WAIT_BITSET 9
-#define FUTEX_CLOCK_REALTIME 256
 
 struct timespec {
   s64 tv_sec, tv_nsec;
@@ -39,10 +17,17 @@ struct timespec {
 // by clock_settime; a sleep already converted to a ktime deadline does not move with it.
 static u64 realtime_offset;
 
+// CLOCK_REALTIME at the ktime now (futex's absolute timeouts convert with one reading).
+u64
+realtime_ns_at(u64 now)
+{
+  return READ_ONCE(realtime_offset) + now;
+}
+
 u64
 realtime_ns(void)
 {
-  return READ_ONCE(realtime_offset) + ktime_ns();
+  return realtime_ns_at(ktime_ns());
 }
 
 // The offset wraps below zero when ns < ktime (no RTC: the wall clock starts at 1970 at
@@ -55,7 +40,7 @@ realtime_set(u64 ns)
 
 // CPU time: the ticks a thread (or every thread of its process) spent in ring 3, plus, for
 // the calling thread, nothing finer: the tick is the resolution.
-static u64
+u64
 cputime_ns(bool process)
 {
   if(!process)
@@ -93,23 +78,24 @@ clock_ns(u64 clock, u64 *ns)
   }
 }
 
-static long
+long
 put_timespec(u64 uts, u64 ns)
 {
-  struct timespec ts = { ns / NS, ns % NS };
+  struct timespec ts = { ns / NSEC_PER_SEC, ns % NSEC_PER_SEC };
   return copy_to_user((void *)uts, &ts, sizeof(ts)) ? -EFAULT : 0;
 }
 
 // A timespec from user memory, as nanoseconds; EINVAL outside [0, 1e9) nanoseconds.
-static long
+long
 get_timespec(u64 uts, u64 *ns)
 {
   struct timespec ts;
   if(copy_from_user(&ts, (void *)uts, sizeof(ts)))
     return -EFAULT;
-  if(ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (s64)NS)
+  if(ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (s64)NSEC_PER_SEC)
     return -EINVAL;
-  *ns = (u64)ts.tv_sec > (~0UL / 2) / NS ? ~0UL / 2 : (u64)ts.tv_sec * NS + ts.tv_nsec;
+  *ns = (u64)ts.tv_sec > (~0UL / 2) / NSEC_PER_SEC ? ~0UL / 2
+                                                 : (u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
   return 0;
 }
 
@@ -154,7 +140,7 @@ long
 sys_gettimeofday(u64 tv, u64 tz)
 {
   u64 ns = realtime_ns();
-  s64 v[2] = { ns / NS, (ns % NS) / 1000 };
+  s64 v[2] = { ns / NSEC_PER_SEC, (ns % NSEC_PER_SEC) / 1000 };
   if(tv && copy_to_user((void *)tv, v, sizeof(v)))
     return -EFAULT;
   s32 z[2] = { 0, 0 };
@@ -166,7 +152,7 @@ sys_gettimeofday(u64 tv, u64 tz)
 long
 sys_time(u64 tloc)
 {
-  s64 t = realtime_ns() / NS;
+  s64 t = realtime_ns() / NSEC_PER_SEC;
   if(tloc && put_user(t, (s64 *)tloc))
     return -EFAULT;
   return t;
@@ -248,185 +234,4 @@ sys_clock_nanosleep(u64 clock, u64 flags, u64 req, u64 rem)
     return relative_sleep(ktime_ns() + ns, rem);
   err = sleep_until(ns > now ? ktime_ns() + (ns - now) : 0);
   return err ? -ERESTARTNOHAND : 0;
-}
-
-// FUTEX_WAIT's timeout is relative; WAIT_BITSET's absolute, on CLOCK_REALTIME with
-// FUTEX_CLOCK_REALTIME, else CLOCK_MONOTONIC (futex(2)). Both become a ktime deadline.
-long
-sys_futex(u64 uaddr, u64 op, u64 val, u64 utime, u64 uaddr2, u64 val3)
-{
-  u64 deadline = 0;
-  int cmd = op & FUTEX_CMD_MASK;
-  if(utime && (cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET)) {
-    u64 ns;
-    long err = get_timespec(utime, &ns);
-    if(err)
-      return err;
-    u64 now = ktime_ns(), wall = READ_ONCE(realtime_offset) + now;
-    if(cmd == FUTEX_WAIT)
-      deadline = now + ns;
-    else if(op & FUTEX_CLOCK_REALTIME)
-      deadline = ns > wall ? now + (ns - wall) : 1;
-    else
-      deadline = ns ? ns : 1;
-  }
-  return do_futex((u32 *)uaddr, (int)op, (u32)val, deadline, (u32 *)uaddr2, (u32)val3);
-}
-
-long
-sys_uname(u64 buf)
-{
-  char u[6][65];
-  memset(u, 0, sizeof(u));
-  strlcpy(u[0], "Linux", 65);   // glibc and programs compare this
-  strlcpy(u[1], "kmm", 65);
-  strlcpy(u[2], "6.1.0-kmm", 65);
-  strlcpy(u[3], "#1 SMP", 65);
-  strlcpy(u[4], "x86_64", 65);
-  strlcpy(u[5], "(none)", 65);
-  return copy_to_user((void *)buf, u, sizeof(u)) ? -EFAULT : 0;
-}
-
-long
-sys_sysinfo(u64 info)
-{
-  struct {
-    s64 uptime;
-    u64 loads[3], totalram, freeram, sharedram, bufferram, totalswap, freeswap;
-    u16 procs, pad;
-    u64 totalhigh, freehigh;
-    u32 mem_unit;
-    char f[4];
-  } si;
-  memset(&si, 0, sizeof(si));
-  si.uptime = ktime_ns() / NS;
-  si.totalram = max_pfn * PAGE_SIZE;
-  si.freeram = nr_free_pages() * PAGE_SIZE;
-  si.procs = 1;
-  si.mem_unit = 1;
-  return copy_to_user((void *)info, &si, sizeof(si)) ? -EFAULT : 0;
-}
-
-// Minor faults as Linux counts them: every fault that mapped a page for the process. who is
-// an int (RUSAGE_CHILDREN is -1): only its low 32 bits are the argument (kernel/syscall.c).
-long
-sys_getrusage(u64 uwho, u64 ru)
-{
-  int who = (int)uwho;
-  if(who != 0 && who != 1 && who != -1)   // RUSAGE_SELF, RUSAGE_THREAD, RUSAGE_CHILDREN
-    return -EINVAL;
-  s64 r[18];
-  memset(r, 0, sizeof(r));
-  if(who != -1) {
-    u64 ns = cputime_ns(who == 0);
-    r[0] = ns / NS;
-    r[1] = (ns % NS) / 1000;
-    r[8] = READ_ONCE(current->proc->min_flt);   // ru_minflt, after two timevals and 4 longs
-  } else {   // RUSAGE_CHILDREN: the children reaped so far, and theirs (kernel/exit.c)
-    u64 ticks, min_flt;
-    children_rusage(&ticks, &min_flt);
-    r[0] = ticks * TICK_NS / NS;
-    r[1] = (ticks * TICK_NS % NS) / 1000;
-    r[8] = min_flt;
-  }
-  return copy_to_user((void *)ru, r, sizeof(r)) ? -EFAULT : 0;
-}
-
-long
-sys_getrandom(u64 buf, u64 len, u64 flags)
-{
-  if(flags & ~7UL)   // GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE
-    return -EINVAL;
-  u8 chunk[256];
-  u64 done = 0;
-  while(done < len) {
-    u64 k = MIN(len - done, sizeof(chunk));
-    get_random_bytes(chunk, k);
-    if(copy_to_user((u8 *)buf + done, chunk, k))
-      return done ? (long)done : -EFAULT;
-    done += k;
-    cond_resched();
-  }
-  return done;
-}
-
-// Linux's cpumask_size(): whole longs covering nr_cpu_ids.
-static u64
-mask_bytes(void)
-{
-  return (nr_cpu_ids + 63) / 64 * 8;
-}
-
-// The thread pid names in the caller's process (0: the caller); NULL if there is none.
-static struct thread *
-find_thread(u64 pid)
-{
-  struct process *p = current->proc;
-  if(pid == 0 || (int)pid == current->tid)
-    return current;
-  struct thread *t, *found = NULL;
-  spin_lock(&p->lock);
-  list_for_each_entry(t, &p->threads, proc_node)
-    if(t->tid == (int)pid && READ_ONCE(t->state) != T_DEAD)
-      found = t;
-  spin_unlock(&p->lock);
-  return found;
-}
-
-// The raw call returns the bytes copied, not 0 (sched_getaffinity(2), "C library/kernel
-// differences"); glibc's wrapper turns that into 0.
-long
-sys_sched_getaffinity(u64 pid, u64 len, u64 mask)
-{
-  if(len * 8 < (u64)nr_cpu_ids || len % 8)
-    return -EINVAL;
-  struct thread *t = find_thread(pid);
-  if(!t)
-    return -ESRCH;
-  u8 m[NR_CPUS / 8];
-  u64 n = mask_bytes();
-  memset(m, 0, sizeof(m));
-  int cpu;
-  for_each_online_cpu(cpu)
-    if(cpumask_test_cpu(cpu, &t->affinity))
-      m[cpu / 8] |= 1 << (cpu % 8);
-  return copy_to_user((void *)mask, m, n) ? -EFAULT : (long)n;
-}
-
-// The thread moves to an allowed CPU on its next return to user mode (exit_to_user_mode):
-// at once for the caller, within a tick for a sibling in ring 3, on waking for a sleeper.
-long
-sys_sched_setaffinity(u64 pid, u64 len, u64 mask)
-{
-  u8 m[NR_CPUS / 8];
-  u64 n = MIN(len, sizeof(m));
-  memset(m, 0, sizeof(m));
-  if(copy_from_user(m, (void *)mask, n))
-    return -EFAULT;
-  struct cpumask allowed;
-  cpumask_clear(&allowed);
-  int cpu;
-  for_each_online_cpu(cpu)
-    if(m[cpu / 8] & (1 << (cpu % 8)))
-      cpumask_set_cpu(cpu, &allowed);
-  if(cpumask_weight(&allowed) == 0)
-    return -EINVAL;
-  struct process *p = current->proc;
-  struct thread *t = find_thread(pid);
-  if(!t)
-    return -ESRCH;
-  spin_lock(&p->lock);
-  t->affinity = allowed;
-  spin_unlock(&p->lock);
-  return 0;
-}
-
-long
-sys_getcpu(u64 cpu, u64 node, u64 cache)
-{
-  if(cpu && put_user((u32)smp_processor_id(), (u32 *)cpu))
-    return -EFAULT;
-  if(node && put_user(0u, (u32 *)node))
-    return -EFAULT;
-  return 0;
 }

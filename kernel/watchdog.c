@@ -38,8 +38,6 @@ static u64 last_check;
 int softlockup_secs = SOFTLOCKUP_SECS;
 int hung_task_secs = HUNG_TASK_SECS;
 
-#define NS 1000000000UL
-
 void
 touch_softlockup_watchdog(void)
 {
@@ -81,10 +79,10 @@ check_hung_tasks(u64 now)
       continue;
     u64 since = READ_ONCE(t->sleep_since);
     if(READ_ONCE(t->idle_wait) || READ_ONCE(t->wake_at) || since == 0 || now < since ||
-       now - since < (u64)READ_ONCE(hung_task_secs) * NS)
+       now - since < (u64)READ_ONCE(hung_task_secs) * NSEC_PER_SEC)
       continue;
     pr_err("hung task: %s (tid %d) blocked for %lu s; every thread:\n", t->name, t->tid,
-           (now - since) / NS);
+           (now - since) / NSEC_PER_SEC);
     show_state();
     panic("hung task: %s blocked for more than %d s on %s", t->name, hung_task_secs,
           t->wait_on ? t->wait_on : "?");
@@ -130,7 +128,7 @@ watchdog_tick(struct trapframe *tf)
   WRITE_ONCE(this_cpu(wd_in_tick), false);
   check_softlockup(tf);
   u64 last = READ_ONCE(last_check);
-  if(now - last < NS ||
+  if(now - last < NSEC_PER_SEC ||
      !__atomic_compare_exchange_n(&last_check, &last, now, false, __ATOMIC_RELAXED,
                                   __ATOMIC_RELAXED))
     return;
@@ -149,7 +147,7 @@ watchdog_tick(struct trapframe *tf)
       continue;
     per_cpu(wd_fired, cpu) = true;
     pr_err("watchdog: CPU %d has made no progress for %lu s; sending it an NMI\n", cpu,
-           (now - stamp) / NS);
+           (now - stamp) / NSEC_PER_SEC);
     arch_send_nmi(cpu);
   }
 }
@@ -190,7 +188,7 @@ watchdog_nmi(struct trapframe *tf)
              smp_processor_id(),
              tf->rflags & X86_EFLAGS_IF ? "interrupts on and no tick armed or deliverable"
                                         : "interrupts off",
-             watchdog_thresh_ns() / NS);
+             watchdog_thresh_ns() / NSEC_PER_SEC);
 }
 
 // A thread of its own, as Linux's khungtaskd, not the tick: in the hang it looks for, every CPU

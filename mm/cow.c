@@ -9,8 +9,6 @@
 #include "vm.h"
 #include <asm/paging.h>
 
-#define PMD_SIZE (2UL << 20)   // the span of one page table
-
 bool cow_planted_shared;   // planted-cow-shared: fork leaves the pages writable on both sides
 
 static struct page *

@@ -1,9 +1,10 @@
 // madvise: MADV_DONTNEED unmaps and frees at once, MADV_FREE only marks pages clean and lets
 // reclaim drop them later (Rik van Riel's 2007 lazy-free patch; merged in Linux 4.5).
-#include "errno.h"
+#include "cmdline.h"
 #include "mm.h"
-#include "rwsem.h"
-#include "vm.h"
+#include "sched.h"
+#include "syscalls.h"
+#include <asm/uaccess.h>
 #include <asm/paging.h>
 
 // Nick Piggin's "mm: madvise avoid exclusive mmap_sem" (2007): madvise needs only the read
@@ -100,4 +101,19 @@ madvise_locked(struct mm *mm, unsigned long start, size_t len_in, int advice, bo
   else
     up_read(&mm->mmap_sem);
   return err;
+}
+
+// DONTNEED and FREE do their work, under mmap_sem taken as madvise.lock= says (read by
+// default, as Linux since 2.6.2x; write as before Nick Piggin's 2007 patch); the hints Linux
+// accepts on anonymous memory are accepted and change nothing; the rest are EINVAL.
+long
+sys_madvise(u64 addr, u64 len, u64 advice)
+{
+  if(advice == MADV_DONTNEED || advice == MADV_FREE)
+    return madvise_locked(current->mm, addr, len, (int)advice, kcmdline.madvise_lock_write);
+  if(addr % PAGE_SIZE)
+    return -EINVAL;
+  if(advice <= MADV_WILLNEED || (advice >= 10 && advice <= 21 && advice != 18))
+    return 0;
+  return -EINVAL;
 }

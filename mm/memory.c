@@ -10,8 +10,6 @@
 #include "vm.h"
 #include <asm/paging.h>
 
-#define PMD_SIZE (2UL << 20)   // the span of one page table
-
 u64 nr_page_faults;            // calls of handle_mm_fault since boot (Linux's PGFAULT event)
 
 // Upper-level entries are present, writable and user: the PTE alone decides. Only a

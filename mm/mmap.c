@@ -1,30 +1,12 @@
-// Memory system calls of a process: brk, mmap (anonymous and of files), munmap, mprotect,
-// mremap, msync, mincore, madvise, over mm/ with Linux's argument checks.
-#include "cmdline.h"
-#include "errno.h"
+// brk, mmap (anonymous and of files) and munmap (man 2 mmap, brk), with Linux's argument checks;
+// the VMA work is mm/vma.c's (Linux's mm/mmap.c).
 #include "fdtable.h"
 #include "fs.h"
-#include "mm.h"
 #include "process.h"
-#include "sched.h"
-#include "slab.h"
 #include "syscalls.h"
-#include "vm.h"
 #include <asm/memlayout.h>
 #include <asm/uaccess.h>
 
-#define MADV_NORMAL 0
-#define MADV_WILLNEED 3
-#define MADV_REMOVE 9
-#define MADV_HWPOISON 100
-#define MAP_TYPE 0x0f
-#define MAP_SHARED_VALIDATE 0x03
-#define MS_ASYNC 1
-#define MS_INVALIDATE 2
-#define MS_SYNC 4
-#define L_O_ACCMODE 03   // Linux's open flags, as struct ufile keeps them
-#define L_O_RDONLY 00
-#define L_O_WRONLY 01
 #define DEV_ZERO MKDEV(1, 5)
 #define LLONG_MAX 0x7fffffffffffffffLL
 
@@ -55,7 +37,7 @@ sys_brk(u64 addr)
 
 // Linux's TASK_SIZE: the top page below 2^47 is never mapped (so that SYSRET never returns
 // to a non-canonical address), and a range reaching into it is refused as Linux refuses it.
-static bool
+bool
 beyond_task_size(u64 addr, u64 len)
 {
   return addr >= USER_STACK_TOP || ALIGN_UP(len, PAGE_SIZE) > USER_STACK_TOP - addr;
@@ -90,7 +72,7 @@ mmap_anon(u64 addr, u64 len, u64 prot, u64 flags)
 static long
 mmap_file(struct ufile *uf, u64 addr, u64 len, u64 prot, u64 flags, u64 off)
 {
-  u32 acc = uf->flags & L_O_ACCMODE;
+  u32 acc = uf->flags & O_ACCMODE;
   unsigned long vm = VM_MAYWRITE;
   u64 type = flags & MAP_TYPE;
   if(type == MAP_SHARED_VALIDATE) {
@@ -102,13 +84,13 @@ mmap_file(struct ufile *uf, u64 addr, u64 len, u64 prot, u64 flags, u64 off)
     return -EINVAL;
   }
   if(flags & MAP_SHARED) {
-    if((prot & PROT_WRITE) && acc == L_O_RDONLY)
+    if((prot & PROT_WRITE) && acc == O_RDONLY)
       return -EACCES;
     vm |= VM_SHARED;
-    if(acc == L_O_RDONLY)
+    if(acc == O_RDONLY)
       vm &= ~VM_MAYWRITE;
   }
-  if(acc == L_O_WRONLY)
+  if(acc == O_WRONLY)
     return -EACCES;
   struct file *f = uf->file;
   if(!f)
@@ -153,100 +135,4 @@ sys_munmap(u64 addr, u64 len)
   if(len && len <= USER_END && beyond_task_size(addr, len))
     return -EINVAL;
   return vm_munmap(current->mm, addr, len);
-}
-
-long
-sys_mprotect(u64 addr, u64 len, u64 prot)
-{
-  if(addr % PAGE_SIZE == 0 && len && len <= USER_END && beyond_task_size(addr, len))
-    return -ENOMEM;
-  return vm_mprotect(current->mm, addr, len, (int)prot);
-}
-
-// DONTNEED and FREE do their work, under mmap_sem taken as madvise.lock= says (read by
-// default, as Linux since 2.6.2x; write as before Nick Piggin's 2007 patch); the hints Linux
-// accepts on anonymous memory are accepted and change nothing; the rest are EINVAL.
-long
-sys_madvise(u64 addr, u64 len, u64 advice)
-{
-  if(advice == MADV_DONTNEED || advice == MADV_FREE)
-    return madvise_locked(current->mm, addr, len, (int)advice, kcmdline.madvise_lock_write);
-  if(addr % PAGE_SIZE)
-    return -EINVAL;
-  if(advice <= MADV_WILLNEED || (advice >= 10 && advice <= 21 && advice != 18))
-    return 0;
-  return -EINVAL;
-}
-
-long
-sys_mremap(u64 addr, u64 old_len, u64 new_len, u64 flags, u64 new_addr)
-{
-  if(flags & MREMAP_FIXED && new_len && new_len <= USER_END &&
-     beyond_task_size(new_addr, new_len))
-    return -EINVAL;
-  return vm_mremap(current->mm, addr, old_len, new_len, (int)flags, new_addr);
-}
-
-// msync(2) checks its arguments and the range as Linux does (EINVAL, ENOMEM for a hole), and
-// has nothing to write: a ramfs file's page cache is the file itself, with no backing store
-// behind it, and a MAP_SHARED mapping maps those very pages, so a store through it is
-// already what read(2) sees. msync(2): "msync() flushes changes made to the in-core copy of
-// a file that was mapped into memory ... back to the filesystem"; here there is no other copy.
-long
-sys_msync(u64 addr, u64 len, u64 flags)
-{
-  if(addr % PAGE_SIZE || (flags & ~(u64)(MS_ASYNC | MS_INVALIDATE | MS_SYNC)) ||
-     ((flags & MS_ASYNC) && (flags & MS_SYNC)))
-    return -EINVAL;
-  u64 end = addr + ALIGN_UP(len, PAGE_SIZE);
-  if(end < addr)
-    return -ENOMEM;
-  struct mm *mm = current->mm;
-  long err = 0;
-  down_read(&mm->mmap_sem);
-  u64 a = addr;
-  for(struct vma *v = find_vma(mm, addr); a < end; v = vma_next(mm, v)) {
-    if(!v || v->start > a) {
-      err = -ENOMEM;   // Linux goes on past a hole, and reports it at the end
-      if(!v)
-        break;
-    }
-    a = v->end;
-  }
-  up_read(&mm->mmap_sem);
-  return err;
-}
-
-// mincore(2): ENOMEM for a range past user space or with an unmapped page, EFAULT for vec,
-// one byte per page (bit 0: resident). A chunk at a time, copied out with mmap_sem dropped.
-long
-sys_mincore(u64 start, u64 len, u64 vec)
-{
-  if(start % PAGE_SIZE)
-    return -EINVAL;
-  if(len > USER_END || start > USER_END - len)
-    return -ENOMEM;
-  u64 pages = ALIGN_UP(len, PAGE_SIZE) >> PAGE_SHIFT;
-  if(vec >= USER_END || pages > USER_END - vec)
-    return -EFAULT;
-  u8 *buf = (u8 *)__get_free_page(GFP_KERNEL);
-  if(!buf)
-    return -EAGAIN;   // Linux's answer when its buffer page cannot be had
-  long err = 0;
-  while(pages) {
-    long n = vm_mincore(current->mm, start, MIN(pages, PAGE_SIZE), buf);
-    if(n < 0) {
-      err = n;
-      break;
-    }
-    if(copy_to_user((void *)vec, buf, n)) {
-      err = -EFAULT;
-      break;
-    }
-    vec += n;
-    start += n * PAGE_SIZE;
-    pages -= n;
-  }
-  free_page((unsigned long)buf);
-  return err;
 }

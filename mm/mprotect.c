@@ -1,13 +1,12 @@
 // mprotect: new rights for a range of VMAs (split at its ends, merged again afterwards) and
 // for the PTEs already present in it, flushed from every CPU of the mm (Linux's mm/mprotect.c).
-#include "errno.h"
 #include "mm.h"
+#include "sched.h"
 #include "slab.h"
-#include "vm.h"
+#include "syscalls.h"
+#include <asm/uaccess.h>
 #include <asm/memlayout.h>
 #include <asm/paging.h>
-
-#define PMD_SIZE (2UL << 20)
 
 // Linux's mprotect(2): ENOMEM when part of the range is unmapped (nothing is changed then),
 // EINVAL for a misaligned start or unknown bits, EACCES for write access to a shared mapping
@@ -71,4 +70,12 @@ out_free:
   kfree(spare[0]);
   kfree(spare[1]);
   return err;
+}
+
+long
+sys_mprotect(u64 addr, u64 len, u64 prot)
+{
+  if(addr % PAGE_SIZE == 0 && len && len <= USER_END && beyond_task_size(addr, len))
+    return -ENOMEM;
+  return vm_mprotect(current->mm, addr, len, (int)prot);
 }

@@ -11,7 +11,6 @@
 #define RTC_STATUS_A 0x0a
 #define RTC_UIP      0x80   // status A bit 7: an update is under way, the registers may be torn
 #define RTC_STATUS_B 0x0b
-#define NS 1000000000UL
 
 static u8
 cmos_read(u8 reg)
@@ -26,7 +25,7 @@ cmos_read(u8 reg)
 static bool
 rtc_read_once(struct rtc_regs *r)
 {
-  u64 give_up = ktime_ns() + 2 * NS;
+  u64 give_up = ktime_ns() + 2 * NSEC_PER_SEC;
   while(cmos_read(RTC_STATUS_A) & RTC_UIP)
     if(ktime_ns() > give_up)
       return false;
@@ -74,7 +73,7 @@ rtc_init(void)
     return;
   }
   s64 sec = rtc_tm_to_time64(&tm);
-  realtime_set((u64)sec * NS);
+  realtime_set((u64)sec * NSEC_PER_SEC);
   pr_info("rtc: %04d-%02d-%02d %02d:%02d:%02d UTC (unix %ld; %s, %s-hour, century %s)\n",
           tm.year, tm.mon, tm.mday, tm.hour, tm.min, tm.sec, sec,
           a.status_b & RTC_BIN ? "binary" : "BCD", a.status_b & RTC_24H ? "24" : "12",

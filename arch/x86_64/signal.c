@@ -72,9 +72,6 @@ _Static_assert(sizeof(struct rt_sigframe) == 440, "struct rt_sigframe");
 
 // The flags rt_sigreturn may change (Linux's FIX_EFLAGS): the arithmetic ones, DF, TF, AC, RF.
 #define FIX_EFLAGS 0x50dd5UL
-#define X86_EFLAGS_TF (1UL << 8)
-#define X86_EFLAGS_DF (1UL << 10)
-#define X86_EFLAGS_RF (1UL << 16)
 
 bool planted_sigreturn_fpu;   // planted-signal-fpu: rt_sigreturn keeps the handler's FPU state
 

@@ -21,13 +21,6 @@ void syscall_entry(void);   // entry.S
 bool smap_enabled;          // CR4.SMAP on: user accesses need stac/clac (asm/uaccess.h)
 static bool smep_enabled;
 
-#define X86_EFLAGS_TF   (1UL << 8)
-#define X86_EFLAGS_DF   (1UL << 10)
-#define X86_EFLAGS_IOPL (3UL << 12)
-#define X86_EFLAGS_NT   (1UL << 14)
-#define X86_EFLAGS_RF   (1UL << 16)
-#define X86_EFLAGS_AC   (1UL << 18)
-
 // Per CPU, from cpu_init. STAR: SYSCALL loads CS from bits 47:32 (SS = +8); SYSRET loads
 // CS = bits 63:48 + 16 and SS = +8, with RPL 3 (SDM vol. 2B). FMASK clears IF (no interrupt
 // before the stack switch), TF, DF, AC, NT and IOPL on entry, as Linux does.

@@ -1,13 +1,11 @@
 // The line discipline: what bytes typed at the console become for a reader. Canonical mode
 // edits a line (erase, word erase, kill, EOF, literal next) and echoes; ISIG characters become
-// signals. Semantics from termios(3) and Linux's drivers/tty/n_tty.c. Pure: drivers/tty/tty.c locks it.
+// signals. Semantics from termios(3) and Linux's n_tty.c. Pure: drivers/tty/tty.c locks it.
 #include "string.h"
 #include "tty.h"
+#include "uapi/signal.h"
 
 #define MASK(i) ((i) & (N_TTY_BUF_SIZE - 1))
-#define SIGINT 2
-#define SIGQUIT 3
-#define SIGTSTP 20
 
 static bool
 test_bit_at(const u8 *map, u32 i)

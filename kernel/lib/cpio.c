@@ -5,12 +5,7 @@
 #include "compiler.h"
 #include "errno.h"
 #include "string.h"
-
-// The file types of include/fs.h (Linux's values, which cpio headers carry): this file builds
-// on the host without the VFS.
-#define S_IFMT  0170000
-#define S_IFREG 0100000
-#define S_IFLNK 0120000
+#include "uapi/stat.h"   // the file types cpio headers carry: no VFS needed, on the host too
 
 enum { CP_START, CP_HEADER, CP_NAME, CP_LINK, CP_DATA, CP_PAD };
 // What comes after a padding: a new header, a link's target, the entry's data, its end.

@@ -14,6 +14,7 @@
 #define PTE_G    (1UL << 8)
 #define PTE_NX   (1UL << 63)
 #define PTE_ADDR 0x000ffffffffff000UL
+#define PMD_SIZE (2UL << 20)   // the span of one page table: 512 pages
 
 extern u64 pte_nx;          // PTE_NX when the CPU has NX, else 0 (the bit is reserved then)
 extern u64 *kernel_pml4;    // the kernel's top-level table (virtual address)

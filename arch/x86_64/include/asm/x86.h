@@ -56,6 +56,14 @@ static inline void xsetbv(u32 reg, u64 v)
 
 static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
 
+// RFLAGS bits (SDM vol. 1, 3.4.3): what SYSCALL's mask clears and rt_sigreturn may change.
+#define X86_EFLAGS_TF   (1UL << 8)
+#define X86_EFLAGS_DF   (1UL << 10)
+#define X86_EFLAGS_IOPL (3UL << 12)
+#define X86_EFLAGS_NT   (1UL << 14)
+#define X86_EFLAGS_RF   (1UL << 16)
+#define X86_EFLAGS_AC   (1UL << 18)
+
 #define MSR_EFER         0xc0000080
 #define MSR_STAR         0xc0000081   // SYSCALL/SYSRET selectors (SDM vol. 4, table 2-2)
 #define MSR_LSTAR        0xc0000082   // 64-bit SYSCALL entry point
