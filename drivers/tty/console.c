@@ -1,7 +1,7 @@
-// The console behind a process's fds 0, 1 and 2 (kernel/sys_file.c dispatches to it; the
-// terminal itself is drivers/tty/tty.c). Until the terminal is in use, output is collected per process
-// and printed a line at a time, so a program's lines and the kernel's never split each other,
-// nor two programs' lines.
+// The console's one line assembler, for fds 0-2 (fs/read_write.c dispatches to it), for
+// /dev/console opened by name (drivers/tty/tty.c) and for kernel threads writing to it. Until
+// the terminal is in use, output is collected per process and printed a line at a time, so a
+// program's lines and the kernel's never split each other, nor two programs' lines.
 // fstat says character device 5:1 (/dev/console) and TCGETS succeeds, so glibc line-buffers
 // stdout (its stdio asks isatty(3), which is TCGETS).
 #include "errno.h"
@@ -12,12 +12,15 @@
 #include "string.h"
 #include "syscalls.h"
 #include "tty.h"
+#include "uapi/stat.h"
 #include <asm/uaccess.h>
 
-#define S_IFCHR 0020000
-
-// Every process's line and line_len, and the orphan. Taken before tty_lock and log_lock.
+// Every process's line and line_len, the orphan and the kernel's line. Taken before tty_lock
+// and log_lock.
 static DEFINE_SPINLOCK(console_lock);
+// The unfinished line of writers with no process (kernel threads opening /dev/console).
+static char kernel_line[CONSOLE_LINE_MAX];
+static int kernel_line_len;
 // The unfinished line of a process that exited, as a terminal keeps its cursor there: the next
 // process to write carries it on (the shell's `echo` after `printf 'a '` in a child).
 static char orphan[CONSOLE_LINE_MAX];
@@ -25,10 +28,26 @@ static int orphan_len;
 
 // Under console_lock.
 static void
-emit_line(struct process *p)
+emit_line(char *line, int *len)
 {
-  printk_line(p->line, p->line_len);
-  p->line_len = 0;
+  printk_line(line, *len);
+  *len = 0;
+}
+
+// Under console_lock, before the terminal is in use: a line goes out whole when its newline
+// comes, or at CONSOLE_LINE_MAX bytes, the rest following as a line of its own.
+static void
+assemble(char *line, int *len, const char *chunk, u64 k)
+{
+  for(u64 i = 0; i < k; i++) {
+    if(chunk[i] == '\n') {
+      emit_line(line, len);
+      continue;
+    }
+    line[(*len)++] = chunk[i];
+    if(*len == CONSOLE_LINE_MAX)
+      emit_line(line, len);
+  }
 }
 
 // Under console_lock: the orphan becomes p's line so far; if p has an unfinished line of its
@@ -58,7 +77,7 @@ flush_raw(struct process *p)
   p->line_len = 0;
 }
 
-// At exit (kernel/exit.c), and when a read or poll puts the terminal in use (drivers/tty/tty.c). At
+// At exit (kernel/exit.c), and when a read or poll puts the terminal in use (tty.c). At
 // exit an unfinished line becomes the orphan while p has a parent to write after it (an older
 // orphan nobody carried on ends first); a process the kernel started ends its tree's output,
 // and the line is printed.
@@ -80,36 +99,37 @@ console_flush(struct process *p)
   } else if(!has_parent) {
     adopt_orphan(p);
     if(p->line_len)
-      emit_line(p);
+      emit_line(p->line, &p->line_len);
   }
   spin_unlock(&console_lock);
 }
 
-// Until the terminal is in use a line goes out whole when its newline comes, or at
-// CONSOLE_LINE_MAX bytes, the rest following as a line of its own.
+// Once the terminal is in use, bytes go to it as written (what was assembled first); before,
+// into p's line, or the kernel's when no process writes (p is NULL).
 static void
 console_put(struct process *p, const char *chunk, u64 k)
 {
   spin_lock(&console_lock);
   if(tty_interactive()) {
-    flush_raw(p);
-    tty_write((const u8 *)chunk, k);
-  } else {
-    adopt_orphan(p);
-    for(u64 i = 0; i < k; i++) {
-      if(chunk[i] == '\n') {
-        emit_line(p);
-        continue;
-      }
-      p->line[p->line_len++] = chunk[i];
-      if(p->line_len == CONSOLE_LINE_MAX)
-        emit_line(p);
+    if(p) {
+      flush_raw(p);
+    } else {
+      tty_write((const u8 *)kernel_line, kernel_line_len);
+      kernel_line_len = 0;
     }
+    tty_write((const u8 *)chunk, k);
+  } else if(p) {
+    adopt_orphan(p);
+    assemble(p->line, &p->line_len, chunk, k);
+  } else {
+    assemble(kernel_line, &kernel_line_len, chunk, k);
   }
   spin_unlock(&console_lock);
-  spin_lock(&p->lock);
-  p->bytes_written += k;
-  spin_unlock(&p->lock);
+  if(p) {
+    spin_lock(&p->lock);
+    p->bytes_written += k;
+    spin_unlock(&p->lock);
+  }
 }
 
 // write(2) to fds 0-2: from user memory, a chunk at a time.
@@ -130,7 +150,7 @@ console_write(const char *ubuf, u64 n)
   return done;
 }
 
-// The same from a kernel buffer: sendfile's bytes.
+// The same from a kernel buffer: sendfile's bytes, and writes to /dev/console opened by name.
 long
 console_write_kernel(const char *buf, u64 n)
 {

@@ -2,8 +2,8 @@
 // pseudo-terminal's, so glibc treats it as a terminal of its own) and fds 0-2 of every process.
 // Bytes from the serial receive interrupt reach the kthread "tty" through a small ring (as
 // Linux's flip buffers reach flush_to_ldisc in a worker), which runs the line discipline
-// (drivers/tty/n_tty.c), echoes and signals in process context; readers sleep on read_wait. Output is
-// whole printk lines until the terminal is in use, then goes to it as written (doc/console.md).
+// (n_tty.c), echoes and signals in process context; readers sleep on read_wait. Output is
+// whole lines until the terminal is in use, then goes to it as written (console.c).
 #include "errno.h"
 #include "fs.h"
 #include "poll.h"
@@ -20,11 +20,7 @@
 #include <asm/serial.h>
 #include <asm/uaccess.h>
 
-#define CONSOLE_LINE 400
 #define FLIP_SIZE 512
-#define TCIFLUSH 0
-#define TCOFLUSH 1
-#define TCIOFLUSH 2
 
 // The terminal's state, all under tty_lock.
 static DEFINE_SPINLOCK(tty_lock);
@@ -35,11 +31,6 @@ static bool session;                 // init= runs: input is taken and reads wai
 static bool interactive;             // output as written, not as printk lines
 static DECLARE_WAIT_QUEUE_HEAD(read_wait);
 
-// The unfinished line of /dev/console writes (opened by name) while not interactive: writers
-// of several processes share it, as they share the screen. console_lock.
-static char pending[CONSOLE_LINE];
-static size_t npending;
-static DEFINE_SPINLOCK(console_lock);
 
 // Received bytes, from the interrupt handler to the kthread; flip_lock with interrupts off.
 static DEFINE_SPINLOCK(flip_lock);
@@ -393,40 +384,13 @@ tty_ioctl(u32 cmd, u64 arg)
   }
 }
 
-static void
-flush_line(void)
-{
-  printk("%.*s\n", (int)npending, pending);
-  npending = 0;
-}
-
+// /dev/console opened by name writes through the same line assembler as fds 0-2
+// (drivers/tty/console.c): one line length and one lock for every writer.
 static ssize_t
 console_fwrite(struct file *f, const void *buf, size_t len, u64 *pos)
 {
-  const char *p = buf;
   long r = tty_check_write();
-  if(r)
-    return r;
-  spin_lock(&console_lock);
-  if(tty_interactive()) {
-    if(npending)
-      tty_write((const u8 *)pending, npending);
-    npending = 0;
-    spin_unlock(&console_lock);
-    tty_write(buf, len);
-    return len;
-  }
-  for(size_t i = 0; i < len; i++) {
-    if(p[i] == '\n')
-      flush_line();
-    else {
-      pending[npending++] = p[i];
-      if(npending == CONSOLE_LINE)
-        flush_line();   // a line longer than printk's goes out in pieces
-    }
-  }
-  spin_unlock(&console_lock);
-  return len;
+  return r ? r : console_write_kernel(buf, len);
 }
 
 static ssize_t
