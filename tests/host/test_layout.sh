@@ -127,13 +127,81 @@ if [ -z "$(scan "$tmp/planted.S")" ]; then
   missed=$((missed + 1))
 fi
 
+# Rooms: each subsystem owns its system calls, as in Linux. Every sys_* function the table of
+# kernel/syscall.c names is defined under fs/ or mm/ (the memory calls under mm/), except the
+# calls listed in OTHER_ROOMS, which belong to the process, signal, time and machine code of
+# kernel/, arch/x86_64/ and drivers/. A call new to that list is a decision, made here.
+MM_CALLS=" brk mmap munmap mprotect madvise mremap msync mincore "
+OTHER_ROOMS=" exit exit_group clone clone3 fork vfork wait4 waitid set_tid_address kill tkill tgkill
+  rt_sigaction rt_sigprocmask rt_sigpending rt_sigsuspend rt_sigtimedwait rt_sigreturn sigaltstack
+  restart_syscall setpgid getpgid getpgrp setsid getsid clock_gettime clock_settime clock_getres
+  gettimeofday time nanosleep clock_nanosleep futex set_robust_list getrlimit setrlimit prlimit64
+  sched_yield sched_getaffinity sched_setaffinity getcpu getpid getppid gettid getuid umask prctl
+  uname sysinfo getrusage getrandom arch_prctl enosys "
+OTHER_ROOMS=" $(echo $OTHER_ROOMS) "
+# rooms_check TABLE DIR...: prints a line per call in the wrong room (or defined nowhere).
+rooms_check() {
+  local table=$1 fn def
+  shift
+  for fn in $(grep -oE '(SYS\([0-9]+, [a-z0-9_]+|ALIAS\([0-9]+, [a-z0-9_]+, [a-z0-9_]+)' "$table" |
+              awk -F', ' '{print $NF}' | sort -u); do
+    def=$(grep -lE "^([a-z0-9_]+ )*sys_$fn\(" $(find "$@" -name '*.c' | sort) | head -n 1)
+    if [ -z "$def" ]; then
+      echo "rooms: sys_$fn is in the table but defined nowhere"
+    elif [[ "$MM_CALLS" == *" $fn "* ]]; then
+      [[ "$def" == */mm/* || "$def" == mm/* ]] || echo "rooms: sys_$fn (memory) is in $def, not mm/"
+    elif [[ "$OTHER_ROOMS" != *" $fn "* ]]; then
+      [[ "$def" == */fs/* || "$def" == fs/* ]] || echo "rooms: sys_$fn (file system) is in $def, not fs/"
+    fi
+  done
+}
+# ABI constants: Linux's values live once, in include/uapi/. A macro defined there is defined
+# nowhere else, and no macro is defined in two files (the benchmark suites' own knobs, each its
+# own value, excepted).
+LOCAL_KNOBS=" MNT YIELD_EVERY MAX_WORKERS NR_FILES "
+defines_check() {
+  local f
+  for f in "$@"; do
+    grep -oE '^[ \t]*#[ \t]*define[ \t]+[A-Za-z_][A-Za-z0-9_]*' "$f" | awk '{print $NF}' | sort -u |
+      sed "s#\$# $f#"
+  done | awk -v knobs="$LOCAL_KNOBS" '
+    { n[$1]++; where[$1] = where[$1] " " $2; if($2 ~ /include\/uapi\//) uapi[$1] = 1 }
+    END {
+      for(m in n)
+        if(n[m] > 1 && !index(knobs, " " m " "))
+          printf "defines: %s is defined in%s%s\n", m, where[m], uapi[m] ? " (it belongs to include/uapi/ alone)" : ""
+    }' | sort
+}
+# Each check catches its planted fault: a file-system call moved to kernel/, a memory call to
+# fs/, and AT_FDCWD defined again in a .c file.
+mkdir -p "$tmp/rooms/kernel" "$tmp/rooms/fs" "$tmp/rooms/mm" "$tmp/rooms/include/uapi"
+printf 'SYS(0, read, "u"), SYS(9, mmap, ""), SYS(39, getpid, ""),\n' > "$tmp/rooms/table.c"
+printf 'long\nsys_read(void)\n{\n}\nlong\nsys_getpid(void)\n{\n}\n' > "$tmp/rooms/kernel/a.c"
+printf 'long\nsys_mmap(void)\n{\n}\n' > "$tmp/rooms/fs/b.c"
+out=$(rooms_check "$tmp/rooms/table.c" "$tmp/rooms")
+if ! grep -q 'sys_read (file system)' <<< "$out" || ! grep -q 'sys_mmap (memory)' <<< "$out" ||
+   [ "$(wc -l <<< "$out")" != 2 ]; then
+  echo "test_layout: the rooms check misses a planted misplaced call: $out"
+  missed=$((missed + 1))
+fi
+printf '#define AT_FDCWD -100\n' > "$tmp/rooms/include/uapi/fcntl.h"
+printf '#include "x.h"\n#define AT_FDCWD -100\n#define MNT "/a"\n' > "$tmp/rooms/fs/b.c"
+printf '#define MNT "/b"\n' > "$tmp/rooms/kernel/a.c"
+out=$(defines_check "$tmp/rooms/include/uapi/fcntl.h" "$tmp/rooms/fs/b.c" "$tmp/rooms/kernel/a.c")
+if ! grep -q '^defines: AT_FDCWD .*belongs to include/uapi/' <<< "$out" || [ "$(wc -l <<< "$out")" != 1 ]; then
+  echo "test_layout: the defines check misses a planted second AT_FDCWD: $out"
+  missed=$((missed + 1))
+fi
+
 # The tree itself. Too few files means the paths are wrong, not that the tree is clean.
 mapfile -t files < <(find kernel mm fs drivers include -type f -name '*.[chsS]' | sort)
 if [ "${#files[@]}" -lt 50 ]; then
   echo "test_layout: only ${#files[@]} files found under kernel/ mm/ fs/ drivers/ include/"
   missed=$((missed + 1))
 fi
-out=$(scan "${files[@]}")
+out=$(scan "${files[@]}"
+  rooms_check kernel/syscall.c kernel fs mm arch drivers
+  defines_check $(find kernel mm fs drivers arch include -name '*.[ch]' | sort))
 violations=0
 if [ -n "$out" ]; then
   echo "$out"
