@@ -106,7 +106,7 @@ struct benchsuite {
   // Where it runs among the suites: lowest first, a tie broken by name. Link order would
   // follow the file names, and the Makefile's wildcard sorts those only in some versions of
   // make; an explicit number keeps the order the suites have always run in (cheap lock and
-  // radix-tree baselines first, madvise last), the README's table's, on any build. Steps of 10
+  // radix-tree baselines first, madvise last), doc/benchmarks.md's table's, on any build. Steps of 10
   // leave room for a new suite between two.
   int order;
   const char *seed;      // the experiment it re-runs (doc/seeds.md), one line without '='

@@ -26,7 +26,7 @@ extern bool lock_stat_on;   // read-mostly: flipped twice a timed run, read by e
 
 // The one test in every lock's fast path while off: a load of a line nobody writes, and a
 // branch the CPU predicts. Linux uses a static key (a patched jump); this kernel does not
-// patch its text, and the measured cost of the branch is in README.md.
+// patch its text, and the measured cost of the branch is in doc/notebook/2026-12-01-lockstat-cost.md.
 #define lock_stat_enabled() unlikely(READ_ONCE(lock_stat_on))
 
 u64 lock_contended(struct lockdep_map *map);           // a first try failed: returns when

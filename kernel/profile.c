@@ -183,7 +183,7 @@ profile_nmi(struct trapframe *tf)
 // Why the idle share is also read off the clock: the sampler counts a CPU idle by looking at
 // its flag when the sampler's own vCPU runs, and on a host with fewer cores than vCPUs that
 // vCPU is likelier to get a core just when another vCPU halts and frees one: the samples may
-// catch CPUs halted more often than they are (the README's profiling section compares the
+// catch CPUs halted more often than they are (doc/profiling.md compares the
 // two). The clock has no such bias: every CPU's halted time, from each CPU's own stamps.
 void
 profile_start(void)

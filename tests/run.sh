@@ -110,7 +110,7 @@ rm -rf "$userdir"
 for smp in 1 2 8; do
   name=selftest-all-smp$smp
   late="" initrd=()
-  [ $smp = 2 ] && late=" smp.late_ap=1"   # smp-bringup: an AP online past the deadline (README)
+  [ $smp = 2 ] && late=" smp.late_ap=1"   # smp-bringup: an AP online past the deadline (doc/testing.md)
   [ $smp = 8 ] && initrd=(--initrd "$logs/user-initrd.cpio")
   boot "$name" "$smp" "bench=none selftest=all$late$shell_init" "${initrd[@]}"
   rc=$?

@@ -2,7 +2,7 @@
 # Makes the built-in initramfs: a cpio "newc" archive, gzip-compressed, of a small tree with
 # the user programs in /bin. Usage:
 #   mkinitramfs.sh [--busybox FILE] [--reserve "NAME..."] [--test FILE]... OUT.cpio.gz PROGRAM...
-# The tree (what the kernel unpacks into "/", README "The initramfs"):
+# The tree (what the kernel unpacks into "/", doc/initramfs.md):
 #   /bin/<program>     each PROGRAM, mode 0755
 #   /bin/busybox       FILE, Debian's busybox-static, when it is there and static (tools/deps.sh
 #                      installs it), with /bin/<applet> -> busybox for every applet of

@@ -343,7 +343,7 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u
   suite_ns = suite_settle_ns = suite_run_ns = 0;
   for(t = 0; t < results.nthreads; t++)
     run_point(t, runs, us);
-  // Where the suite's time went: the budget of a boot (README) is mostly these.
+  // Where the suite's time went: the budget of a boot (doc/benchmarks.md) is mostly these.
   bench_fmt_milli(all, sizeof(all), (ktime_ns() - t0) / 1000000);
   bench_fmt_milli(ran, sizeof(ran), suite_run_ns / 1000000);
   bench_fmt_milli(timed, sizeof(timed), suite_ns / 1000000);

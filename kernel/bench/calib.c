@@ -124,7 +124,7 @@ BENCH_SUITE(calib_suite) = {
   .sweep = SWEEP_UP,
   // As many runs as pagecache, the suite with the most comparisons and the most scatter, so
   // that calib shows the power of a ten-run point (include/bench.h); five-run suites have
-  // less, as the README says with figures.
+  // less, as doc/notebook/2026-12-02-bench-repeat.md says with figures.
   .runs = 10,
   .variants = {
     [BASE] = { "base" },

@@ -499,7 +499,7 @@ compare_profile(struct bench_ctx *ctx, const s64 *acc)
           pct(f, 8, idle_s_pm), pct(g, 8, acc[ACC_SEM]), pct(h, 8, acc[ACC_DONE]),
           pct(i, 8, q[ACC_WORK] + q[NACC + PROF_SPLIT_OTHER]), pct(j, 8, acc[ACC_WORK]),
           pct(o, 8, q[NACC + PROF_SPLIT_OTHER]));
-  // The same busy samples each counted once, and what they stood for: README, Profiling.
+  // The same busy samples each counted once, and what they stood for: doc/profiling.md.
   pr_info("bench: madvise: %s at %d thread%s: profile by NMIs, each once: shootdown answers %s, "
           "mmap_sem queue or done %s, the rest %s; periods an NMI stood for: shootdown answers "
           "%s, mmap_sem queue %s, the rest %s, done %s\n", ctx->variant->name, n,
@@ -522,7 +522,7 @@ print_share(char *buf, size_t size, const char *what, u64 ns, s64 pm)
 // waiting for the answers to TLB-shootdown IPIs, queued on mmap_sem, done with its last
 // transaction and waiting for the run's end, and the rest. With more vCPUs than host cores
 // these waits last a host time slice each, which is why the 8-thread ratios here differ from
-// the 2007 table (README: the madvise suite). With profile=, a second line sets the profile
+// the 2007 table (doc/benchmarks.md: the madvise suite). With profile=, a second line sets the profile
 // of the same runs beside it.
 static void
 madv_point_done(struct bench_ctx *ctx)

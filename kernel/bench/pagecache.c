@@ -278,7 +278,7 @@ BENCH_SUITE(pagecache_suite) = {
   // Ten runs, not five: at 16 threads on 8 vCPUs a run's rate depends on which vCPUs the 2
   // host cores happen to run (radix-rcu's runs scatter by a third of their mean), and over
   // its 28 comparisons five runs gave the headline `faster` in 2 of 5 boots at a ratio that
-  // stayed near 3.4 (README, "Intervals and verdicts"). A setup per point, not per run,
+  // stayed near 3.4 (doc/benchmarks.md). A setup per point, not per run,
   // keeps the suite's time about what it was.
   .runs = 10,
   .variants = {

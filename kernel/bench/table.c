@@ -318,7 +318,7 @@ bench_cmps(const struct benchsuite *s, const struct bench_results *r, struct ben
 // Comparison c at thread index t, at the level of one of m comparisons: the ratio of the two
 // means and its interval from their two variances (stats_ratio, Welch). 0, or -1 if either
 // side was not measured there or b did nothing at all (there is no ratio). This is the
-// verdict's interval: the paired one below was measured against it and lost (README,
+// verdict's interval: the paired one below was measured against it and lost (doc/benchmarks.md,
 // "Intervals and verdicts"), the host's scatter being no drift that a round shares.
 int
 bench_compare(struct ratio *q, const struct bench_results *r, struct bench_cmp c, int t,

@@ -373,7 +373,7 @@ stats_ratio(struct ratio *r, const struct stats *a, const struct stats *b, u32 m
 // on log ratios, as for bioequivalence: Schuirmann, J. Pharmacokin. Biopharm. 15, 1987), and
 // 2 to the power of its ends is an interval for the ratio: the rounds' geometric mean ratio.
 // Pairing costs degrees of freedom (n-1 for n rounds, not about 2n-2): it pays when drift
-// shared within a round is a large part of the scatter, which the README measures.
+// shared within a round is a large part of the scatter, which doc/notebook/2026-12-02-bench-repeat.md measures.
 #define QL 32   // log2 values in Q32
 
 // log2(x) for x >= 1, Q32, truncated: the integer part from the highest set bit, then one

@@ -112,7 +112,7 @@ mutex_unlock(struct mutex *m)
     // Why not always hand over, as strict FIFO would: then every contended acquisition waits
     // for the wakee's CPU to run it, while the threads that are running queue behind it (a
     // lock convoy); with 8 vCPUs on 2 host cores that is a host time slice per create in a
-    // shared directory (README, "Comparing with Linux"). Linux releases too and hands over
+    // shared directory (doc/notebook/2026-12-02-compare-linux.md). Linux releases too and hands over
     // only to a waiter that already lost once (MUTEX_FLAG_HANDOFF in its
     // kernel/locking/mutex.c: "locking/mutex: Add lock handoff to avoid starvation", 2016).
     if(m->handoff) {

@@ -29,7 +29,7 @@ check_name(const char *s, size_t cap)
     FUZZ_CHECK((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-');
 }
 
-// The ranges of include/cmdline.h and README's command-line table.
+// The ranges of include/cmdline.h and doc/console.md's command-line table.
 static void
 check_ranges(const struct cmdline *c)
 {

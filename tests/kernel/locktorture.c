@@ -19,7 +19,7 @@
 // floor in proportion. At 64 vCPUs on 2 host cores a fair lock's next owner is often a vCPU the
 // host is not running, and a hand-over waits for the host to run it: the ticket and queued
 // locks make 90 to 160 acquisitions a second in all, with their waiters halting (virt_wait),
-// 4 to 50 without (README, "Torture campaigns"); so the duration grows with the CPUs rather
+// 4 to 50 without (doc/notebook/2026-12-02-torture-at-64-vcpus.md); so the duration grows with the CPUs rather
 // than the floor shrinking.
 #define DURATION_MS 1000
 #define DURATION_MS_PER_CPU 125

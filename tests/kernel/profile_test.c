@@ -25,7 +25,7 @@
 // spinning function high and the others low: 9.3 points (spin 55.8% against 46.5%, 8 vCPUs)
 // and 10.7 (77.0% against 66.3%, irq-off 17.5% against 24.6%, 2 vCPUs) in four such boots. When
 // the sampler's own vCPU waits for a host core too, the periods it missed go to wherever the
-// thread is when it runs again (README, Profiling). A clean-clone make test on an otherwise
+// thread is when it runs again (doc/notebook/2026-12-02-profile-hotspot.md). A clean-clone make test on an otherwise
 // idle host then read irq-off 50.4% against 30.0% at 2 vCPUs (spin 47.1% against 59.8%): 20
 // points; another at 8 vCPUs irq-off 10.8% against 30.0% (spin 83.3% against 59.8%). The
 // tolerance is 25; what catches a profiler blind to irq-off regions (planted-profile-irqoff,

@@ -65,8 +65,7 @@ drain(void)
 
 // The TLB-shootdown IPIs every CPU has taken since boot: the sum of /proc/interrupts' "TLB:"
 // row (arch/x86/kernel/irq.c, arch_show_interrupts), or -1 without one. Read around the
-// program, to set beside this kernel's count of the same IPIs (README, "Comparing with
-// Linux").
+// program, to set beside this kernel's count of the same IPIs (doc/compare-linux.md).
 static long long
 tlb_shootdowns(void)
 {

@@ -1,5 +1,5 @@
 // ubench: the user-space benchmark of `make compare-linux`; options, suite selection and the
-// BENCH-DONE line. The same static binary runs on this kernel and on Linux (README, "ubench").
+// BENCH-DONE line. The same static binary runs on this kernel and on Linux (doc/ubench.md).
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>

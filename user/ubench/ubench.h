@@ -13,7 +13,7 @@ typedef uint64_t u64;
 #define UB_MAX_THREADS 1024
 #define UB_PAGE 4096UL
 
-// How a suite picks its thread counts at cpus CPUs (README, "ubench"): up is the boot
+// How a suite picks its thread counts at cpus CPUs (doc/ubench.md): up is the boot
 // benchmarks' (powers of two below cpus, then cpus); up2x adds 2 x cpus (the 2007 table runs
 // past the CPU count).
 enum ub_sweep { UB_SWEEP_UP, UB_SWEEP_UP2X };
