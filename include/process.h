@@ -83,7 +83,7 @@ struct process {
   u64 child_events;           // children that died, stopped or continued; wait4 sleeps
                               // until it changes
   struct wait_queue_head child_wq;   // wait4 and waitid sleep here
-  bool *vfork_done;           // vfork: the parent's flag, set at execve or exit
+  struct vfork_done *vfork_done;   // vfork: the parent's flag, set at execve or exit
   u64 ticks;                  // user ticks of all its threads, summed at exit
   u64 cticks, cmin_flt;       // of reaped children and theirs (RUSAGE_CHILDREN)
   struct rcu_head rcu;        // freed a grace period after release: a child's getppid may
@@ -98,6 +98,14 @@ extern struct list_head process_list;
 extern spinlock_t process_list_lock;
 struct process *find_process(int pid);            // caller holds process_list_lock
 struct thread *find_thread_in(struct process *p, int tid);   // caller holds p->siglock
+// A vfork parent's flag, on its kernel stack while it waits. live is VFORK_LIVE until the
+// parent takes the flag back, so a release through a pointer into a frame the parent has
+// left (a stale vfork_done) is caught, not written (vfork_release).
+#define VFORK_LIVE 0x7f0c4a11u
+struct vfork_done {
+  bool done;
+  u32 live;
+};
 extern struct wait_queue_head vfork_wq;   // vfork parents: their child execve'd or exited
 
 // Whether t must leave for the kernel exit at once: its process is ending, or another of

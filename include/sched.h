@@ -17,6 +17,9 @@ enum thread_state {
   T_RUNNABLE,   // on a run queue
   T_SLEEPING,   // waiting: off every run queue until woken
   T_DEAD,       // exited; join reaps it
+  T_NEW,        // prepared, not started: no wake-up makes it runnable, only kthread_start
+                // (Linux's TASK_NEW and wake_up_new_task): a thread already on its process's
+                // list can be kicked by exit_group before its creator starts it
 };
 
 struct wait_queue_head;

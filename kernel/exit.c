@@ -2,6 +2,7 @@
 // them, with the status encodings of <sys/wait.h>), orphans handed to a reaper, getppid, and
 // the children's resource usage (Linux: kernel/exit.c).
 #include "fdtable.h"
+#include "panic.h"
 #include "process.h"
 #include "slab.h"
 #include "string.h"
@@ -51,10 +52,13 @@ void
 vfork_release(struct process *p)
 {
   spin_lock(&tasklist_lock);
-  bool *done = p->vfork_done;
+  struct vfork_done *done = p->vfork_done;
   p->vfork_done = NULL;
+  if(done && READ_ONCE(done->live) != VFORK_LIVE)
+    panic("vfork_release: %s[%d] holds a vfork flag its parent's frame no longer has",
+          p->name, p->pid);
   if(done)
-    WRITE_ONCE(*done, true);
+    WRITE_ONCE(done->done, true);
   spin_unlock(&tasklist_lock);
   if(done)
     wake_up_all(&vfork_wq);

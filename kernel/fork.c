@@ -100,9 +100,7 @@ do_fork(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls)
     c->set_child_tid = (u32 *)ctid;   // in the child's own mm: user_thread_fn writes it
   if(flags & CLONE_PARENT_SETTID)
     put_user((u32)c->pid, (u32 *)ptid);
-  bool vfork_done = false;
-  if(flags & CLONE_VFORK)
-    c->vfork_done = &vfork_done;
+  struct vfork_done vfork_done = { false, VFORK_LIVE };
   spin_lock(&tasklist_lock);
   // CLONE_PARENT: a sibling of the caller; a kernel-started caller stays the parent.
   c->parent = (flags & CLONE_PARENT) && p->parent ? p->parent : p;
@@ -110,6 +108,10 @@ do_fork(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls)
   if(thread_must_exit(parent, p))   // Linux's copy_process: fatal signal pending, -EINTR
     c->exiting = true;                // the child leaves before its first instruction
   bool dying = c->exiting;
+  // The flag lives on this stack: only a parent that will wait for it may lend it, else the
+  // child's exit would write into a frame this call has left (vfork_release).
+  if((flags & CLONE_VFORK) && !dying)
+    c->vfork_done = &vfork_done;
   spin_unlock(&tasklist_lock);
   spin_lock_irqsave(&process_list_lock, irqflags);   // kill and tgkill can find it now
   list_add_tail(&c->tasks, &process_list);
@@ -121,10 +123,11 @@ do_fork(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls)
   if(flags & CLONE_VFORK) {
     // The parent sleeps until the child has execve'd or exited (Linux's
     // wait_for_vfork_done); it stays killable, and then takes its flag back.
-    wait_event_idle(vfork_wq, READ_ONCE(vfork_done) || thread_must_exit(parent, p));
+    wait_event_idle(vfork_wq, READ_ONCE(vfork_done.done) || thread_must_exit(parent, p));
     spin_lock(&tasklist_lock);
-    if(!vfork_done)   // the child is alive (it releases before it dies): still ours
+    if(!vfork_done.done)   // the child is alive (it releases before it dies): still ours
       c->vfork_done = NULL;
+    WRITE_ONCE(vfork_done.live, 0);   // the frame is going: a pointer left to it is stale
     spin_unlock(&tasklist_lock);
   }
   return pid;

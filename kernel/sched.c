@@ -192,7 +192,7 @@ alloc_thread(const char *name, bool need_stack)
       t = &threads[i];
       t->sleep_since = 0;      // not asleep in the hung-task check's sense
       t->idle_wait = false;
-      t->state = T_SLEEPING;   // claimed; not runnable until set up
+      t->state = T_NEW;        // claimed; not runnable until set up and started
       t->tid = next_tid++;
       break;
     }
@@ -292,12 +292,19 @@ kthread_prepare(int (*fn)(void *), void *arg, int cpu, const char *name)
   return t;
 }
 
+// What sched_show_task and kthread_start call each state.
+static const char *const state_names[] = { "free", "running", "runnable", "sleeping", "dead",
+                                           "new" };
+
 void
 kthread_start(struct thread *t)
 {
   struct rq *rq = cpu_rq(t->cpu);
   u64 flags;
   spin_lock_irqsave(&rq->lock, flags);
+  if(t->state != T_NEW)   // started twice, or woken before its start: the queue would break
+    panic("kthread_start: %s (tid %d) is %s, not new", t->name, t->tid,
+          t->state <= T_NEW ? state_names[t->state] : "?");
   rq->nr_running++;
   enqueue(rq, t);
   spin_unlock_irqrestore(&rq->lock, flags);
@@ -336,7 +343,6 @@ kthread_join(struct thread *t)
 // One line per thread, and where each one that is off its CPU stopped: its saved rbp and
 // return address sit on its stack above the registers switch.S pushed (Linux's sysrq-t).
 // For dumps of a hung kernel: reads the table without its lock.
-static const char *const state_names[] = { "free", "running", "runnable", "sleeping", "dead" };
 
 void
 sched_show_task(struct thread *t)
@@ -345,7 +351,7 @@ sched_show_task(struct thread *t)
   const char *on = READ_ONCE(t->wait_on);
 
   printk(KERN_EMERG "  %-24s tid %-4d cpu %-3d %-8s%s%s%s%s%s\n", t->name, t->tid, t->cpu,
-         state >= 0 && state <= T_DEAD ? state_names[state] : "?", on ? " on " : "",
+         state >= 0 && state <= T_NEW ? state_names[state] : "?", on ? " on " : "",
          on ? on : "", t->wake_at ? " (with a timeout)" : "",
          READ_ONCE(t->on_cpu) ? " [on cpu]" : "", list_empty(&t->run_list) ? "" : " [queued]");
   if(state == T_RUNNING || state == T_DEAD || READ_ONCE(t->on_cpu) ||

@@ -8,6 +8,7 @@
 #include "printk.h"
 #include "radix-tree.h"
 #include "reclaim.h"
+#include "sched.h"
 #include "slab.h"
 #include "smp.h"
 #include "spinlock.h"
@@ -200,8 +201,16 @@ scrub_first_use(struct page *p, unsigned order, gfp_t gfp)
 struct page *
 alloc_pages(gfp_t gfp, unsigned order)
 {
-  if(order > MAX_ORDER)
-    panic("alloc_pages: order %u is above MAX_ORDER %d", order, MAX_ORDER);
+  // A block past the largest the buddy lists hold is the caller's bad argument, often a size
+  // from user space (poll's nfds): NULL, as Linux's __alloc_pages answers it (with one
+  // warning, unless __GFP_NOWARN), never a panic.
+  if(order > MAX_ORDER) {
+    static bool warned;
+    if(!(gfp & __GFP_NOWARN) && !__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED))
+      pr_warn("alloc_pages: order %u is above MAX_ORDER %d: NULL for %s\n", order, MAX_ORDER,
+              current ? current->name : "boot");
+    return NULL;
+  }
   if(!(gfp & __GFP_NOFAIL) && should_fail_page())
     return NULL;
   // A caller that may sleep frees memory itself before it takes free memory below
