@@ -146,8 +146,10 @@ load_elf(struct process *p, const void *image, size_t len, const char *const arg
   u64 base = eh->e_type == ET_DYN ? PIE_BASE - lo : 0;
   if(base + lo < 0x10000 || base + hi > USER_STACK_TOP - USER_STACK_SIZE - (1UL << 30))
     return noexec(p, "segments outside the user address range");
-  // A non-canonical entry would make the first IRET fault in ring 0.
-  if(eh->e_entry >= USER_STACK_TOP - base)
+  // The entry as it will run, after the load bias (which wraps for an ET_DYN whose segments
+  // start above PIE_BASE): below TASK_SIZE, as Linux's BAD_ADDR check wants it; a kernel or
+  // non-canonical one would make the first IRET fault in ring 0.
+  if(base + eh->e_entry >= TASK_SIZE)
     return noexec(p, "entry point outside the user address range");
   // Map every segment writable, copy the file's bytes, then give each its own rights: a
   // page two segments share gets the later one's, as Linux's successive mmaps do. Whole

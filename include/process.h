@@ -6,6 +6,7 @@
 #include "signal.h"
 #include "spinlock.h"
 #include "types.h"
+#include "vm.h"
 #include "wait.h"
 
 struct trapframe;
@@ -19,7 +20,7 @@ struct cpumask;
 #define RLIMIT_NOFILE 7
 #define RLIM_INFINITY (~0UL)
 #define CONSOLE_LINE_MAX 4096   // a longer line goes to the console in pieces this long
-#define USER_STACK_TOP  0x00007ffffffff000UL   // Linux's TASK_SIZE_MAX: the top page is never mapped
+#define USER_STACK_TOP  TASK_SIZE              // the stack's top: below the page never mapped
 #define USER_STACK_SIZE (8UL << 20)            // RLIMIT_STACK's default
 // argv and envp with their pointers: RLIMIT_STACK / 4, as Linux's bprm_stack_limits (execve
 // checks it as it copies the strings, the ELF loader again as it lays out the stack).

@@ -17,6 +17,10 @@ struct thread;
 // kernel's, copied from kernel_pml4 when the mm is made (AMD64 canonical addresses).
 #define USER_END     0x0000800000000000UL
 #define MMAP_BASE    0x0000100000000000UL   // where mmap looks for room without MAP_FIXED
+// Linux's TASK_SIZE_MAX: the top page below USER_END is never mapped, so no instruction can end
+// at 2^47 and SYSRET (or IRET) never returns to a non-canonical address (Intel SDM vol. 2B,
+// SYSRET: #GP in ring 0 on a non-canonical RCX).
+#define TASK_SIZE    (USER_END - 0x1000UL)
 
 #include "uapi/mman.h"
 

@@ -259,7 +259,7 @@ find_gap(struct mm *mm, size_t len)
       break;
     addr = v->end;
   }
-  return addr + len <= USER_END ? addr : 0;
+  return addr + len <= TASK_SIZE ? addr : 0;
 }
 
 // Removes [start, end) from every VMA it touches and unmaps the pages. Cutting a hole in
@@ -290,7 +290,7 @@ unmap_range(struct mm *mm, unsigned long start, unsigned long end, struct vma **
 static bool
 range_ok(unsigned long addr, size_t len)
 {
-  return addr % PAGE_SIZE == 0 && len <= USER_END && addr <= USER_END - len;
+  return addr % PAGE_SIZE == 0 && len <= TASK_SIZE && addr <= TASK_SIZE - len;
 }
 
 // Whether [addr, addr + len) meets no VMA.
@@ -504,7 +504,7 @@ vm_mremap(struct mm *mm, unsigned long addr, size_t old_len, size_t new_len, int
     goto out;
   }
   if(!fixed) {
-    if(addr + old_len == v->end && addr <= USER_END - new_len &&
+    if(addr + old_len == v->end && addr <= TASK_SIZE - new_len &&
        range_free(mm, v->end, new_len - old_len)) {
       v->end = addr + new_len;
       vma_merge_range(mm, v->start, v->end);

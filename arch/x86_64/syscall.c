@@ -3,6 +3,7 @@
 // stack, FPU, FS base), and a fault in user mode ending its process.
 #include "cpumask.h"
 #include "mm.h"
+#include "panic.h"
 #include "printk.h"
 #include "vm.h"
 #include "process.h"
@@ -136,9 +137,16 @@ exit_to_user_mode(struct trapframe *tf)
       }
     }
     if(!need_resched() || READ_ONCE(planted_no_user_preempt))
-      return;
+      break;
     schedule();   // ring 3 is a quiescent state: preempting it holds nothing
   }
+  // Every way a user rip is set (exec's entry, sigreturn, a handler, the instruction after a
+  // syscall, which the never-mapped top page keeps below 2^47) gives a user address; a
+  // non-canonical one would make IRET fault in ring 0 on Intel CPUs, where nothing fixes it
+  // up (Linux's fixup_bad_iret): a kernel bug, caught here instead.
+  if(tf->rip >= USER_END)
+    panic("exit_to_user_mode: %s[%d] would return to rip %#lx, not a user address",
+          current->name, current->tid, tf->rip);
 }
 
 // SYSRET only for a frame it can restore exactly; otherwise IRET. A non-canonical rip would

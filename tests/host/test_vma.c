@@ -159,6 +159,27 @@ test_split_and_gaps(void)
   mmput(mm);
 }
 
+// The top page below USER_END is never mapped (Linux's TASK_SIZE_MAX): not for a hint, not
+// with MAP_FIXED, not by first fit when it is the only room left, not by mremap growing into
+// it in place. A syscall instruction in its last bytes would return to 2^47.
+static void
+test_top_page(void)
+{
+  struct mm *mm = mm_create();
+  long a = vm_mmap(mm, TASK_SIZE, PAGE_SIZE, RW, FLAGS);   // a hint there: placed elsewhere
+  CHECK(a > 0 && (unsigned long)a + PAGE_SIZE <= TASK_SIZE);
+  CHECK(vm_mmap(mm, TASK_SIZE, PAGE_SIZE, RW, FLAGS | MAP_FIXED) == -EINVAL);
+  CHECK(vm_mmap(mm, MMAP_BASE, TASK_SIZE - MMAP_BASE, RW, FLAGS | MAP_FIXED) == (long)MMAP_BASE);
+  CHECK(vm_mmap(mm, 0, PAGE_SIZE, RW, FLAGS) == -ENOMEM);   // only the top page is left
+  CHECK(vm_munmap(mm, TASK_SIZE - PAGE_SIZE, PAGE_SIZE) == 0);
+  long c = vm_mmap(mm, TASK_SIZE - PAGE_SIZE, PAGE_SIZE, RW, FLAGS | MAP_FIXED);
+  CHECK(c == (long)(TASK_SIZE - PAGE_SIZE));
+  CHECK(vm_mremap(mm, c, PAGE_SIZE, 2 * PAGE_SIZE, 0, 0) == -ENOMEM);
+  CHECK(find_vma(mm, TASK_SIZE) == NULL);
+  CHECK(tree_ok(mm));
+  mmput(mm);
+}
+
 static void
 test_errors(void)
 {
@@ -259,6 +280,7 @@ main(void)
   test_random_ops();
   test_split_and_gaps();
   test_errors();
+  test_top_page();
   test_file_vmas();
   test_mremap();
   rcu_barrier();                  // the mms go after a grace period

@@ -165,6 +165,24 @@ main(void)
     wrong += raw(25, a, 4096, 8192, 1, 0, 0) >= 0;                  // mremap: nothing there
     calls_made += 4;
   }
+  // The top page below 2^47 is never mapped (Linux's TASK_SIZE_MAX): a hint there is placed
+  // elsewhere. (Growing into it is host-tested: the stack lies just below it here.)
+  long top = raw(9, 0x7ffffffff000L, 4096, 3, 0x22, -1, 0);
+  wrong += top == 0x7ffffffff000L || top < 0;
+  if(top > 0)
+    raw(11, top, 4096, 0, 0, 0, 0);
+  // Sizes from user space reach no panic: poll and ppoll of 600,000 fds at NULL with the
+  // fd limit at its most fail with EFAULT (Linux) or ENOMEM (here: no array that large).
+  long lim[2], big[2] = { 1048576, 1048576 };
+  if(raw(97, 7, (long)lim, 0, 0, 0, 0) == 0 && raw(160, 7, (long)big, 0, 0, 0, 0) == 0) {
+    long zero[2] = { 0, 0 };
+    long r = raw(7, 0, 600000, 0, 0, 0, 0);
+    wrong += r != -14 && r != -12;
+    r = raw(271, 0, 600000, (long)zero, 0, 8, 0);
+    wrong += r != -14 && r != -12;
+    raw(160, 7, (long)lim, 0, 0, 0, 0);
+    calls_made += 2;
+  }
   printf("hostile: %ld calls answered, %ld wrong errnos\n", calls_made, wrong);
   return wrong != 0;
 }

@@ -7,6 +7,7 @@
 // checks alone. Linux is the oracle (tests/host/test_user_native.sh). Exits 0
 // when all hold; names each check that does not.
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -555,6 +556,35 @@ test_exec(void)
   st = reap(pid);
   check(WIFEXITED(st) && WEXITSTATUS(st) == 5, "#! script: the interpreter's argc 5");
   unlink(script);
+  // An ET_DYN whose one segment lies above PIE_BASE: the load bias wraps, and entry 0 would
+  // start in the kernel half. Refused (ENOEXEC here), or killed by SIGSEGV past exec's point of
+  // no return (Linux's BAD_ADDR check): it must never start, and the kernel never fault.
+  char dyn[96];
+  snprintf(dyn, sizeof(dyn), "%s/wrapdyn", dir);
+  Elf64_Ehdr eh = { .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB,
+                                 EV_CURRENT },
+                    .e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+                    .e_entry = 0, .e_phoff = sizeof(Elf64_Ehdr), .e_ehsize = sizeof(Elf64_Ehdr),
+                    .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 1 };
+  Elf64_Phdr ph = { .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = 0,
+                    .p_vaddr = 0x600000000000UL, .p_filesz = 4096, .p_memsz = 4096,
+                    .p_align = 4096 };
+  static char image[4096];
+  memcpy(image, &eh, sizeof(eh));
+  memcpy(image + sizeof(eh), &ph, sizeof(ph));
+  fd = open(dyn, O_CREAT | O_WRONLY | O_TRUNC, 0755);
+  check(fd >= 0 && write(fd, image, sizeof(image)) == sizeof(image), "write the wrapping ET_DYN");
+  close(fd);
+  fflush(stdout);
+  pid = fork();
+  if(pid == 0) {
+    execve(dyn, (char *[]){ "x", NULL }, (char *[]){ NULL });
+    _exit(errno == ENOEXEC ? 40 : 41);
+  }
+  st = reap(pid);
+  check((WIFEXITED(st) && WEXITSTATUS(st) == 40) || (WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV),
+        "an ET_DYN whose entry wraps into the kernel half never starts");
+  unlink(dyn);
   unlink(path);
   unlink(junk);
 }
