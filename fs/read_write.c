@@ -16,7 +16,7 @@
 // a page-cache file copied once (vfs_pread_user), anything else through a kernel bounce
 // buffer; a short count when a later chunk faults.
 static long
-file_rw(struct ufile *uf, u64 ubuf, u64 n, u64 *pos, bool write)
+file_rw(struct ufile *uf, u64 ubuf, u64 n, u64 *pos, bool write, unsigned more)
 {
   if((s64)n < 0)
     return -EINVAL;
@@ -27,7 +27,7 @@ file_rw(struct ufile *uf, u64 ubuf, u64 n, u64 *pos, bool write)
     return r ? r : console_write((const char *)ubuf, n);
   }
   if(!uf->file)
-    return console_read((char *)ubuf, n, uf->flags & O_NONBLOCK);
+    return console_read((char *)ubuf, n, (uf->flags | more) & O_NONBLOCK);
   if(!write && !uf->file->f_op) {
     long r = vfs_pread_user(uf->file, (char *)ubuf, n, *pos);
     if(r > 0)
@@ -77,29 +77,31 @@ copies_itself(struct ufile *uf)
 }
 
 static long
-rw_user(struct ufile *uf, u64 buf, u64 n, bool write)
+rw_user(struct ufile *uf, u64 buf, u64 n, bool write, unsigned more)
 {
   const struct file_operations *op = uf->file->f_op;
+  unsigned flags = uf->flags | more;
   if((uf->flags & O_ACCMODE) == (write ? 0 : O_WRONLY))
     return -EBADF;
   if((s64)n < 0)
     return -EINVAL;
   if(write)
-    return op->write_user ? op->write_user(uf->file, (const char *)buf, n, uf->flags) : -EINVAL;
-  return op->read_user ? op->read_user(uf->file, (char *)buf, n, uf->flags) : -EINVAL;
+    return op->write_user ? op->write_user(uf->file, (const char *)buf, n, flags) : -EINVAL;
+  return op->read_user ? op->read_user(uf->file, (char *)buf, n, flags) : -EINVAL;
 }
 
 // At the file's offset: O_APPEND moves it to the end first (serialized by nothing but the
-// VFS's i_mutex per write: appends by two fds may interleave, as on NFS).
+// VFS's i_mutex per write: appends by two fds may interleave, as on NFS). more: flags added
+// to the description's for this transfer (O_NONBLOCK for a vector's later segments).
 static long
-rw_at_pos(u64 fd, u64 buf, u64 n, bool write)
+rw_at_pos(u64 fd, u64 buf, u64 n, bool write, unsigned more)
 {
   struct ufile *uf = fget((int)fd);
   if(!uf)
     return -EBADF;
   long r;
   if(copies_itself(uf)) {
-    r = rw_user(uf, buf, n, write);
+    r = rw_user(uf, buf, n, write, more);
   } else if(uf->file && S_ISDIR(uf->file->f_inode->i_mode)) {
     r = -EISDIR;
   } else if(uf->file) {
@@ -109,12 +111,12 @@ rw_at_pos(u64 fd, u64 buf, u64 n, bool write)
       uf->file->f_pos = st.size;
     }
     u64 pos = uf->file->f_pos;
-    r = file_rw(uf, buf, n, &pos, write);
+    r = file_rw(uf, buf, n, &pos, write, more);
     if(r > 0)
       uf->file->f_pos = pos;
   } else {
     u64 pos = 0;
-    r = file_rw(uf, buf, n, &pos, write);
+    r = file_rw(uf, buf, n, &pos, write, more);
   }
   fput(uf);
   return r;
@@ -123,41 +125,98 @@ rw_at_pos(u64 fd, u64 buf, u64 n, bool write)
 long
 sys_read(u64 fd, u64 buf, u64 n)
 {
-  return rw_at_pos(fd, buf, n, false);
+  return rw_at_pos(fd, buf, n, false, 0);
 }
 
 long
 sys_write(u64 fd, u64 buf, u64 n)
 {
-  return rw_at_pos(fd, buf, n, true);
+  return rw_at_pos(fd, buf, n, true, 0);
 }
 
+struct iovec {
+  u64 base, len;
+};
+
+// A pipe write of at most PIPE_BUF bytes goes in whole, whether from one buffer or a vector
+// (pipe(7)): the segments gathered into one kernel buffer and written at once. 1 if fd is not
+// a pipe (the caller writes segment by segment), else the count or -errno.
 static long
-rw_vec(u64 fd, u64 iov, u64 cnt, bool write)
+pipe_writev(u64 fd, const struct iovec *iov, u64 cnt)
+{
+  struct ufile *uf = fget((int)fd);
+  if(!uf)
+    return -EBADF;
+  long r = 1;
+  if(uf->file && is_pipe(uf->file) && (uf->flags & O_ACCMODE) != 0) {
+    char *k = kmalloc(PIPE_BUF, GFP_KERNEL);
+    r = -ENOMEM;
+    if(k) {
+      u64 got = 0;
+      for(u64 i = 0; i < cnt; i++) {
+        if(copy_from_user(k + got, (void *)iov[i].base, iov[i].len))
+          break;   // a fault: what came before it is written, as a short write
+        got += iov[i].len;
+      }
+      r = got ? pipe_write_kernel(uf->file, k, got, uf->flags) : -EFAULT;
+      kfree(k);
+    }
+  }
+  fput(uf);
+  return r;
+}
+
+// readv and writev as one transfer, as Linux's import_iovec and do_iter_readv_writev: the
+// vector is checked whole first (EINVAL for more than UIO_MAXIOV segments or a negative
+// length, EFAULT for a segment outside user space, the total capped at MAX_RW_COUNT), then
+// moved segment by segment. Once bytes have been read, a later segment does not wait: a readv
+// of a pipe returns what the pipe held, as one read would.
+static long
+rw_vec(u64 fd, u64 uiov, u64 cnt, bool write)
 {
   if(cnt > UIO_MAXIOV)
     return -EINVAL;
-  long total = 0;
-  for(u64 i = 0; i < cnt; i++) {
-    u64 v[2];
-    if(copy_from_user(v, (u64 *)iov + 2 * i, sizeof(v)))
-      return total ? total : -EFAULT;
-    if(!v[1])
-      continue;
-    long r = rw_at_pos(fd, v[0], v[1], write);
-    if(r < 0)
-      return total ? total : r;
-    total += r;
-    if((u64)r < v[1])
-      break;
+  struct iovec small[8], *iov = small;
+  if(cnt > 8 && !(iov = kmalloc(cnt * sizeof(*iov), GFP_KERNEL)))
+    return -ENOMEM;
+  long r = copy_from_user(iov, (void *)uiov, cnt * sizeof(*iov)) ? -EFAULT : 0;
+  u64 total = 0;
+  for(u64 i = 0; i < cnt && !r; i++) {
+    if((s64)iov[i].len < 0)
+      r = -EINVAL;
+    else if(!access_ok((void *)iov[i].base, iov[i].len))
+      r = -EFAULT;
+    iov[i].len = MIN(iov[i].len, (u64)MAX_RW_COUNT - total);
+    total += iov[i].len;
   }
-  if(!cnt || !total) {   // still check fd for an empty vector
-    struct ufile *uf = fget((int)fd);
-    if(!uf)
-      return -EBADF;
-    fput(uf);
+  if(!r && write && total && total <= PIPE_BUF)
+    r = pipe_writev(fd, iov, cnt);
+  else if(!r)
+    r = 1;
+  if(r == 1) {   // segment by segment
+    r = 0;
+    for(u64 i = 0; i < cnt; i++) {
+      if(!iov[i].len)
+        continue;
+      long k = rw_at_pos(fd, iov[i].base, iov[i].len, write, !write && r ? O_NONBLOCK : 0);
+      if(k < 0) {
+        r = r ? r : k;
+        break;
+      }
+      r += k;
+      if((u64)k < iov[i].len)
+        break;
+    }
+    if(!r && !total) {   // an empty vector still checks fd
+      struct ufile *uf = fget((int)fd);
+      r = uf ? 0 : -EBADF;
+      if(uf)
+        fput(uf);
+    }
   }
-  return total;
+  if(iov != small)
+    kfree(iov);
+  return r;
 }
 
 long
@@ -186,7 +245,7 @@ prw(u64 fd, u64 buf, u64 n, u64 off, bool write)
   else if(S_ISDIR(uf->file->f_inode->i_mode))
     r = -EISDIR;
   else
-    r = file_rw(uf, buf, n, &off, write);
+    r = file_rw(uf, buf, n, &off, write, 0);
   fput(uf);
   return r;
 }

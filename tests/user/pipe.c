@@ -10,11 +10,13 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define PROG "pipe"
@@ -242,6 +244,42 @@ blocking(void)
   close(p[1]);
 }
 
+// Writes 10 more bytes after a second: what unblocks a readv that waits when it should not.
+static void *
+late_writer(void *arg)
+{
+  sleep(1);
+  write(*(int *)arg, "0123456789", 10);
+  return NULL;
+}
+
+// readv and writev are one read and one write (readv(2)): a readv of {10, 10} from a pipe
+// holding 10 bytes returns those 10 at once; a vector with a segment outside user space is
+// EFAULT and one with a negative length EINVAL, before anything is written.
+static void
+vectors(void)
+{
+  int p[2];
+  char a[10], b[10];
+  check(pipe(p) == 0, "pipe");
+  pthread_t t;
+  check(write(p[1], "abcdefghij", 10) == 10, "10 bytes in");
+  pthread_create(&t, NULL, late_writer, &p[1]);
+  struct iovec two[2] = { { a, 10 }, { b, 10 } };
+  check(readv(p[0], two, 2) == 10 && !memcmp(a, "abcdefghij", 10),
+        "readv {10, 10} of a pipe holding 10 bytes: 10");
+  pthread_join(t, NULL);
+  check(read(p[0], a, 10) == 10, "the late 10 bytes");
+  struct iovec kernel[2] = { { a, 10 }, { (void *)0xffffffff80000000UL, 10 } };
+  FAILS(writev(p[1], kernel, 2), EFAULT);
+  struct iovec negative[2] = { { a, 10 }, { b, (size_t)-1 } };
+  FAILS(writev(p[1], negative, 2), EINVAL);
+  fcntl(p[0], F_SETFL, O_NONBLOCK);
+  FAILS(read(p[0], a, 10), EAGAIN);   // neither wrote a byte
+  close(p[0]);
+  close(p[1]);
+}
+
 // PIPE_BUF atomicity: WRITERS threads each write records of one size (at most PIPE_BUF), every
 // byte of a record its writer's number and the record's sequence number; the reader reads in
 // odd-sized pieces and must find each record whole, each writer's in order, and all of them.
@@ -249,6 +287,7 @@ blocking(void)
 
 struct writer {
   int fd, id, size;
+  bool vec;   // writev of the record in two halves: one write all the same
 };
 
 static void *
@@ -260,7 +299,9 @@ record_writer(void *arg)
     memset(rec, (char)(w->id * RECORDS + seq), w->size);
     rec[0] = (char)w->id;
     rec[1] = (char)seq;
-    if(write(w->fd, rec, w->size) != w->size)
+    struct iovec halves[2] = { { rec, w->size / 2 },
+                               { rec + w->size / 2, w->size - w->size / 2 } };
+    if((w->vec ? writev(w->fd, halves, 2) : write(w->fd, rec, w->size)) != w->size)
       return (void *)1;
   }
   return NULL;
@@ -287,7 +328,7 @@ close_after_writers(void *arg)
 }
 
 static void
-atomicity(int size)
+atomicity(int size, bool vec)
 {
   int p[2];
   pthread_t t[WRITERS];
@@ -295,7 +336,7 @@ atomicity(int size)
   int next[WRITERS] = { 0 };
   check(pipe(p) == 0, "pipe");
   for(int i = 0; i < WRITERS; i++) {
-    w[i] = (struct writer){ p[1], i, size };
+    w[i] = (struct writer){ p[1], i, size, vec };
     pthread_create(&t[i], NULL, record_writer, &w[i]);
   }
   struct closer c = { t, p[1], 0 };
@@ -330,8 +371,8 @@ atomicity(int size)
   pthread_join(ct, NULL);
   check(c.failed == 0, "every writer wrote all its records");
   char what[80];
-  snprintf(what, sizeof(what), "%d-byte records: %d of %d whole and in order", size, got,
-           WRITERS * RECORDS);
+  snprintf(what, sizeof(what), "%d-byte records%s: %d of %d whole and in order", size,
+           vec ? " by writev" : "", got, WRITERS * RECORDS);
   check(got == WRITERS * RECORDS && !torn && !order && have == 0, what);
   close(p[0]);
 }
@@ -353,9 +394,11 @@ main(int argc, char **argv)
   capacity();
   end_of_file();
   blocking();
-  atomicity(4096);
-  atomicity(1000);
-  atomicity(2);
+  atomicity(4096, false);
+  atomicity(1000, false);
+  atomicity(2, false);
+  atomicity(4096, true);
+  vectors();
   printf("pipe: %d checks, %d failed\n", checks, fails);
   return fails != 0 || checks < 60;
 }
