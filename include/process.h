@@ -80,6 +80,8 @@ struct process {
   struct list_head sibling;
   bool dead;                  // every thread has exited: a zombie until its parent reaps it
   bool child_subreaper;       // prctl(PR_SET_CHILD_SUBREAPER): orphans below come here
+  bool init;                  // started by the kernel (init=, a self-test): its tree's root,
+                              // which kill(-1) spares as Linux spares pid 1; set at spawn
   int exit_signal;            // clone's low byte: the parent's signal at exit (SIGCHLD)
   u64 child_events;           // children that died, stopped or continued; wait4 sleeps
                               // until it changes

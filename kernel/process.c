@@ -258,6 +258,7 @@ process_spawn(const char *path, const void *image, size_t len, const char *const
     if(*c == '/')
       base = c + 1;
   strlcpy(p->name, base, sizeof(p->name));
+  p->init = true;
   p->mm = mm_create();
   p->files = files_alloc();
   struct thread *t = p->mm && p->files ? new_user_thread(p, &cpu_online_mask, NULL) : NULL;

@@ -257,10 +257,11 @@ sys_kill(u64 upid, u64 usig)
     if(p)
       err = send_sig_info(p, NULL, &info);
   } else if(pid == -1) {
-    // Every process but the caller (kill(2)); there is no init to spare yet.
+    // Every process but the caller and the roots the kernel started, as Linux spares the
+    // caller and init (kill(2); kernel/signal.c, __kill_pgrp_info's caller kill_something_info).
     struct process *p;
     list_for_each_entry(p, &process_list, tasks) {
-      if(p == self)
+      if(p == self || p->init)
         continue;
       int e = send_sig_info(p, NULL, &info);
       if(!found++ || e)

@@ -54,6 +54,7 @@ expect 135 fmap truncate
 expect 0 fpu
 expect 0 spin 0.5
 expect 0 hostile
+expect 0 races
 expect 0 clock
 expect 0 conline
 expect 0 files
