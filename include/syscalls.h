@@ -111,6 +111,7 @@ long sys_rt_sigpending(u64 set, u64 size);
 long sys_rt_sigsuspend(u64 mask, u64 size);
 long sys_rt_sigtimedwait(u64 set, u64 info, u64 ts, u64 size);
 long sys_rt_sigreturn(void);
+long sys_pause(void);
 long sys_sigaltstack(u64 ss, u64 oss);
 long sys_kill(u64 pid, u64 sig);
 long sys_tkill(u64 tid, u64 sig);

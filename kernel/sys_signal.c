@@ -134,6 +134,15 @@ sys_rt_sigsuspend(u64 umask, u64 size)
   return -ERESTARTNOHAND;
 }
 
+// pause(2): sleeps until a signal this thread acts on comes; -EINTR once its handler ran
+// (ERESTARTNOHAND: a signal that only stops and continues the process resumes the pause).
+long
+sys_pause(void)
+{
+  sleep_for_signal("pause", 0);
+  return -ERESTARTNOHAND;
+}
+
 static long
 get_user_timeout(u64 uts, u64 *ns)
 {

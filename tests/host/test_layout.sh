@@ -133,7 +133,7 @@ fi
 # kernel/, arch/x86_64/ and drivers/. A call new to that list is a decision, made here.
 MM_CALLS=" brk mmap munmap mprotect madvise mremap msync mincore "
 OTHER_ROOMS=" exit exit_group clone clone3 fork vfork wait4 waitid set_tid_address kill tkill tgkill
-  rt_sigaction rt_sigprocmask rt_sigpending rt_sigsuspend rt_sigtimedwait rt_sigreturn sigaltstack
+  rt_sigaction rt_sigprocmask rt_sigpending rt_sigsuspend rt_sigtimedwait rt_sigreturn sigaltstack pause
   restart_syscall setpgid getpgid getpgrp setsid getsid clock_gettime clock_settime clock_getres
   gettimeofday time nanosleep clock_nanosleep futex set_robust_list getrlimit setrlimit prlimit64
   sched_yield sched_getaffinity sched_setaffinity getcpu getpid getppid gettid getuid umask prctl

@@ -310,6 +310,19 @@ send_later(void *arg)
   return NULL;
 }
 
+static atomic_int paused;   // pause has returned: stop sending
+
+static void *
+send_until_paused(void *arg)
+{
+  struct timespec ms = { 0, 5000000 };
+  while(!atomic_load(&paused)) {
+    nanosleep(&ms, NULL);
+    kill(getpid(), SIGUSR1);
+  }
+  return NULL;
+}
+
 static void
 test_suspend_wait(void)
 {
@@ -329,6 +342,20 @@ test_suspend_wait(void)
   pthread_join(th, NULL);
   sigprocmask(SIG_BLOCK, NULL, &cur);
   check(sigismember(&cur, SIGUSR1), "sigsuspend restores the mask");
+  // pause: the same, with the mask as it is (SIGUSR1 unblocked in this thread only; the
+  // sender keeps sending until pause has returned, so a signal before the pause is no hang).
+  got_count = 0;
+  atomic_store(&paused, 0);
+  pthread_create(&th, NULL, send_until_paused, NULL);
+  pthread_sigmask(SIG_UNBLOCK, &b, NULL);
+  r = pause();
+  int e = errno;
+  atomic_store(&paused, 1);
+  pthread_join(th, NULL);
+  sigprocmask(SIG_BLOCK, &b, NULL);
+  struct timespec none = { 0, 0 };
+  sigtimedwait(&b, NULL, &none);   // a last one the sender sent after the pause
+  check(r == -1 && e == EINTR && got_count >= 1, "pause: handler, then EINTR");
   // sigtimedwait: a blocked signal taken without its handler.
   sigset_t w;
   sigemptyset(&w);
