@@ -37,22 +37,30 @@ $(if $(filter-out 0 1,$(LOCKSTAT)),$(error LOCKSTAT must be 0 or 1))
 KCFLAGS += $(if $(filter 1,$(LOCKSTAT)),-DCONFIG_LOCK_STAT)
 
 KSRC := $(wildcard boot/*.S kernel/*.c kernel/locking/*.c kernel/lib/*.c kernel/bench/*.c \
-          arch/x86_64/*.c arch/x86_64/*.S mm/*.c fs/*.c drivers/*/*.c tests/kernel/*.c tests/kernel/*.S)
+          arch/x86_64/*.c arch/x86_64/*.S mm/*.c fs/*.c drivers/*/*.c)
+# The kernel self-tests (tests/kernel/): linked into the debug image only. The release image
+# keeps the framework (kernel/selftest.c), which there says that it has no test to run.
+KSRC_TESTS := $(wildcard tests/kernel/*.c tests/kernel/*.S)
 
 # Two images from the same sources, side by side: release (build/kernel.elf, build/kernel.iso;
 # objects in build/obj/) has no debug checks, so benchmarks time the code itself; debug
 # (build/debug/kernel.elf, build/debug/kernel.iso; objects in build/debug/obj/) is CONFIG_DEBUG:
 # CONFIG_DEBUG_SPINLOCK (recursive locking and unlocking an unheld lock panic; every spin_lock
 # an out-of-line call), slab debugging from boot (debug_slab= defaults to yes) and
-# CONFIG_LOCKDEP, the lock-order checker (kernel/locking/lockdep.c).
+# CONFIG_LOCKDEP, the lock-order checker (kernel/locking/lockdep.c); it alone links the
+# self-tests (KSRC_TESTS), and its GRUB images load the test archive (TEST_ARCHIVE) too.
 IMAGES := release debug
 IMGDIR_release := $(BUILD)
 IMGDIR_debug := $(BUILD)/debug
 IMGFLAGS_release :=
 IMGFLAGS_debug := -DCONFIG_DEBUG -DCONFIG_DEBUG_SPINLOCK -DCONFIG_LOCKDEP
 KOBJ_release := $(patsubst %,$(IMGDIR_release)/obj/%.o,$(basename $(KSRC)))
-KOBJ_debug := $(patsubst %,$(IMGDIR_debug)/obj/%.o,$(basename $(KSRC)))
-KOBJ := $(KOBJ_release)
+KOBJ_debug := $(patsubst %,$(IMGDIR_debug)/obj/%.o,$(basename $(KSRC) $(KSRC_TESTS)))
+# compile_commands.json: every kernel source once, the self-tests with the debug image's flags.
+KOBJ := $(KOBJ_release) $(patsubst %,$(IMGDIR_debug)/obj/%.o,$(basename $(KSRC_TESTS)))
+# The initramfs archives each image's GRUB image loads, in this order.
+ARCHIVES_release := $(BUILD)/initramfs.cpio.gz
+ARCHIVES_debug := $(BUILD)/initramfs.cpio.gz $(BUILD)/tests.cpio.gz
 
 # The image a boot uses (tools/qemu.sh applies the same rule when called directly):
 # DEBUG=1 the debug image, DEBUG=0 the release image; unset, debug when the command line runs
@@ -74,7 +82,7 @@ endif
 
 .PHONY: all deps clean test host-tests bench-host qemu-gdb gdb report torture FORCE
 # compile_commands.json, once made, is kept up to date by every build.
-all: $(BUILD)/.deps-ok $(BUILD)/initramfs.cpio.gz \
+all: $(BUILD)/.deps-ok $(BUILD)/initramfs.cpio.gz $(TEST_ARCHIVE) \
   $(foreach i,$(IMAGES),$(IMGDIR_$(i))/kernel.elf $(IMGDIR_$(i))/kernel.iso) \
   $(if $(wildcard compile_commands.json),compile_commands.json)
 
@@ -130,23 +138,27 @@ $(IMGDIR_$(1))/kernel.elf: $(KOBJ_$(1)) linker.ld tools/ksyms.sh
 	  { echo "ksyms: symbols moved between links of $$@"; exit 1; }
 
 $(IMGDIR_$(1))/kernel.iso: $(IMGDIR_$(1))/kernel.elf boot/grub.cfg.in tools/mkiso.sh \
-  $(BUILD)/initramfs.cpio.gz
+  $(ARCHIVES_$(1))
 	$(say) "  ISO     $$@"
-	$(Q)tools/mkiso.sh $(IMGDIR_$(1))/kernel.elf "" $$@ $(BUILD)/initramfs.cpio.gz
+	$(Q)tools/mkiso.sh $(IMGDIR_$(1))/kernel.elf "" $$@ $(ARCHIVES_$(1))
 endef
 $(foreach i,$(IMAGES),$(eval $(call kernel_image,$(i))))
 
 # User programs: static glibc binaries built with the host's gcc. Those of user/ go into the
-# built-in initramfs as /bin/<name> (tools/mkinitramfs.sh); the test programs of tests/user/,
-# with hello and hello built as a static-PIE (ET_DYN, relocated by glibc itself, hello-pie),
-# are embedded in both kernel images by tests/kernel/user_images.S (.incbin) for the user-*
-# self-tests. proc, the process test, is also in the initramfs: it runs itself again by
-# execve of /proc/self/exe, which must name a file.
+# built-in initramfs as /bin/<name> (tools/mkinitramfs.sh), which every boot loads.
 USERCFLAGS := -O2 -static -pthread -s -Wall -Werror
-INITRAMFS_PROGS := $(patsubst user/%.c,$(BUILD)/user/%,$(wildcard user/*.c)) $(BUILD)/user/ubench \
-  $(BUILD)/user/proc
-USER_PROGS := $(basename $(notdir $(wildcard tests/user/*.c))) hello hello-pie
-USER_BINS := $(addprefix $(BUILD)/user/,$(USER_PROGS))
+INITRAMFS_PROGS := $(patsubst user/%.c,$(BUILD)/user/%,$(wildcard user/*.c)) $(BUILD)/user/ubench
+# The test programs, the one list of them: those of tests/user/, and hello built as a
+# static-PIE (ET_DYN, relocated by glibc itself, hello-pie) beside hello itself. Each goes into
+# the test archive as /test/bin/<name>, where the user-* self-tests (tests/kernel/user_test.c)
+# read it; a new tests/user/NAME.c joins by itself, a program built elsewhere by its name here.
+TEST_PROGS := $(basename $(notdir $(wildcard tests/user/*.c))) hello hello-pie
+TEST_BINS := $(addprefix $(BUILD)/user/,$(TEST_PROGS))
+# The test archive: a gzip cpio archive of /test/bin/<name>, written by tools/newc.py (every
+# entry root's, mtime 0: it depends on the programs alone). tools/qemu.sh loads it as one more
+# Multiboot2 module, after the built-in initramfs, whenever it boots the debug image; the
+# release image never gets it (README "The test archive").
+TEST_ARCHIVE := $(BUILD)/tests.cpio.gz
 # Linux's initramfs for make compare-linux (user/linux/init.c as /init; the rule is there).
 LINUX_INITRD := $(BUILD)/linux/initrd.cpio
 $(BUILD)/user/%: user/%.c | $(BUILD)/.deps-ok
@@ -178,7 +190,13 @@ $(BUILD)/user/%-pie: user/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
 	$(Q)$(CC) $(subst -static,-fPIE -static-pie,$(USERCFLAGS)) -o $@ $< -lm
-$(foreach i,$(IMAGES),$(IMGDIR_$(i))/obj/tests/kernel/user_images.o): $(USER_BINS)
+$(TEST_ARCHIVE): $(TEST_BINS) tools/newc.py
+	$(say) "  CPIO    $@"
+	$(Q){ printf '%s\n' 'dir /test 0755 0 0' 'dir /test/bin 0755 0 0'; \
+	  for p in $(TEST_PROGS); do echo "file /test/bin/$$p $(BUILD)/user/$$p 0755 0 0"; done; \
+	} > $(BUILD)/tests.cpio.list
+	$(Q)tools/newc.py $(BUILD)/tests.cpio $(BUILD)/tests.cpio.list
+	$(Q)gzip -n -9 -c $(BUILD)/tests.cpio > $@.tmp && mv $@.tmp $@
 
 # compile_commands.json for clangd and other tools: the compiler commands make would run for
 # every kernel source, host test and fuzzer, read from a dry run (make -n -B), so they are
@@ -186,7 +204,7 @@ $(foreach i,$(IMAGES),$(IMGDIR_$(i))/obj/tests/kernel/user_images.o): $(USER_BIN
 # Remade when the Makefile, the lock choices or the list of kernel sources change.
 # The dry run reads no .d file (NODEPS): a parallel build may be writing them.
 $(BUILD)/sources: FORCE
-	$(call update-stamp,$@,$(KSRC))
+	$(call update-stamp,$@,$(KSRC) $(KSRC_TESTS))
 compile_commands.json: Makefile $(BUILD)/config $(BUILD)/sources tools/compile_commands.py
 	$(say) "  GEN     $@"
 	$(Q)$(MAKE) --no-print-directory -n -B NODEPS=1 $(KOBJ) host-tests $(FUZZ_BINS) > $(BUILD)/dry-run
@@ -204,8 +222,7 @@ $(BUILD)/busybox: FORCE
 $(BUILD)/initramfs.cpio.gz: $(INITRAMFS_PROGS) tools/mkinitramfs.sh $(BUILD)/.deps-ok \
   $(BUILD)/busybox $(wildcard $(BUSYBOX)) $(SHELL_TEST)
 	$(say) "  CPIO    $@"
-	$(Q)tools/mkinitramfs.sh --busybox "$(BUSYBOX)" --reserve "$(USER_PROGS)" \
-	  --test $(SHELL_TEST) $@ $(INITRAMFS_PROGS)
+	$(Q)tools/mkinitramfs.sh --busybox "$(BUSYBOX)" --test $(SHELL_TEST) $@ $(INITRAMFS_PROGS)
 
 # make qemu-smpN: boot through GRUB on N vCPUs; exits 0 only on END result=pass.
 qemu-smp%: all FORCE
@@ -311,8 +328,9 @@ $(BUILD)/host/$(1): $$(HOSTOBJ_$(1)) $(HOSTLIB)/percpu.ld
 endef
 $(foreach t,$(HOST_TESTS),$(eval $(call host_test,$(t))))
 
-# Builds and runs every host test, binaries and tests/host/*.sh, a PASS or FAIL line each.
-host-tests: $(HOST_BINS)
+# Builds and runs every host test, binaries and tests/host/*.sh, a PASS or FAIL line each
+# (test_layout.sh reads both kernel images: no test code in the release one).
+host-tests: $(HOST_BINS) $(foreach i,$(IMAGES),$(IMGDIR_$(i))/kernel.elf)
 	@failed=0; \
 	for t in $(HOST_BINS) $(wildcard tests/host/*.sh); do \
 	  name=$$(basename $$t .sh); \

@@ -1,7 +1,7 @@
 // init=: the program the command line names, run after the self-tests and benchmarks with
 // the words after -- as its arguments and Linux's initial environment; its exit status
-// decides END. A program is a file (the initramfs puts them in /bin), else one of the test
-// programs built into the image (include/user_bins.h), found by its last path component.
+// decides END. A program is a file: the initramfs puts the programs of user/ in /bin, the
+// debug image's test archive the test programs in /test/bin, INITRD= whatever it holds.
 #include "bench.h"
 #include "cmdline.h"
 #include "errno.h"
@@ -10,7 +10,6 @@
 #include "printk.h"
 #include "process.h"
 #include "tty.h"
-#include "user_bins.h"
 
 // Returns 0 when there is no init= or it exited with status 0, else 1.
 int
@@ -27,22 +26,17 @@ run_init_program(void)
   size_t len;
   void *file = NULL;
   unsigned order = 0;
-  const void *image;
   int err = read_program(kcmdline.init, &file, &len, &order);
-  if(err == 0) {
-    image = file;
-  } else if(!(image = user_bin_lookup(kcmdline.init, &len))) {
+  if(err) {
     pr_err("init: %s: no such program (error %d)\n", kcmdline.init, err);
     return 1;
   }
-  printk("init: %s: %s, %lu bytes\n", kcmdline.init,
-         file ? "a file" : "a test program built into the image", (unsigned long)len);
+  printk("init: %s: a file, %lu bytes\n", kcmdline.init, (unsigned long)len);
   // The console is init='s terminal while it runs (drivers/tty/tty.c): input, echo, ^C.
   tty_open_session();
   bench_program_begin();
-  struct process *p = process_spawn(kcmdline.init, image, len, argv, envp, &err);
-  if(file)
-    free_pages((unsigned long)file, order);
+  struct process *p = process_spawn(kcmdline.init, file, len, argv, envp, &err);
+  free_pages((unsigned long)file, order);
   if(!p) {
     bench_program_end(kcmdline.init);
     tty_close_session();

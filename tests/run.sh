@@ -166,7 +166,7 @@ result "user/init= gets the words after -- verbatim" $? "(log $logs/$name.log)"
 has "$name" 'init: /bin/hello: a file, [0-9]+ bytes'
 result "user/init= runs the initramfs's /bin/hello" $? "($(grep -m 1 'init: /bin/hello:' "$logs/$name.log"))"
 
-echo "== the serial console as a terminal: tools/ttydrive.py types into init=/bin/termios"
+echo "== the serial console as a terminal: tools/ttydrive.py types into init=/test/bin/termios"
 # QEMU's serial on pipes: lines, erase, kill, ^D, raw mode, VTIME, EAGAIN, EINTR, SA_RESTART,
 # ^\ to a handler, then ^C (status 130); the debug image, so lockdep watches the input path.
 # typed_session NAME [ttydrive options]: one boot driven by tools/ttydrive.py, each of its

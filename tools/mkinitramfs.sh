@@ -1,14 +1,15 @@
 #!/bin/sh
 # Makes the built-in initramfs: a cpio "newc" archive, gzip-compressed, of a small tree with
 # the user programs in /bin. Usage:
-#   mkinitramfs.sh [--busybox FILE] [--reserve "NAME..."] [--test FILE]... OUT.cpio.gz PROGRAM...
+#   mkinitramfs.sh [--busybox FILE] [--test FILE]... OUT.cpio.gz PROGRAM...
 # The tree (what the kernel unpacks into "/", doc/initramfs.md):
 #   /bin/<program>     each PROGRAM, mode 0755
 #   /bin/busybox       FILE, Debian's busybox-static, when it is there and static (tools/deps.sh
 #                      installs it), with /bin/<applet> -> busybox for every applet of
-#                      `busybox --list` but the PROGRAMs and the reserved names (the test
-#                      programs built into the image, which init= finds by name); without it
-#                      the archive has no shell and the shell tests say SKIP (tests/run.sh)
+#                      `busybox --list` but the PROGRAMs; without it the archive has no shell
+#                      and the shell tests say SKIP (tests/run.sh). The test programs are not
+#                      here: they are the test archive's /test/bin/<name> (the Makefile's
+#                      TEST_PROGS), which only the debug image's boots load
 #   /etc/test/<name>   each --test FILE, mode 0644 (the shell test's script)
 #   /etc/initramfs     a text file naming the archive (the self-test reads it)
 #   /etc/hello-link -> ../bin/hello   a relative symbolic link, /usr/bin -> /bin an absolute one
@@ -16,11 +17,10 @@
 # Every entry is owned by root (cpio -R 0:0), in sorted order, so the archive depends on its
 # inputs alone.
 set -e
-busybox="" reserved="" tests=""
+busybox="" tests=""
 while [ $# -gt 0 ]; do
   case $1 in
     --busybox) busybox=$2; shift 2 ;;
-    --reserve) reserved=$2; shift 2 ;;
     --test) tests="$tests $2"; shift 2 ;;
     *) break ;;
   esac
@@ -52,7 +52,7 @@ else
   install -m 0755 "$busybox" "$root/bin/busybox"
   n=0
   for a in $("$busybox" --list); do
-    case " busybox $reserved " in *" $a "*) continue ;; esac
+    [ "$a" = busybox ] && continue
     [ -e "$root/bin/$a" ] && continue
     ln -s busybox "$root/bin/$a"
     n=$((n + 1))

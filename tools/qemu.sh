@@ -51,9 +51,18 @@ case $image in
   *) echo "qemu.sh: --image $image: release or debug" >&2; exit 2 ;;
 esac
 [ -n "$linux" ] || [ -f "$elf" ] || { echo "qemu.sh: no $elf: run make first" >&2; exit 2; }
-# The initramfs archives: the built-in one (make builds it), then --initrd's.
+# The initramfs archives: the built-in one (make builds it), with the debug image the test
+# archive (make's TEST_PROGS as /test/bin/<name>, what the user-* self-tests run), then
+# --initrd's. The release image never gets the test archive: it has no self-test to use it.
 archives=()
 [ -f "$build/initramfs.cpio.gz" ] && archives+=("$build/initramfs.cpio.gz")
+if [ -z "$linux" ] && [ "$image" = debug ]; then
+  if [ -f "$build/tests.cpio.gz" ]; then
+    archives+=("$build/tests.cpio.gz")
+  else
+    echo "qemu.sh: no $build/tests.cpio.gz (make builds it): the user-* self-tests will fail" >&2
+  fi
+fi
 if [ -n "$initrd" ]; then
   [ -f "$initrd" ] || { echo "qemu.sh: INITRD=$initrd: no such file" >&2; exit 2; }
   archives+=("$(cd "$(dirname "$initrd")" && pwd)/$(basename "$initrd")")

@@ -7,8 +7,10 @@
                                      shell session PROGRAM is a busybox, run as `sh`
   ttydrive.py qemu [--session S] [--smp N] [--log LOG] [--timeout S] [--image debug]
                                      this kernel's serial console: tools/qemu.sh boots
-                                     `bench=none init=/bin/termios -- interactive` (or
-                                     `init=/bin/sh`) with the serial on pipes (QEMU's -serial stdio)
+                                     `bench=none init=/test/bin/termios -- interactive` (or
+                                     `init=/bin/sh`) with the serial on pipes (QEMU's -serial stdio);
+                                     termios is a test program, a file of the test archive, which
+                                     only the debug image's boots load: that session boots it
 
 Session termios (the default; tests/user/termios.c, "interactive"): a line, an erase (DEL), a
 kill (^U), ^D at a line's start (end of file), raw mode (no echo, VMIN 3), a VTIME time-out,
@@ -302,7 +304,9 @@ def run_pty(program, which):
 
 def run_qemu(smp, log, timeout, image, which):
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    init = "init=/bin/sh" if which == "shell" else "init=/bin/termios -- interactive"
+    init = "init=/bin/sh" if which == "shell" else "init=/test/bin/termios -- interactive"
+    if which != "shell" and not image:
+        image = "debug"   # /test/bin/termios is the test archive's, loaded with the debug image
     cmd = [os.path.join(top, "tools/qemu.sh"), "--smp", str(smp), "--timeout", str(timeout),
            "--cmdline", "bench=none " + init]
     if log:
@@ -322,7 +326,7 @@ def run_qemu(smp, log, timeout, image, which):
         ok = session(term, timeout)
     if ok:
         # The kernel's line starts a line of its own after the echoed ^C.
-        shown = term.expect(rb"\^C\n(\[ *[0-9.]+\] )?init: /bin/termios killed by signal 2 "
+        shown = term.expect(rb"\^C\n(\[ *[0-9.]+\] )?init: /test/bin/termios killed by signal 2 "
                             rb"\(status 130\)\n")
         result("^C ends the program by SIGINT (status 130)", shown is not None,
                repr(term.seen[-300:]))
@@ -352,7 +356,7 @@ def main():
     b.add_argument("--smp", type=int, default=2)
     b.add_argument("--log", default="")
     b.add_argument("--timeout", type=int, default=300)
-    b.add_argument("--image", default="", help="release or debug (lockdep); default: release")
+    b.add_argument("--image", default="", help="release or debug (lockdep); default: debug for termios, release for shell")
     args = ap.parse_args()
     if args.mode == "pty":
         run_pty(args.program, args.session)

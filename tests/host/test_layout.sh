@@ -1,6 +1,8 @@
 #!/bin/bash
-# Host test of the layout rule: generic code (kernel/, mm/, fs/, drivers/, include/) reaches
-# the hardware only through the arch interfaces in arch/x86_64/include/asm/, as <asm/...>.
+# Host test of the layout rules. Generic code (kernel/, mm/, fs/, drivers/, include/) reaches
+# the hardware only through the arch interfaces in arch/x86_64/include/asm/, as <asm/...>; each
+# subsystem owns its system calls and ABI constants are defined once (the rooms); and the
+# release image (build/kernel.elf) holds no test code and no test program (the end of this file).
 # Checked in code with comments blanked and string literals emptied: no inline assembly but
 # the compiler barrier in include/compiler.h, no assembly file, no local APIC (lapic_, APIC_,
 # ICR_, x2apic, APIC ids), no CR3 or other control register, no MSR, port or invlpg wrapper;
@@ -207,5 +209,78 @@ if [ -n "$out" ]; then
   echo "$out"
   violations=$(wc -l <<< "$out")
 fi
+
+# The release image holds no test code: the self-tests (tests/kernel/) are the debug image's
+# alone and the test programs are files of the test archive, not bytes of any image (the
+# Makefile's KSRC_TESTS and TEST_PROGS). Its symbols (nm, locals too) must include none of the
+# names only tests/kernel/ objects define (the debug image's: no test object is built for the
+# release one), no user_bin_* of the programs once embedded and no __selftest_* registration,
+# its registry (.selftests, __selftests_start to _end) must be empty, and the file under 4 MiB
+# (it was 19 MB with the programs in it). Both images must exist: make builds them (make
+# host-tests and make test do first); a missing one fails here, never passes.
+MAX_RELEASE=$((4 * 1024 * 1024))
+for f in build/kernel.elf build/debug/kernel.elf; do
+  [ -f "$f" ] || { echo "test_layout: no $f (make, make host-tests or make test builds it)"; exit 1; }
+done
+mapfile -t test_objs < <(find build/debug/obj/tests/kernel -name '*.o' | sort)
+# Names only test objects define: every defined symbol of theirs (locals too, but GCC's
+# name.N copies of static locals) that no other object of the debug image defines.
+nm --defined-only "${test_objs[@]}" 2>/dev/null | awk 'NF == 3 && $3 !~ /\./ { print $3 }' |
+  sort -u > "$tmp/test.syms"
+find build/debug/obj -name '*.o' ! -path 'build/debug/obj/tests/*' -print0 |
+  xargs -0 nm --defined-only | awk 'NF == 3 { print $3 }' | sort -u > "$tmp/kernel.syms"
+comm -23 "$tmp/test.syms" "$tmp/kernel.syms" > "$tmp/test-only.syms"
+# Too few means the objects were not found, not that the image is clean.
+if [ "${#test_objs[@]}" -lt 20 ] || [ "$(wc -l < "$tmp/test-only.syms")" -lt 200 ]; then
+  echo "test_layout: only ${#test_objs[@]} objects in build/debug/obj/tests/kernel/ and" \
+    "$(wc -l < "$tmp/test-only.syms") names only they define"
+  missed=$((missed + 1))
+fi
+
+# image_has_tests NM SIZE: a line for each sign of test code in an image whose nm listing is
+# the file NM and whose size is SIZE bytes; nothing for a clean one.
+image_has_tests() {
+  local n
+  n=$(awk '{ print $3 }' "$1" | sort -u | comm -12 - "$tmp/test-only.syms" | wc -l)
+  [ "$n" = 0 ] || echo "$n symbols of tests/kernel/ objects, such as" \
+    "$(awk '{ print $3 }' "$1" | sort -u | comm -12 - "$tmp/test-only.syms" | head -n 3 | paste -sd' ')"
+  n=$(grep -cE ' (user_bin_|__selftest_)' "$1")
+  [ "$n" = 0 ] || echo "$n user_bin_* or __selftest_* symbols: $(grep -m 1 -E ' (user_bin_|__selftest_)' "$1")"
+  local start end
+  start=$(awk '$3 == "__selftests_start" { print $1 }' "$1")
+  end=$(awk '$3 == "__selftests_end" { print $1 }' "$1")
+  [ -n "$start" ] && [ "$start" = "$end" ] ||
+    echo "the self-test registry is not empty (__selftests_start ${start:-missing}, _end ${end:-missing})"
+  [ "$2" -lt "$MAX_RELEASE" ] || echo "$2 bytes, not under $MAX_RELEASE"
+}
+
+nm build/kernel.elf > "$tmp/release.nm"
+nm build/debug/kernel.elf > "$tmp/debug.nm"
+release_size=$(stat -c %s build/kernel.elf)
+# Proof that each sign is caught: the debug image (which links the tests), and the release
+# listing with one embedded program's symbol, with a registered test or at 19 MB.
+planted_images=(
+  "debug|$tmp/debug.nm|$release_size"
+  "user_bin|$tmp/release-bin.nm|$release_size"
+  "registry|$tmp/release-reg.nm|$release_size"
+  "size|$tmp/release.nm|19334104"
+)
+{ cat "$tmp/release.nm"; echo 'ffffffff80160000 R user_bin_hello'; } > "$tmp/release-bin.nm"
+awk '$3 == "__selftests_end" { $1 = "ffffffffffff0018" } { print }' "$tmp/release.nm" > "$tmp/release-reg.nm"
+for p in "${planted_images[@]}"; do
+  IFS='|' read -r what listing size <<< "$p"
+  if [ -z "$(image_has_tests "$listing" "$size")" ]; then
+    echo "test_layout: a release image with test code ($what) is not flagged"
+    missed=$((missed + 1))
+  fi
+done
+out=$(image_has_tests "$tmp/release.nm" "$release_size")
+if [ -n "$out" ]; then
+  sed 's/^/build\/kernel.elf: /' <<< "$out"
+  violations=$((violations + $(wc -l <<< "$out")))
+fi
+echo "test_layout: build/kernel.elf is $release_size bytes;" \
+  "$(wc -l < "$tmp/test-only.syms") names only tests/kernel/ defines looked for"
+
 echo "test_layout: ${#files[@]} files checked, $violations violations, $missed self-check failures"
 [ "$violations" = 0 ] && [ "$missed" = 0 ]

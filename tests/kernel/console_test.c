@@ -5,7 +5,7 @@
 #include "process.h"
 #include "selftest.h"
 #include "string.h"
-#include "user_bins.h"
+#include "testprog.h"
 
 extern char log_buf[LOG_BUF_SIZE];
 extern u64 log_next;
@@ -60,15 +60,15 @@ user_console(void)
   for(int i = 13; i < LONG; i++)
     want[i] = '0' + i % 10;
   static const char join[] = "conline-join: started by the child, ended by the parent";
-  size_t len;
-  const void *image = user_bin_lookup("conline", &len);
-  if(!image)
+  struct testprog prog;
+  if(!testprog_load(&prog, "conline", NULL))
     return false;
-  const char *const argv[] = { "/bin/conline", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "conline", NULL };
   const char *const envp[] = { "HOME=/", NULL };
   u64 from = READ_ONCE(log_next);
   int err;
-  struct process *p = process_spawn(argv[0], image, len, argv, envp, &err);
+  struct process *p = process_spawn(prog.path, prog.image, prog.len, argv, envp, &err);
+  testprog_put(&prog);
   if(!p) {
     selftest_extra("spawn=%d", err);
     return false;
