@@ -1,6 +1,7 @@
-// user-*: the embedded test programs (tests/user/) run as processes in ring 3, each checked by
-// its exit status and by every page it used coming back when it ends; planted-user-leak keeps
-// one page of a finished process, which the leak check must catch.
+// user-*: the test programs (tests/user/), files of the test archive (testprog.h), run as
+// processes in ring 3, each checked by its exit status and by every page it used coming back
+// when it ends; planted-user-leak keeps one page of a finished process, which the leak check
+// must catch. A program missing from /test/bin fails its test, naming the path.
 #include "cpumask.h"
 #include "errno.h"
 #include "fault_inject.h"
@@ -12,8 +13,8 @@
 #include "signal.h"
 #include "slab.h"
 #include "string.h"
+#include "testprog.h"
 #include "tty.h"
-#include "user_bins.h"
 #include "vsprintf.h"
 #include "watchdog.h"
 
@@ -40,32 +41,35 @@ used_pages(void)
   return -pages;
 }
 
+// prog's process with argv (process_spawn copies the segments out: prog may go after it).
 static struct process *
-spawn(const char *name, const char *const argv[])
+spawn(const struct testprog *prog, const char *const argv[])
 {
-  size_t len;
-  const void *image = user_bin_lookup(name, &len);
-  if(!image) {
-    selftest_extra("missing=%s", name);
-    return NULL;
-  }
   int err;
-  struct process *p = process_spawn(argv[0], image, len, argv, env, &err);
+  struct process *p = process_spawn(prog->path, prog->image, prog->len, argv, env, &err);
   if(!p)
     selftest_extra("spawn=%d", err);
   return p;
 }
 
-// Runs argv[0]'s program to its end: true if its status is want and no page stayed behind.
+// Runs the program /test/bin/<name> with argv to its end: true if its status is want and no
+// page stayed behind. The file is read before the first count and freed after the second,
+// so its pages (and whatever reading it cached) are on both sides.
 static bool
 run(const char *name, const char *const argv[], int want)
 {
-  long before = used_pages();
-  struct process *p = spawn(name, argv);
-  if(!p)
+  struct testprog prog;
+  if(!testprog_load(&prog, name, NULL))
     return false;
+  long before = used_pages();
+  struct process *p = spawn(&prog, argv);
+  if(!p) {
+    testprog_put(&prog);
+    return false;
+  }
   int status = process_wait(p);
   long leaked = used_pages() - before;
+  testprog_put(&prog);
   selftest_extra("%s=%d", argv[1] ? argv[1] : name, status);
   if(leaked)
     selftest_extra("leaked-pages=%ld", leaked);
@@ -76,8 +80,8 @@ run(const char *name, const char *const argv[], int want)
 static bool
 user_hello(void)
 {
-  const char *const argv[] = { "/bin/hello", "one", "two words", NULL };
-  const char *const pie[] = { "/bin/hello-pie", "pie", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "hello", "one", "two words", NULL };
+  const char *const pie[] = { TEST_BIN_DIR "hello-pie", "pie", NULL };
   return run("hello", argv, 0) & run("hello-pie", pie, 0);
 }
 SELFTEST_NOINJECT("user-hello", user_hello);
@@ -85,7 +89,7 @@ SELFTEST_NOINJECT("user-hello", user_hello);
 static bool
 user_threads(void)
 {
-  const char *const argv[] = { "/bin/threads", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "threads", NULL };
   return run("threads", argv, 0);
 }
 SELFTEST_NOINJECT("user-threads", user_threads);
@@ -93,7 +97,7 @@ SELFTEST_NOINJECT("user-threads", user_threads);
 static bool
 user_mem(void)
 {
-  const char *const argv[] = { "/bin/mem", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "mem", NULL };
   return run("mem", argv, 0);
 }
 SELFTEST_NOINJECT("user-mem", user_mem);
@@ -104,9 +108,9 @@ SELFTEST_NOINJECT("user-mem", user_mem);
 static bool
 user_fmap(void)
 {
-  const char *const argv[] = { "/bin/fmap", NULL };
-  const char *const bus[] = { "/bin/fmap", "sigbus", NULL };
-  const char *const trunc[] = { "/bin/fmap", "truncate", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "fmap", NULL };
+  const char *const bus[] = { TEST_BIN_DIR "fmap", "sigbus", NULL };
+  const char *const trunc[] = { TEST_BIN_DIR "fmap", "truncate", NULL };
   return run("fmap", argv, 0) & run("fmap", bus, 135) & run("fmap", trunc, 135);
 }
 SELFTEST_NOINJECT("user-fmap", user_fmap);
@@ -116,7 +120,7 @@ SELFTEST_NOINJECT("user-fmap", user_fmap);
 static bool
 user_exit_group(void)
 {
-  const char *const argv[] = { "/bin/exitgroup", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "exitgroup", NULL };
   return run("exitgroup", argv, 3);
 }
 SELFTEST_NOINJECT("user-exit-group", user_exit_group);
@@ -124,7 +128,7 @@ SELFTEST_NOINJECT("user-exit-group", user_exit_group);
 static bool
 user_clock(void)
 {
-  const char *const argv[] = { "/bin/clock", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "clock", NULL };
   return run("clock", argv, 0);
 }
 SELFTEST_NOINJECT("user-clock", user_clock);
@@ -134,7 +138,7 @@ SELFTEST_NOINJECT("user-clock", user_clock);
 static bool
 user_files(void)
 {
-  const char *const argv[] = { "/bin/files", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "files", NULL };
   return run("files", argv, 0);
 }
 SELFTEST_NOINJECT("user-files", user_files);
@@ -143,7 +147,7 @@ SELFTEST_NOINJECT("user-files", user_files);
 static bool
 user_names(void)
 {
-  const char *const argv[] = { "/bin/names", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "names", NULL };
   return run("names", argv, 0);
 }
 SELFTEST_NOINJECT("user-names", user_names);
@@ -153,7 +157,7 @@ SELFTEST_NOINJECT("user-names", user_names);
 static bool
 user_termios(void)
 {
-  const char *const argv[] = { "/bin/termios", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "termios", NULL };
   tty_reset();   // whatever user-hostile's random ioctls set
   return run("termios", argv, 0);
 }
@@ -165,8 +169,8 @@ SELFTEST_NOINJECT("user-termios", user_termios);
 static bool
 user_pipe(void)
 {
-  const char *const argv[] = { "/bin/pipe", NULL };
-  const char *const sigpipe[] = { "/bin/pipe", "sigpipe", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "pipe", NULL };
+  const char *const sigpipe[] = { TEST_BIN_DIR "pipe", "sigpipe", NULL };
   return run("pipe", argv, 0) & run("pipe", sigpipe, 141);
 }
 SELFTEST_NOINJECT("user-pipe", user_pipe);
@@ -177,7 +181,7 @@ SELFTEST_NOINJECT("user-pipe", user_pipe);
 static bool
 user_pipeproc(void)
 {
-  const char *const argv[] = { "/bin/pipeproc", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "pipeproc", NULL };
   return run("pipeproc", argv, 0);
 }
 SELFTEST_NOINJECT("user-pipeproc", user_pipeproc);
@@ -187,7 +191,7 @@ SELFTEST_NOINJECT("user-pipeproc", user_pipeproc);
 static bool
 planted_pipe_torn(void)
 {
-  const char *const argv[] = { "/bin/pipe", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "pipe", NULL };
   WRITE_ONCE(pipe_planted_torn, true);
   bool ok = run("pipe", argv, 0);
   WRITE_ONCE(pipe_planted_torn, false);
@@ -201,7 +205,7 @@ SELFTEST("planted-pipe-torn", planted_pipe_torn);
 static bool
 user_poll(void)
 {
-  const char *const argv[] = { "/bin/poll", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "poll", NULL };
   return run("poll", argv, 0);
 }
 SELFTEST_NOINJECT("user-poll", user_poll);
@@ -220,7 +224,7 @@ user_segfault(void)
   };
   bool ok = true;
   for(size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-    const char *const argv[] = { "/bin/fault", cases[i].how, NULL };
+    const char *const argv[] = { TEST_BIN_DIR "fault", cases[i].how, NULL };
     ok &= run("fault", argv, cases[i].status);
   }
   return ok;
@@ -230,7 +234,7 @@ SELFTEST_NOINJECT("user-segfault", user_segfault);
 static bool
 user_fpu(void)
 {
-  const char *const argv[] = { "/bin/fpu", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "fpu", NULL };
   return run("fpu", argv, 0);
 }
 SELFTEST_NOINJECT("user-fpu", user_fpu);
@@ -245,13 +249,17 @@ spin_test(void)
   int spinners = 2 * cpumask_weight(&cpu_online_mask) + 1;
   char count[8];
   snprintf(count, sizeof(count), "%d", spinners);
-  const char *const argv[] = { "/bin/spin", "3", count, NULL };
+  const char *const argv[] = { TEST_BIN_DIR "spin", "3", count, NULL };
+  struct testprog prog;
+  if(!testprog_load(&prog, "spin", NULL))
+    return false;
   long before = used_pages();
   int saved = softlockup_secs;
   WRITE_ONCE(softlockup_secs, 1);
-  struct process *p = spawn("spin", argv);
+  struct process *p = spawn(&prog, argv);
   if(!p) {
     WRITE_ONCE(softlockup_secs, saved);
+    testprog_put(&prog);
     return false;
   }
   msleep(500);
@@ -261,6 +269,7 @@ spin_test(void)
   int status = process_wait(p);
   WRITE_ONCE(softlockup_secs, saved);
   long leaked = used_pages() - before;
+  testprog_put(&prog);
   selftest_extra("status=%d slept-while-spinning=%d leaked-pages=%ld", status, ran_meanwhile,
                  leaked);
   return status == 0 && ran_meanwhile && leaked == 0;
@@ -278,17 +287,29 @@ SELFTEST_NOINJECT("user-spin", user_spin);
 static bool
 user_hostile(void)
 {
-  const char *const argv[] = { "/bin/hostile", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "hostile", NULL };
   return run("hostile", argv, 0);
 }
 SELFTEST_NOINJECT("user-hostile", user_hostile);
+
+// A process's end racing the making of its threads and processes (pthread_create, a forking
+// process group, vfork against exit_group and SIGKILL), and a child's kill(-1, SIGKILL), which
+// must spare this kernel-started program: the kernel survives every round, nothing leaks.
+static bool
+user_races(void)
+{
+  const char *const argv[] = { TEST_BIN_DIR "races", NULL };
+  const char *const killall[] = { TEST_BIN_DIR "races", "killall", NULL };
+  return run("races", argv, 0) & run("races", killall, 0);
+}
+SELFTEST_NOINJECT("user-races", user_races);
 
 // Memory until there is none: the process is killed as Linux's OOM killer kills (137), the
 // kernel goes on, and every page comes back.
 static bool
 user_oom(void)
 {
-  const char *const argv[] = { "/bin/oom", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "oom", NULL };
   return run("oom", argv, 137);
 }
 SELFTEST_NOINJECT("user-oom", user_oom);
@@ -370,19 +391,25 @@ user_inject(void)
     const char *bin;
     const char *argv[4];
   } under[] = {
-    { "proc", { "/bin/proc", NULL } },
-    { "pipeproc", { "/bin/pipeproc", NULL } },
-    { "proc", { "/bin/proc", "storm", "300", NULL } },
+    { "proc", { TEST_BIN_DIR "proc", NULL } },
+    { "pipeproc", { TEST_BIN_DIR "pipeproc", NULL } },
+    { "proc", { TEST_BIN_DIR "proc", "storm", "300", NULL } },
   };
   long before = used_pages();
   int ran = 0, spawn_failed = 0, failed = 0;
   bool bad = false;   // a program hung, or left its scratch directory
   for(size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
     const char *const argv[] = { progs[i], NULL };
-    size_t len;
-    const void *image = user_bin_lookup(progs[i], &len);
+    struct testprog prog;
     int err;
-    struct process *p = image ? process_spawn(progs[i], image, len, argv, env, &err) : NULL;
+    if(!testprog_load(&prog, progs[i], &err)) {
+      if(err == -ENOENT)
+        return false;   // missing (the SELFTEST line names it): no injection excuses that
+      spawn_failed++;
+      continue;
+    }
+    struct process *p = process_spawn(progs[i], prog.image, prog.len, argv, env, &err);
+    testprog_put(&prog);
     if(!p) {
       spawn_failed++;
       continue;
@@ -393,18 +420,20 @@ user_inject(void)
     ran++;
   }
   for(size_t i = 0; i < sizeof(under) / sizeof(under[0]); i++) {
-    size_t len;
-    const void *image = user_bin_lookup(under[i].bin, &len);
+    struct testprog prog;
     struct fault_rates rates;
     fault_inject_pause(&rates);
     int err;
-    struct process *p =
-      image ? process_spawn(under[i].argv[0], image, len, under[i].argv, env, &err) : NULL;
-    fault_inject_restore(&rates);
-    if(!p) {
-      selftest_extra("missing=%s", under[i].bin);
-      return false;   // injection paused: the spawn must work
+    struct process *p = NULL;
+    if(testprog_load(&prog, under[i].bin, NULL)) {
+      p = process_spawn(under[i].argv[0], prog.image, prog.len, under[i].argv, env, &err);
+      testprog_put(&prog);
+      if(!p)
+        selftest_extra("spawn=%d", err);
     }
+    fault_inject_restore(&rates);
+    if(!p)
+      return false;   // injection paused: the read and the spawn must work
     bool stuck = false;
     char scratch[32];
     snprintf(scratch, sizeof(scratch), "/tmp/proc-%d", p->pid);
@@ -437,7 +466,7 @@ SELFTEST("user-inject", user_inject);
 static bool
 user_proc(void)
 {
-  const char *const argv[] = { "/bin/proc", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "proc", NULL };
   return run("proc", argv, 0);
 }
 SELFTEST_NOINJECT("user-proc", user_proc);
@@ -446,7 +475,7 @@ SELFTEST_NOINJECT("user-proc", user_proc);
 static bool
 user_fork_storm(void)
 {
-  const char *const argv[] = { "/bin/proc", "storm", "10000", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "proc", "storm", "10000", NULL };
   return run("proc", argv, 0);
 }
 SELFTEST_NOINJECT("user-fork-storm", user_fork_storm);
@@ -457,7 +486,7 @@ SELFTEST_NOINJECT("user-fork-storm", user_fork_storm);
 static bool
 user_jobctl(void)
 {
-  const char *const argv[] = { "/bin/jobctl", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "jobctl", NULL };
   return run("jobctl", argv, 0);
 }
 SELFTEST_NOINJECT("user-jobctl", user_jobctl);
@@ -467,7 +496,7 @@ SELFTEST_NOINJECT("user-jobctl", user_jobctl);
 static bool
 planted_cow_shared(void)
 {
-  const char *const argv[] = { "/bin/proc", "cow", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "proc", "cow", NULL };
   WRITE_ONCE(cow_planted_shared, true);
   bool ok = run("proc", argv, 0);
   WRITE_ONCE(cow_planted_shared, false);
@@ -481,10 +510,11 @@ user_exec_bad(void)
 {
   static u8 junk[256] = "this is not an ELF file";
   static u8 dynamic[4096];
-  size_t len;
-  const u8 *hello = user_bin_lookup("hello", &len);
-  if(!hello)
+  struct testprog prog;
+  if(!testprog_load(&prog, "hello", NULL))
     return false;
+  const u8 *hello = prog.image;
+  size_t len = prog.len;
   // hello's headers with its first program header turned into PT_INTERP.
   memcpy(dynamic, hello, sizeof(dynamic));
   u64 phoff = *(u64 *)(dynamic + 32);
@@ -497,14 +527,17 @@ user_exec_bad(void)
   struct process *p3 = process_spawn("/bin/short", hello, 100, argv, env, &e3);
   // hello with a non-canonical entry point: its first IRET would fault in ring 0.
   u8 *entry = kmalloc(len, GFP_KERNEL);
-  if(!entry)
+  if(!entry) {
+    testprog_put(&prog);
     return false;
+  }
   memcpy(entry, hello, len);
   *(u64 *)(entry + 24) = 0x0000900000000000UL;   // e_entry
   int e4 = 0;
   struct process *p4 = process_spawn("/bin/entry", entry, len, argv, env, &e4);
   kfree(entry);
   long leaked = used_pages() - before;
+  testprog_put(&prog);
   selftest_extra("junk=%d dynamic=%d short=%d entry=%d leaked-pages=%ld", e1, e2, e3, e4, leaked);
   return !p1 && !p2 && !p3 && !p4 && e1 == -ENOEXEC && e2 == -ENOEXEC && e3 == -ENOEXEC &&
          e4 == -ENOEXEC && !leaked;
@@ -528,7 +561,7 @@ SELFTEST("planted-user-no-preempt", planted_user_no_preempt);
 static bool
 planted_user_leak(void)
 {
-  const char *const argv[] = { "/bin/hello", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "hello", NULL };
   process_planted_leak = true;
   bool ok = run("hello", argv, 0);
   process_planted_leak = false;
@@ -552,10 +585,10 @@ user_signals(void)
     { "abort", 134 }, { "resethand", 138 }, { "sigkill", 137 }, { "badframe", 139 },
     { "badstack", 139 },
   };
-  const char *const argv[] = { "/bin/signals", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "signals", NULL };
   bool ok = run("signals", argv, 0);
   for(size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-    const char *const a[] = { "/bin/signals", cases[i].how, NULL };
+    const char *const a[] = { TEST_BIN_DIR "signals", cases[i].how, NULL };
     ok &= run("signals", a, cases[i].status);
   }
   return ok;
@@ -567,7 +600,7 @@ SELFTEST_NOINJECT("user-signals", user_signals);
 static bool
 planted_signal_fpu(void)
 {
-  const char *const argv[] = { "/bin/signals", NULL };
+  const char *const argv[] = { TEST_BIN_DIR "signals", NULL };
   WRITE_ONCE(planted_sigreturn_fpu, true);
   bool ok = run("signals", argv, 0);
   WRITE_ONCE(planted_sigreturn_fpu, false);
