@@ -170,7 +170,10 @@ filemap_fault(struct address_space *m, unsigned long index, const u64 *size, str
 }
 
 // The cache holds a reference of its own, and the LRU another (lru_cache_add). The page
-// stays locked until the caller has filled it, so nobody reads it half-written.
+// stays locked until the caller has filled it, so nobody reads it half-written. A page no
+// reclaim may take (ramfs) stays off the LRU, as Linux keeps such pages on its unevictable
+// list (mapping_set_unevictable): scanning them frees nothing, and a full ramfs made every
+// allocation near the watermark walk all of them (minutes to fail a write at 1 GiB).
 int
 add_to_page_cache(struct page *page, struct address_space *m, unsigned long index, gfp_t gfp)
 {
@@ -180,7 +183,8 @@ add_to_page_cache(struct page *page, struct address_space *m, unsigned long inde
     put_page(page);
     return err;
   }
-  lru_cache_add(page);
+  if(READ_ONCE(m->reclaimable))
+    lru_cache_add(page);
   return 0;
 }
 
