@@ -21,6 +21,9 @@ struct thread;
 // at 2^47 and SYSRET (or IRET) never returns to a non-canonical address (Intel SDM vol. 2B,
 // SYSRET: #GP in ring 0 on a non-canonical RCX).
 #define TASK_SIZE    (USER_END - 0x1000UL)
+// Linux's vm.max_map_count default (DEFAULT_MAX_MAP_COUNT): the most VMAs one address space
+// may hold, so that no program makes every later walk, fork and teardown of it unbounded.
+#define MAX_MAP_COUNT 65530
 
 #include "uapi/mman.h"
 

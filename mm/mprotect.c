@@ -30,6 +30,14 @@ vm_mprotect(struct mm *mm, unsigned long start, size_t len, int prot)
     goto out_free;
   }
   down_write(&mm->mmap_sem);
+  // The VMAs cut at start and end: past MAX_MAP_COUNT nothing is changed (Linux's split_vma).
+  struct vma *first = find_vma(mm, start), *last = find_vma(mm, end - 1);
+  int cuts = (first && first->start < start) + (last && last->start < end && last->end > end);
+  if(mm->nr_vmas + cuts > MAX_MAP_COUNT) {
+    up_write(&mm->mmap_sem);
+    err = -ENOMEM;
+    goto out_free;
+  }
   unsigned long a = start;
   unsigned long vm = vm_flags_from_prot(prot);
   for(struct vma *v = find_vma(mm, start); v && v->start < end && a < end; v = vma_next(mm, v)) {

@@ -363,7 +363,9 @@ mmap_region(struct mm *mm, unsigned long addr, size_t len, int prot, int flags,
   }
   long err = -ENOMEM;
   down_write(&mm->mmap_sem);
-  if((flags & MAP_FIXED_NOREPLACE) && !(flags & MAP_FIXED) && !range_free(mm, addr, len)) {
+  if(mm->nr_vmas >= MAX_MAP_COUNT) {   // Linux's do_mmap: ENOMEM (a MAP_FIXED may split two)
+    addr = 0;
+  } else if((flags & MAP_FIXED_NOREPLACE) && !(flags & MAP_FIXED) && !range_free(mm, addr, len)) {
     addr = 0;
     err = -EEXIST;
   } else if(flags & MAP_FIXED) {
@@ -439,7 +441,8 @@ vm_munmap(struct mm *mm, unsigned long addr, size_t len)
   struct vma *spare = kzalloc(sizeof(*spare), GFP_KERNEL);
   down_write(&mm->mmap_sem);
   struct vma *v = find_vma(mm, addr);
-  bool ok = spare || !(v && v->start < addr && v->end > addr + len);
+  bool hole = v && v->start < addr && v->end > addr + len;   // one VMA becomes two
+  bool ok = !hole || (spare && mm->nr_vmas < MAX_MAP_COUNT);
   if(ok)
     unmap_range(mm, addr, addr + len, &spare);
   up_write(&mm->mmap_sem);

@@ -180,6 +180,26 @@ test_top_page(void)
   mmput(mm);
 }
 
+// At most MAX_MAP_COUNT VMAs (Linux's vm.max_map_count): past it an mmap is ENOMEM, and so is
+// a munmap that would cut a hole in one; taking a VMA away makes room again. Three-page VMAs
+// a page apart, so that none merge.
+static void
+test_map_count(void)
+{
+  struct mm *mm = mm_create();
+  long bad = 0;
+  for(unsigned long i = 0; i < MAX_MAP_COUNT; i++)
+    bad += vm_mmap(mm, MMAP_BASE + 4 * i * PAGE_SIZE, 3 * PAGE_SIZE, RW, FLAGS | MAP_FIXED) < 0;
+  CHECK(bad == 0 && mm->nr_vmas == MAX_MAP_COUNT);
+  CHECK(vm_mmap(mm, 0, PAGE_SIZE, RW, FLAGS) == -ENOMEM);
+  CHECK(vm_munmap(mm, MMAP_BASE + PAGE_SIZE, PAGE_SIZE) == -ENOMEM);   // a hole: one more VMA
+  CHECK(vm_munmap(mm, MMAP_BASE + 4 * PAGE_SIZE, 3 * PAGE_SIZE) == 0);
+  CHECK(vm_munmap(mm, MMAP_BASE + PAGE_SIZE, PAGE_SIZE) == 0 && mm->nr_vmas == MAX_MAP_COUNT);
+  CHECK(vm_mmap(mm, 0, PAGE_SIZE, RW, FLAGS) == -ENOMEM);
+  CHECK(tree_ok(mm));
+  mmput(mm);
+}
+
 static void
 test_errors(void)
 {
@@ -281,6 +301,7 @@ main(void)
   test_split_and_gaps();
   test_errors();
   test_top_page();
+  test_map_count();
   test_file_vmas();
   test_mremap();
   rcu_barrier();                  // the mms go after a grace period
