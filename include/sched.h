@@ -9,6 +9,7 @@
 #include "types.h"
 
 #define MAX_THREADS 1024
+#define SYSCALL_HISTORY 8   // calls a thread remembers in the debug image (sys_hist)
 #define THREAD_NAME 24
 
 enum thread_state {
@@ -74,6 +75,13 @@ struct thread {
   // Allocations that fault injection failed while it ran (mm/fault_inject.c): whether a
   // failure it met was injected. Written by its own CPU only.
   u64 faults_injected;
+#ifdef CONFIG_DEBUG
+  // Its last SYSCALL_HISTORY system calls, number and arguments, oldest overwritten: what a
+  // panic report prints for every user thread, so that a fuzzer's crash can be replayed
+  // (kernel/syscall.c). Written by the thread itself only.
+  struct { u64 nr, arg[6]; } sys_hist[SYSCALL_HISTORY];
+  u32 sys_hist_next;
+#endif
 };
 
 // The current thread: struct cpu's `current` on this CPU.

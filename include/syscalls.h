@@ -8,6 +8,8 @@ struct process;
 // kernel/syscall_names.c (tools/syscall_names.sh): Linux's name of each number, or NULL.
 #define NR_SYSCALL_NAMES 463
 extern const char *const syscall_names[NR_SYSCALL_NAMES];
+// kernel/syscall.c, debug image: every user thread's last system calls, for a panic report.
+void syscall_history_show(void);
 
 // fs/open.c. user_path: upath made absolute against dirfd (AT_FDCWD: the working directory),
 // in a kmalloc'd buffer; NULL with *err (-EFAULT, -ENOENT for "" unless empty_ok, -EBADF,

@@ -5,6 +5,7 @@
 #include "power.h"
 #include "printk.h"
 #include "smp.h"
+#include "syscalls.h"
 #include <asm/stacktrace.h>
 #include <asm/traps.h>
 #include "vsprintf.h"
@@ -49,6 +50,9 @@ vpanic(struct trapframe *tf, u64 rbp, const char *fmt, va_list ap)
   } else {
     show_backtrace(rbp, 0, 0);
   }
+#ifdef CONFIG_DEBUG
+  syscall_history_show();
+#endif
   printk(KERN_EMERG "PANIC cpu=%d %s\n", me, reason);
   kernel_end(false);
 }

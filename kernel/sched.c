@@ -193,6 +193,9 @@ alloc_thread(const char *name, bool need_stack)
       t->sleep_since = 0;      // not asleep in the hung-task check's sense
       t->idle_wait = false;
       t->state = T_NEW;        // claimed; not runnable until set up and started
+#ifdef CONFIG_DEBUG
+      t->sys_hist_next = 0;    // no calls of the slot's last thread in its history
+#endif
       t->tid = next_tid++;
       break;
     }

@@ -3,6 +3,8 @@
 // is -ENOSYS, named on the console once; rseq, which glibc probes and copes without, quietly.
 #include "printk.h"
 #include "process.h"
+#include "sched.h"
+#include "string.h"
 #include "syscalls.h"
 #include <asm/traps.h>
 #include <asm/uaccess.h>
@@ -83,6 +85,13 @@ long
 syscall_dispatch(struct trapframe *tf)
 {
   u64 nr = tf->rax;
+#ifdef CONFIG_DEBUG
+  struct thread *me = current;
+  u32 h = me->sys_hist_next++ % SYSCALL_HISTORY;
+  me->sys_hist[h].nr = nr;
+  u64 raw[6] = { tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9 };
+  memcpy(me->sys_hist[h].arg, raw, sizeof(raw));
+#endif
   if(nr < NR_SYSCALLS && table[nr].fn) {
     u64 a[6] = { tf->rdi, tf->rsi, tf->rdx, tf->r10, tf->r8, tf->r9 };
     for(int i = 0; table[nr].args[i]; i++)
@@ -100,3 +109,27 @@ syscall_dispatch(struct trapframe *tf)
            nr < NR_SYSCALL_NAMES && syscall_names[nr] ? syscall_names[nr] : "unknown");
   return -ENOSYS;
 }
+
+#ifdef CONFIG_DEBUG
+// For a panic report: every live user thread's last system calls, oldest first, as numbers, names
+// and the six argument registers, so that a crash found by a fuzzer can be replayed. Reads
+// the thread table without its lock: the other CPUs are stopped.
+void
+syscall_history_show(void)
+{
+  for(int i = 0; i < MAX_THREADS; i++) {
+    struct thread *t = &threads[i];
+    u32 n = READ_ONCE(t->sys_hist_next);
+    if(t->state == T_FREE || t->state == T_DEAD || !t->proc || !n)
+      continue;
+    printk(KERN_EMERG "syscalls of %s[%d], oldest first:\n", t->name, t->tid);
+    for(u32 k = n > SYSCALL_HISTORY ? n - SYSCALL_HISTORY : 0; k < n; k++) {
+      const u64 *a = t->sys_hist[k % SYSCALL_HISTORY].arg;
+      u64 nr = t->sys_hist[k % SYSCALL_HISTORY].nr;
+      printk(KERN_EMERG "  %lu %s(%#lx, %#lx, %#lx, %#lx, %#lx, %#lx)\n", nr,
+             nr < NR_SYSCALL_NAMES && syscall_names[nr] ? syscall_names[nr] : "?", a[0], a[1],
+             a[2], a[3], a[4], a[5]);
+    }
+  }
+}
+#endif
