@@ -218,6 +218,10 @@ alloc_pages(gfp_t gfp, unsigned order)
   // while reclaim makes progress (Linux's __alloc_pages_slowpath and its
   // MAX_RECLAIM_RETRIES). Whatever reclaim freed, the page is then taken if one is free:
   // with no OOM killer to make room, failing while pages are free would help nobody.
+  // The bound: at most 1 + MAX_RECLAIM_RETRIES reclaim passes, each scanning at most the
+  // LRU twice over (priorities 12 to 0) and stopping at the first that frees nothing, so a
+  // failing allocation costs a few scans of the reclaimable pages only; pages nothing may
+  // reclaim (ramfs) are not on the LRU (mm/filemap.c), so a full ramfs fails fast.
   bool may_reclaim = gfpflags_allow_blocking(gfp);
   unsigned long batch = MAX(SWAP_CLUSTER_MAX, 1UL << order);
   if(may_reclaim && nr_free_pages() < wmark.min + (1UL << order))
