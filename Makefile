@@ -231,9 +231,11 @@ qemu-smp%: all FORCE
 
 # make torture SMP=n SECS=s: every torture and stress self-test for s seconds each in one boot
 # of the debug image, QEMU's time-out following SECS; ends "selftest: N passed, N failed".
-SECS ?= 10
+# SECS= is the user's word for the one target given (torture, fuzz, compare-linux); each has
+# its own default, so none leaks into another.
+TORTURE_SECS ?= 10
 torture: all FORCE
-	@tools/torture.sh --smp $(SMP) --secs $(SECS) --mem $(MEM) --accel "$(ACCEL)"
+	@tools/torture.sh --smp $(SMP) --secs $(or $(SECS),$(TORTURE_SECS)) --mem $(MEM) --accel "$(ACCEL)"
 
 # The gdb stub's port comes from the user id, so two users on one machine do not clash (xv6).
 GDBPORT ?= $(shell expr $$(id -u) % 5000 + 25000)
@@ -350,8 +352,9 @@ host-test-list:
 # Fuzzers: the parsers of the command line, the ACPI tables, the Multiboot2 information and
 # the initramfs (gzip, DEFLATE, cpio),
 # built from the kernel's files with clang's libFuzzer, ASan and UBSan (tests/fuzz/). make
-# test runs each for a fixed, seeded number of inputs; make fuzz SECS=s runs each for s seconds
-# (tests/fuzz/run.sh says where inputs go).
+# test runs each for a fixed, seeded number of inputs, make check replays each one's corpus;
+# make fuzz SECS=s runs each for s seconds, 60 by default (tests/fuzz/run.sh says where inputs
+# go).
 FUZZ_CC := clang-14
 FUZZSAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZCFLAGS := $(filter-out $(HOSTSAN),$(HOSTCFLAGS)) $(FUZZSAN)
@@ -376,10 +379,10 @@ $(BUILD)/fuzz/fuzz_$(1): $$(FUZZOBJ_$(1))
 endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzzer,$(f))))
 
-SECS ?= 60
+FUZZ_SECS ?= 60
 .PHONY: fuzz fuzz-list
 fuzz: $(FUZZ_BINS)
-	@tests/fuzz/run.sh --secs $(SECS) $(FUZZ_BINS)
+	@tests/fuzz/run.sh --secs $(or $(SECS),$(FUZZ_SECS)) $(FUZZ_BINS)
 
 # The fuzzer binaries, one a line: what tests/run.sh runs.
 fuzz-list:
@@ -395,8 +398,15 @@ bench-host: deps
 	  -lurcu -lurcu-cds -lpthread -o $(BUILD)/host/bench_radix
 	@$(BUILD)/host/bench_radix
 
+# make test [GROUPS=a,b]: every test, or only the named groups of tests/run.sh (host, fuzz,
+# selftest, tty, compare, boots, inject, planted, bench, gdb); each group prints its own time.
+# make check: the developer's loop, the short form of host, fuzz, selftest, bench and planted
+# (tests/run.sh --check says what each runs); GROUPS= picks among those too.
+.PHONY: check
 test: all $(HOST_BINS) $(FUZZ_BINS) $(LINUX_INITRD)
-	@tests/run.sh
+	@tests/run.sh $(if $(GROUPS),--groups $(GROUPS))
+check: all $(HOST_BINS) $(FUZZ_BINS)
+	@tests/run.sh --check $(if $(GROUPS),--groups $(GROUPS))
 
 # make bench-repeat N=5: N boots with one SMP and CMDLINE, one after the other, every log kept
 # under build/logs/repeat-<date>-<time>/; then a BENCH-REPEAT line per comparison, the spread

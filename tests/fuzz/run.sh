@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs the host fuzzers make built (build/fuzz/fuzz_<parser>), one process each: --runs, a
-# fixed seeded number of inputs (make test); --secs S, S seconds each (make fuzz).
+# fixed seeded number of inputs (make test); --secs S, S seconds each (make fuzz); --replay,
+# each seed and regression input of tests/fuzz/corpus/<parser>/ once, no new input (make check).
 #
 # Where inputs go. The seeds in tests/fuzz/corpus/<parser>/ are read, never written, except:
 # - make test (--runs) starts from them and writes what it finds to a temporary directory, so
@@ -28,10 +29,10 @@ runs_for() {
   esac
 }
 
-usage() { echo "usage: $0 --runs | --secs S  build/fuzz/fuzz_NAME..." >&2; exit 2; }
+usage() { echo "usage: $0 --runs | --secs S | --replay  build/fuzz/fuzz_NAME..." >&2; exit 2; }
 mode=${1:-}
 case $mode in
-  --runs) shift ;;
+  --runs|--replay) shift ;;
   --secs) secs=${2:-}; shift 2 || usage
           [[ $secs =~ ^[1-9][0-9]*$ ]] || { echo "$0: SECS must be whole seconds" >&2; exit 2; } ;;
   *) usage ;;
@@ -61,6 +62,10 @@ for bin in "$@"; do
       "$work" "$seeds" > "$log" 2>&1
     rc=$?
     rm -rf "$work"
+  elif [ "$mode" = --replay ]; then
+    # -runs=0: libFuzzer runs every input of the directory once while loading it, then stops.
+    "$bin" "${opts[@]}" -runs=0 "$seeds" > "$log" 2>&1
+    rc=$?
   else
     mkdir -p "build/fuzz/corpus/$p"
     "$bin" "${opts[@]}" -max_total_time="$secs" "build/fuzz/corpus/$p" "$seeds" > "$log" 2>&1
