@@ -506,6 +506,12 @@ group_bench() {
     [ $ok = 0 ] || sed 's/^/      check: /' "$logs/$name.check" | head -n 20
     booted "$name" release
     result "bench/quick@smp$smp ran the release image" $? "($(bootline $name))"
+    # The front page's console excerpt comes from this command line at 8 vCPUs: its lines,
+    # numbers aside, must be this boot's, in order (tools/check_excerpt.py).
+    if [ $smp = 8 ]; then
+      timed "check_excerpt" tools/check_excerpt.py README.md "$logs/$name.log" > "$logs/excerpt.out" 2>&1
+      result "doc/README's console excerpt matches bench=quick@smp8" $? "($(tail -n 1 "$logs/excerpt.out"))"
+    fi
   done
   [ $check = yes ] && return
   # bench.aa=yes: every suite with each b variant replaced by a copy of a. A suite that keeps
