@@ -485,6 +485,18 @@ vm_mremap(struct mm *mm, unsigned long addr, size_t old_len, size_t new_len, int
   if(ret)
     goto out_free;
   down_write(&mm->mmap_sem);
+  // As Linux's mremap: EFAULT unless a VMA holds addr, before anything is cut; a shrink is a
+  // munmap of the tail, EINVAL when that reaches past TASK_SIZE (do_munmap's check). Unchecked,
+  // a kernel address or a huge old_len had the shrink zap the kernel's own page tables.
+  struct vma *at = find_vma(mm, addr);
+  if(!at || at->start > addr) {
+    ret = -EFAULT;
+    goto out;
+  }
+  if(old_len > new_len && !range_ok(addr + new_len, old_len - new_len)) {
+    ret = -EINVAL;
+    goto out;
+  }
   if(fixed) {
     unmap_range(mm, new_addr, new_addr + new_len, &sp[0]);
     if(old_len > new_len) {

@@ -165,6 +165,18 @@ main(void)
     wrong += raw(25, a, 4096, 8192, 1, 0, 0) >= 0;                  // mremap: nothing there
     calls_made += 4;
   }
+  // A shrinking mremap checks its range before it cuts (sysfuzz's first finding: the shrink
+  // zapped the kernel's page tables): no mapping at a kernel address is EFAULT; an old length
+  // reaching past TASK_SIZE from a real mapping is EINVAL, and the mapping is left alone.
+  wrong += raw(25, (long)0xffff888000000000UL, 0x1bb000, 0x8c000, 1, 0, 0) != -14;
+  long m = raw(9, 0, 0x4000, 3, 0x22, -1, 0);
+  if(m > 0) {
+    *(volatile char *)m = 1;
+    wrong += raw(25, m, 0x800000000000L, 0x3000, 0, 0, 0) != -22;
+    wrong += *(volatile char *)m != 1;
+    raw(11, m, 0x4000, 0, 0, 0, 0);
+  }
+  calls_made += 2;
   // The top page below 2^47 is never mapped (Linux's TASK_SIZE_MAX): a hint there is placed
   // elsewhere. (Growing into it is host-tested: the stack lies just below it here.)
   long top = raw(9, 0x7ffffffff000L, 4096, 3, 0x22, -1, 0);
