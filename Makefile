@@ -151,8 +151,9 @@ INITRAMFS_PROGS := $(patsubst user/%.c,$(BUILD)/user/%,$(wildcard user/*.c)) $(B
 # The test programs, the one list of them: those of tests/user/, and hello built as a
 # static-PIE (ET_DYN, relocated by glibc itself, hello-pie) beside hello itself. Each goes into
 # the test archive as /test/bin/<name>, where the user-* self-tests (tests/kernel/user_test.c)
-# read it; a new tests/user/NAME.c joins by itself, a program built elsewhere by its name here.
-TEST_PROGS := $(basename $(notdir $(wildcard tests/user/*.c))) hello hello-pie
+# read it; a new tests/user/NAME.c joins by itself, a program built elsewhere by its name here
+# (sysfuzz: the files of tests/user/sysfuzz/, its rule below).
+TEST_PROGS := $(basename $(notdir $(wildcard tests/user/*.c))) sysfuzz hello hello-pie
 TEST_BINS := $(addprefix $(BUILD)/user/,$(TEST_PROGS))
 # The test archive: a gzip cpio archive of /test/bin/<name>, written by tools/newc.py (every
 # entry root's, mtime 0: it depends on the programs alone). tools/qemu.sh loads it as one more
@@ -175,6 +176,13 @@ $(BUILD)/user/%: tests/user/%.c tests/user/check.h | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
 	$(Q)$(CC) $(USERCFLAGS) -o $@ $< -lm
+# sysfuzz (make fuzz-syscalls): one program from the files of tests/user/sysfuzz/ (its table
+# of calls, their arguments, its workers and parent), built as the other test programs are.
+SYSFUZZ_SRC := $(wildcard tests/user/sysfuzz/*.c)
+$(BUILD)/user/sysfuzz: $(SYSFUZZ_SRC) $(wildcard tests/user/sysfuzz/*.h) | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(say) "  USER    $@"
+	$(Q)$(CC) $(USERCFLAGS) -o $@ $(SYSFUZZ_SRC) -lm
 # ubench (make compare-linux's benchmark): the files of user/ubench/ and the kernel's own
 # statistics (kernel/lib/stats.c, with its headers), so that its mean, stddev and ci95 are
 # computed exactly as the boot benchmarks' are, and the madvise suite's heap
@@ -383,6 +391,14 @@ FUZZ_SECS ?= 60
 .PHONY: fuzz fuzz-list
 fuzz: $(FUZZ_BINS)
 	@tests/fuzz/run.sh --secs $(or $(SECS),$(FUZZ_SECS)) $(FUZZ_BINS)
+
+# make fuzz-syscalls SMP=n SECS=s [SEED=x] [CALLS=a,b]: /test/bin/sysfuzz (tests/user/sysfuzz/)
+# racing the system calls (or only CALLS) for s seconds in one debug-image boot (lockdep on).
+FUZZ_SYSCALLS_SECS ?= 600
+.PHONY: fuzz-syscalls
+fuzz-syscalls: all FORCE
+	@tools/fuzz_syscalls.sh --smp $(SMP) --secs $(or $(SECS),$(FUZZ_SYSCALLS_SECS)) \
+	  --mem $(MEM) --accel "$(ACCEL)" $(if $(SEED),--seed $(SEED)) $(if $(CALLS),--calls $(CALLS))
 
 # The fuzzer binaries, one a line: what tests/run.sh runs.
 fuzz-list:

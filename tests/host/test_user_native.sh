@@ -21,6 +21,12 @@ for src in "$root"/tests/user/*.c "$root"/user/hello.c; do
 done
 
 gcc -O2 -fPIE -static-pie -pthread -s -o "$scratch/hello-pie" "$root/user/hello.c" || failed=$((failed + 1))
+# sysfuzz is a directory of files (tests/user/sysfuzz/), one program.
+if ! gcc -O2 -static -pthread -s -Wall -o "$scratch/sysfuzz" "$root"/tests/user/sysfuzz/*.c -lm \
+     2> "$scratch/sysfuzz.err"; then
+  echo "FAIL  build sysfuzz: $(head -n 1 "$scratch/sysfuzz.err")"
+  failed=$((failed + 1))
+fi
 
 as_user=()
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
@@ -55,6 +61,10 @@ expect 0 fpu
 expect 0 spin 0.5
 expect 0 hostile
 expect 0 races
+# sysfuzz makes its scratch directory, and checks that nothing escaped it, in one the
+# unprivileged user may write (the scratch directory is root's, 755).
+mkdir -m 777 "$scratch/fuzz"
+expect 0 sysfuzz --secs 5 --dir "$scratch/fuzz"
 expect 0 clock
 expect 0 conline
 expect 0 files

@@ -1,0 +1,128 @@
+// sysfuzz's table: each system call it makes (number, name, weight, how it runs, the kind of
+// each argument) and the values of the list kinds (flags, commands, modes) it draws from.
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include "sysfuzz.h"
+
+// Each list kind's values (how val() draws from them: struct list, sysfuzz.h).
+const struct list lists[L_END - L_PROT] = {
+  [L_PROT - L_PROT] = { 0, 5, { PROT_READ, PROT_WRITE, PROT_EXEC, PROT_READ, PROT_GROWSDOWN } },
+  [L_MAPFL - L_PROT] = { 3, 11, { MAP_PRIVATE, MAP_SHARED, MAP_SHARED_VALIDATE, MAP_ANONYMOUS,
+    MAP_FIXED, MAP_FIXED_NOREPLACE, MAP_NORESERVE, MAP_POPULATE, MAP_GROWSDOWN, MAP_STACK,
+    MAP_ANONYMOUS } },
+  [L_OFL - L_PROT] = { 4, 16, { O_RDONLY, O_WRONLY, O_RDWR, 3, O_CREAT, O_EXCL, O_TRUNC,
+    O_APPEND, O_NONBLOCK, O_DIRECTORY, O_NOFOLLOW, O_CLOEXEC, O_DIRECT, O_SYNC, O_NOCTTY,
+    O_CREAT } },
+  [L_ATFL - L_PROT] = { 0, 5, { AT_SYMLINK_NOFOLLOW, AT_REMOVEDIR, AT_EMPTY_PATH,
+    AT_SYMLINK_FOLLOW, AT_EACCESS } },
+  [L_WHENCE - L_PROT] = { 6, 6, { SEEK_SET, SEEK_CUR, SEEK_END, SEEK_DATA, SEEK_HOLE, 5 } },
+  [L_FCNTL - L_PROT] = { 15, 15, { F_DUPFD, F_GETFD, F_SETFD, F_GETFL, F_SETFL, F_GETLK,
+    F_SETLK, F_SETLKW, F_DUPFD_CLOEXEC, F_GETPIPE_SZ, F_SETPIPE_SZ, F_GETOWN, F_OFD_GETLK,
+    F_OFD_SETLK, 1000 } },
+  [L_IOCTL - L_PROT] = { 17, 17, { TCGETS, TCSETS, TCSETSW, TCSETSF, TIOCGWINSZ, TIOCSWINSZ,
+    TIOCGPGRP, TIOCSPGRP, FIONREAD, TIOCOUTQ, TCFLSH, TCSBRK, TIOCSCTTY, TIOCNOTTY, FIONBIO,
+    FIOCLEX, FIONCLEX } },
+  [L_MADV - L_PROT] = { 19, 19, { MADV_NORMAL, MADV_RANDOM, MADV_SEQUENTIAL, MADV_WILLNEED,
+    MADV_DONTNEED, MADV_FREE, MADV_REMOVE, MADV_DONTFORK, MADV_DOFORK, MADV_MERGEABLE,
+    MADV_HUGEPAGE, MADV_NOHUGEPAGE, MADV_DONTDUMP, MADV_DODUMP, MADV_WIPEONFORK,
+    MADV_KEEPONFORK, MADV_COLD, MADV_PAGEOUT, MADV_DONTNEED } },
+  [L_MSYNC - L_PROT] = { 0, 3, { MS_ASYNC, MS_INVALIDATE, MS_SYNC } },
+  [L_MREMAP - L_PROT] = { 0, 3, { MREMAP_MAYMOVE, MREMAP_FIXED, 4 /* MREMAP_DONTUNMAP */ } },
+  [L_WAIT - L_PROT] = { 0, 8, { WNOHANG, WUNTRACED, WCONTINUED, WEXITED, WSTOPPED, WNOWAIT,
+    __WALL, __WCLONE } },
+  [L_CLOCK - L_PROT] = { 13, 13, { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, -1 } },
+  [L_FUTEXOP - L_PROT] = { 12, 14, { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 128, 256 } },
+  [L_RLIM - L_PROT] = { 17, 17, { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 } },
+  [L_PRCTL - L_PROT] = { 10, 10, { PR_SET_NAME, PR_GET_NAME, PR_SET_CHILD_SUBREAPER,
+    PR_GET_CHILD_SUBREAPER, PR_SET_PDEATHSIG, PR_GET_PDEATHSIG, PR_GET_DUMPABLE,
+    PR_SET_DUMPABLE, PR_GET_NO_NEW_PRIVS, PR_GET_TIMERSLACK } },
+  [L_ARCH - L_PROT] = { 5, 5, { 0x1001, 0x1002, 0x1003, 0x1004, 0x1011 } },
+  [L_CLONE - L_PROT] = { 0, 16, { CLONE_VM, CLONE_FS, CLONE_FILES, CLONE_SIGHAND, CLONE_THREAD,
+    CLONE_SYSVSEM, CLONE_SETTLS, CLONE_PARENT_SETTID, CLONE_CHILD_CLEARTID, CLONE_CHILD_SETTID,
+    CLONE_VFORK, CLONE_PARENT, CLONE_UNTRACED, CLONE_NEWNS, CLONE_PIDFD, CLONE_IO } },
+  [L_SIGHOW - L_PROT] = { 4, 4, { SIG_BLOCK, SIG_UNBLOCK, SIG_SETMASK, 3 } },
+  [L_IDTYPE - L_PROT] = { 4, 4, { P_ALL, P_PID, P_PGID, 3 } },
+  [L_GRND - L_PROT] = { 0, 3, { 1, 2, 4 } },
+  [L_RENAME - L_PROT] = { 0, 3, { 1, 2, 4 } },
+  [L_STATX - L_PROT] = { 0, 4, { 0x7ff, 0x800, 0x1, 0x80000000 } },
+  [L_PIPE - L_PROT] = { 0, 3, { O_CLOEXEC, O_NONBLOCK, O_DIRECT } },
+  [L_CLOEXEC - L_PROT] = { 0, 1, { O_CLOEXEC } },
+  [L_TIMER - L_PROT] = { 0, 1, { TIMER_ABSTIME } },
+  [L_WHO - L_PROT] = { 5, 5, { 0, -1, 1, 2, -2 } },
+  [L_AMODE - L_PROT] = { 0, 3, { R_OK, W_OK, X_OK } },
+};
+
+// The calls: C(number, name, weight, how, the kinds of the arguments).
+#define C(nr, name, w, how, ...) { nr, #name, w, how, { __VA_ARGS__ } }
+const struct call calls[] = {
+  C(0, read, 8, 0, K_FD, K_BUF, K_LEN), C(1, write, 8, 0, K_FD, K_BUF, K_LEN),
+  C(2, open, 6, 0, K_PATHW, L_OFL, K_MODE), C(3, close, 4, 0, K_FDW), C(5, fstat, 3, 0, K_FD, K_OUT),
+  C(7, poll, 3, 0, K_POLLFD, K_NFDS, K_MSEC), C(8, lseek, 3, 0, K_FD, K_OFF, L_WHENCE),
+  C(9, mmap, 8, 0, K_MADDR, K_MLEN, L_PROT, L_MAPFL, K_FD, K_MOFF),
+  C(10, mprotect, 6, 0, K_MADDR, K_MLEN, L_PROT), C(11, munmap, 5, 0, K_MADDR, K_MLEN),
+  C(12, brk, 2, 0, K_BRK), C(13, rt_sigaction, 3, 0, K_SIG, K_SIGACT, K_OUT, K_SIGSZ),
+  C(14, rt_sigprocmask, 3, 0, L_SIGHOW, K_SIGSET, K_OUT, K_SIGSZ), C(15, rt_sigreturn, 1, 2, K_0),
+  C(16, ioctl, 4, 0, K_FD, L_IOCTL, K_OUT), C(17, pread64, 5, 0, K_FD, K_BUF, K_LEN, K_OFF),
+  C(18, pwrite64, 5, 0, K_FD, K_BUF, K_LEN, K_OFF), C(19, readv, 4, 0, K_FD, K_IOV, K_IOVCNT),
+  C(20, writev, 4, 0, K_FD, K_IOV, K_IOVCNT), C(21, access, 2, 0, K_PATH, L_AMODE),
+  C(22, pipe, 2, 0, K_OUT), C(23, select, 3, 0, K_SELN, K_FDSET, K_FDSET, K_FDSET, K_TV),
+  C(24, sched_yield, 1, 0, K_0), C(25, mremap, 5, 0, K_MADDR, K_MLEN, K_MLEN, L_MREMAP, K_MADDR),
+  C(26, msync, 3, 0, K_ADDR, K_MLEN, L_MSYNC), C(27, mincore, 3, 0, K_ADDR, K_MLEN, K_OUT),
+  C(28, madvise, 5, 0, K_MADDR, K_MLEN, L_MADV), C(32, dup, 3, 0, K_FD),
+  C(33, dup2, 3, 0, K_FD, K_FDW), C(34, pause, 1, 0, K_0), C(35, nanosleep, 2, 0, K_TS, K_OUT),
+  C(39, getpid, 1, 0, K_0), C(40, sendfile, 3, 0, K_FD, K_FD, K_OUT, K_SLEN),
+  C(56, clone, 2, 1, L_CLONE, K_OUT, K_OUT, K_OUT, K_INT), C(57, fork, 1, 1, K_0),
+  C(58, vfork, 1, 1, K_0), C(59, execve, 1, 2, K_EXEC, K_ARGV, K_ARGV), C(60, exit, 1, 2, K_INT),
+  C(61, wait4, 2, 0, K_PID, K_OUT, L_WAIT, K_OUT), C(62, kill, 3, 0, K_PID, K_SIG),
+  C(63, uname, 1, 0, K_OUT), C(72, fcntl, 5, 0, K_FD, L_FCNTL, K_INT), C(74, fsync, 1, 0, K_FD),
+  C(75, fdatasync, 1, 0, K_FD), C(77, ftruncate, 4, 0, K_FD, K_OFF), C(79, getcwd, 1, 0, K_BUF, K_LEN),
+  C(80, chdir, 1, 0, K_CWD), C(82, rename, 3, 0, K_PATHW, K_PATHW), C(83, mkdir, 3, 0, K_PATHW, K_MODE),
+  C(84, rmdir, 2, 0, K_PATHW), C(85, creat, 2, 0, K_PATHW, K_MODE), C(87, unlink, 3, 0, K_PATHW),
+  C(88, symlink, 2, 0, K_SYMT, K_PATHW), C(89, readlink, 2, 0, K_PATH, K_BUF, K_LEN),
+  C(90, chmod, 2, 0, K_PATHW, K_MODE), C(91, fchmod, 2, 0, K_FDW, K_MODE),
+  C(92, chown, 1, 0, K_PATHW, K_UID, K_UID), C(93, fchown, 1, 0, K_FDW, K_UID, K_UID),
+  C(94, lchown, 1, 0, K_PATHW, K_UID, K_UID), C(95, umask, 1, 0, K_MODE),
+  C(96, gettimeofday, 1, 0, K_OUT, K_OUT), C(97, getrlimit, 1, 0, L_RLIM, K_OUT),
+  C(98, getrusage, 1, 0, L_WHO, K_OUT), C(99, sysinfo, 1, 0, K_OUT), C(102, getuid, 1, 0, K_0),
+  C(104, getgid, 1, 0, K_0), C(107, geteuid, 1, 0, K_0), C(108, getegid, 1, 0, K_0),
+  C(109, setpgid, 1, 0, K_PID, K_PGID), C(110, getppid, 1, 0, K_0), C(111, getpgrp, 1, 0, K_0),
+  C(112, setsid, 1, 0, K_0), C(121, getpgid, 1, 0, K_PID), C(124, getsid, 1, 0, K_PID),
+  C(127, rt_sigpending, 1, 0, K_OUT, K_SIGSZ), C(128, rt_sigtimedwait, 2, 0, K_SIGSET, K_OUT, K_TS, K_SIGSZ),
+  C(130, rt_sigsuspend, 1, 0, K_SIGSET, K_SIGSZ), C(131, sigaltstack, 2, 0, K_STACKT, K_OUT),
+  C(132, utime, 1, 0, K_PATHW, K_TIMES), C(157, prctl, 2, 0, L_PRCTL, K_INT),
+  C(158, arch_prctl, 2, 0, L_ARCH, K_OUT), C(160, setrlimit, 1, 0, L_RLIM, K_RLIMP),
+  C(162, sync, 1, 0, K_0), C(186, gettid, 1, 0, K_0), C(200, tkill, 2, 0, K_TID, K_SIG),
+  C(201, time, 1, 0, K_OUT), C(202, futex, 5, 0, K_FUTEX, L_FUTEXOP, K_INT, K_TS, K_FUTEX, K_INT),
+  C(203, sched_setaffinity, 1, 0, K_PID, K_LEN, K_BUF), C(204, sched_getaffinity, 1, 0, K_PID, K_LEN, K_BUF),
+  C(217, getdents64, 3, 0, K_FD, K_BUF, K_LEN), C(218, set_tid_address, 1, 0, K_OUT),
+  C(219, restart_syscall, 1, 0, K_0), C(227, clock_settime, 1, 0, L_CLOCK, K_TS),
+  C(228, clock_gettime, 1, 0, L_CLOCK, K_OUT), C(229, clock_getres, 1, 0, L_CLOCK, K_OUT),
+  C(230, clock_nanosleep, 2, 0, L_CLOCK, L_TIMER, K_TS, K_OUT), C(231, exit_group, 1, 2, K_INT),
+  C(234, tgkill, 2, 0, K_PID, K_TID, K_SIG), C(235, utimes, 1, 0, K_PATHW, K_TIMES),
+  C(247, waitid, 2, 0, L_IDTYPE, K_PID, K_OUT, L_WAIT, K_OUT),
+  C(257, openat, 6, 0, K_DIRFD, K_PATHW, L_OFL, K_MODE), C(258, mkdirat, 2, 0, K_DIRFD, K_PATHW, K_MODE),
+  C(260, fchownat, 1, 0, K_DIRFD, K_PATHW, K_UID, K_UID, L_ATFL),
+  C(261, futimesat, 1, 0, K_DIRFD, K_PATHW, K_TIMES), C(262, newfstatat, 3, 0, K_DIRFD, K_PATH, K_OUT, L_ATFL),
+  C(263, unlinkat, 3, 0, K_DIRFD, K_PATHW, L_ATFL), C(264, renameat, 2, 0, K_DIRFD, K_PATHW, K_DIRFD, K_PATHW),
+  C(266, symlinkat, 1, 0, K_SYMT, K_DIRFD, K_PATHW), C(267, readlinkat, 1, 0, K_DIRFD, K_PATH, K_BUF, K_LEN),
+  C(268, fchmodat, 1, 0, K_DIRFD, K_PATHW, K_MODE), C(269, faccessat, 1, 0, K_DIRFD, K_PATH, L_AMODE),
+  C(270, pselect6, 2, 0, K_SELN, K_FDSET, K_FDSET, K_FDSET, K_TS, K_PSMASK),
+  C(271, ppoll, 2, 0, K_POLLFD, K_NFDS, K_TS, K_SIGSET, K_SIGSZ), C(273, set_robust_list, 1, 0, K_OUT, K_ROBLEN),
+  C(280, utimensat, 2, 0, K_DIRFD, K_PATHW, K_TIMES, L_ATFL), C(292, dup3, 3, 0, K_FD, K_FDW, L_CLOEXEC),
+  C(293, pipe2, 2, 0, K_OUT, L_PIPE), C(302, prlimit64, 1, 0, K_PID, L_RLIM, K_RLIMP, K_OUT),
+  C(306, syncfs, 1, 0, K_FD), C(309, getcpu, 1, 0, K_OUT, K_OUT, K_OUT),
+  C(316, renameat2, 2, 0, K_DIRFD, K_PATHW, K_DIRFD, K_PATHW, L_RENAME),
+  C(318, getrandom, 2, 0, K_BUF, K_LEN, L_GRND), C(322, execveat, 1, 2, K_DIRFD, K_EXEC, K_ARGV, K_ARGV, L_ATFL),
+  C(332, statx, 2, 0, K_DIRFD, K_PATH, L_ATFL, L_STATX, K_OUT), C(334, rseq, 1, 0, K_OUT, K_INT, K_INT, K_INT),
+  C(435, clone3, 1, 1, K_CLARGS, K_CASZ),
+};
+_Static_assert(sizeof calls / sizeof calls[0] == NCALLS, "NCALLS (sysfuzz.h) counts the table");

@@ -1,0 +1,53 @@
+#!/bin/bash
+# make fuzz-syscalls SMP=n SECS=s [SEED=x]: one boot of the debug image (lockdep on) running
+# /test/bin/sysfuzz for s seconds; PASS only on END and LEAK-CHECK pass, no LOCKDEP, no PANIC.
+set -u
+smp=8 secs=600 seed="" mem=1G accel="" procs="" threads="" calls=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --smp) smp=$2; shift ;;
+    --secs) secs=$2; shift ;;
+    --seed) seed=$2; shift ;;
+    --mem) mem=$2; shift ;;
+    --accel) accel=$2; shift ;;
+    --procs) procs=$2; shift ;;
+    --threads) threads=$2; shift ;;
+    --calls) calls=$2; shift ;;   # a comma list of the table's names: to narrow a finding down
+    *) echo "fuzz_syscalls.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+case $secs in ''|*[!0-9]*) echo "fuzz_syscalls.sh: SECS=$secs: whole seconds, 1 or more" >&2; exit 2 ;; esac
+[ "$secs" -ge 1 ] || { echo "fuzz_syscalls.sh: SECS must be 1 or more" >&2; exit 2; }
+# Unset, the seed is the date and time (UTC), printed so that the run can be made again.
+[ -n "$seed" ] || seed=$(date -u +%Y%m%d%H%M%S)
+case $seed in *[!0-9]*) echo "fuzz_syscalls.sh: SEED=$seed: a decimal number" >&2; exit 2 ;; esac
+# The boot and the debug image's checks before init= take about a minute under TCG on a busy
+# machine; the workers' drain, the reaping and the leak check seconds more. Twice the time
+# plus 300 s leaves room for a loaded host; past it qemu.sh's NMI dump shows where it hung.
+timeout=$((secs * 2 + 300))
+top=$(cd "$(dirname "$0")/.." && pwd)
+log=$top/build/logs/fuzz-syscalls-smp$smp-$seed-$(date +%Y%m%d-%H%M%S).log
+args="--secs $secs --seed $seed${procs:+ --procs $procs}${threads:+ --threads $threads}${calls:+ --calls $calls}"
+echo "fuzz-syscalls: seed=$seed $smp vCPUs, $secs s, time-out ${timeout}s, log $log"
+echo "fuzz-syscalls: again with: make fuzz-syscalls SMP=$smp SECS=$secs SEED=$seed${calls:+ CALLS=$calls}"
+"$top/tools/qemu.sh" --smp "$smp" --mem "$mem" --accel "$accel" --timeout "$timeout" \
+  --image debug --log "$log" --cmdline "bench=none init=/test/bin/sysfuzz -- $args" >/dev/null
+rc=$?
+# The fuzzer's own lines, without the printk timestamp: its start, summary and per-call table.
+strip() { sed -E 's/^\[ *[0-9.]+\] //'; }
+grep -aE '^(\[ *[0-9.]+\] )?sysfuzz: (seed=|calls=|call=|workers killed|FAILED|done)' "$log" | strip
+fail=""
+grep -aqE '^(\[ *[0-9.]+\] )?END result=pass$' "$log" || fail="$fail no-END-pass"
+grep -aqE '^(\[ *[0-9.]+\] )?LEAK-CHECK result=pass' "$log" || fail="$fail no-LEAK-CHECK-pass"
+grep -aqE '^(\[ *[0-9.]+\] )?LOCKDEP kind=' "$log" && fail="$fail LOCKDEP"
+grep -aqE '^(\[ *[0-9.]+\] )?PANIC' "$log" && fail="$fail PANIC"
+grep -aqE '^(\[ *[0-9.]+\] )?sysfuzz: calls=' "$log" || fail="$fail no-summary"
+[ $rc -eq 0 ] || fail="$fail qemu-status-$rc"
+# The kernel's verdict lines, for whoever reads the failure.
+grep -aE '^(\[ *[0-9.]+\] )?(LEAK-CHECK|LOCKDEP|PANIC|END|init: /test/bin/sysfuzz)' "$log" | strip
+if [ -n "$fail" ]; then
+  echo "fuzz-syscalls: FAIL ($fail ) seed=$seed log $log"
+  exit 1
+fi
+echo "fuzz-syscalls: PASS seed=$seed log $log"
