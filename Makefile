@@ -172,14 +172,15 @@ $(BUILD)/user/exit0: user/exit0.c | $(BUILD)/.deps-ok
 	$(say) "  USER    $@"
 	$(Q)$(CC) -O2 -static -nostdlib -fno-pie -no-pie -fno-stack-protector -s -Wall -Werror \
 	  -o $@ $<
-$(BUILD)/user/%: tests/user/%.c tests/user/check.h | $(BUILD)/.deps-ok
+$(BUILD)/user/%: tests/user/%.c tests/user/check.h tests/user/raw.h | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
 	$(Q)$(CC) $(USERCFLAGS) -o $@ $< -lm
 # sysfuzz (make fuzz-syscalls): one program from the files of tests/user/sysfuzz/ (its table
 # of calls, their arguments, its workers and parent), built as the other test programs are.
 SYSFUZZ_SRC := $(wildcard tests/user/sysfuzz/*.c)
-$(BUILD)/user/sysfuzz: $(SYSFUZZ_SRC) $(wildcard tests/user/sysfuzz/*.h) | $(BUILD)/.deps-ok
+$(BUILD)/user/sysfuzz: $(SYSFUZZ_SRC) $(wildcard tests/user/sysfuzz/*.h) tests/user/raw.h | \
+  $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
 	$(Q)$(CC) $(USERCFLAGS) -o $@ $(SYSFUZZ_SRC) -lm

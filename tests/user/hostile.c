@@ -6,16 +6,7 @@
 // Exits 0 when all of that holds.
 #include <stdint.h>
 #include <stdio.h>
-
-static long
-raw(long nr, long a, long b, long c, long d, long e, long f)
-{
-  long ret;
-  register long r10 __asm__("r10") = d, r8 __asm__("r8") = e, r9 __asm__("r9") = f;
-  __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
-                   "r"(r9) : "rcx", "r11", "memory");
-  return ret;
-}
+#include "raw.h"
 
 static uint64_t seed = 0x9e3779b97f4a7c15UL;
 

@@ -26,16 +26,6 @@ static uint64_t rnd(struct ctx *c) { return c->r = mix(c->r); }
 long pick(struct ctx *c, long n) { return (long)(rnd(c) % (uint64_t)n); }
 int one_in(struct ctx *c, int n) { return pick(c, n) == 0; }
 
-long
-raw(long nr, long a, long b, long c, long d, long e, long f)
-{
-  long ret;
-  register long r10 __asm__("r10") = d, r8 __asm__("r8") = e, r9 __asm__("r9") = f;
-  __asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
-                   "r"(r9) : "rcx", "r11", "memory");
-  return ret;
-}
-
 // The restorer a handler installed by the fuzzer returns through (SA_RESTORER, as glibc's).
 extern char fz_restorer[];
 __asm__(".text\nfz_restorer:\n\tmov $15, %eax\n\tsyscall\n\tud2\n");

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "../raw.h"
 
 // Like trinity and syzkaller, each argument has a KIND that knows its valid values (an fd the
 // worker opened, a mapping it made, a path in the scratch directory) and its hostile ones.
@@ -68,11 +69,10 @@ extern volatile int tids[MAXT];
 // the buffer's structure half is in use.
 struct ctx { uint64_t r; int t; char *buf; size_t used; };
 
-// args.c: random numbers, the raw system call, the handler, values and their fixup.
+// args.c: random numbers, the handler, values and their fixup (the raw call: ../raw.h).
 uint64_t mix(uint64_t x);
 long pick(struct ctx *c, long n);
 int one_in(struct ctx *c, int n);
-long raw(long nr, long a, long b, long c, long d, long e, long f);
 void benign(int sig);
 long val(struct ctx *c, int k, long *room);
 void fixup(struct ctx *c, const struct call *cl, long *a);
