@@ -2,8 +2,10 @@
 // new process's address space, and the initial stack glibc's _start reads: argc, argv, envp
 // and the auxiliary vector (System V x86-64 psABI 3.4.1 "Initial Stack and Register State"; Linux's
 // fs/binfmt_elf.c create_elf_tables).
+#include <asm/cpu.h>
 #include "elf.h"
 #include "errno.h"
+#include <asm/memlayout.h>
 #include "mm.h"
 #include "printk.h"
 #include "process.h"
@@ -11,11 +13,9 @@
 #include "sched.h"
 #include "slab.h"
 #include "string.h"
-#include "vm.h"
-#include <asm/cpu.h>
-#include <asm/memlayout.h>
 #include <asm/traps.h>
 #include <asm/uaccess.h>
+#include "vm.h"
 
 
 static int

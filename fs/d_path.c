@@ -1,5 +1,6 @@
 // getcwd (man 2 getcwd): the working directory's path, kept as a string by chdir (fs/open.c)
 // (Linux's fs/d_path.c builds it from the dentries instead).
+#include "errno.h"
 #include "fdtable.h"
 #include "process.h"
 #include "string.h"

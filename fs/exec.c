@@ -1,8 +1,11 @@
 // execve and execveat: the calling process runs another static program (the ELF loader of
 // fs/binfmt_elf.c) in a fresh address space, keeping its pid, its parent and its fds but those
 // marked close-on-exec; its other threads are ended first (Linux: fs/exec.c).
+#include <asm/cpu.h>
 #include "errno.h"
+#include "uapi/fcntl.h"
 #include "fdtable.h"
+#include <asm/fpu.h>
 #include "fs.h"
 #include "mm.h"
 #include "namei.h"
@@ -12,12 +15,9 @@
 #include "slab.h"
 #include "string.h"
 #include "syscalls.h"
-#include "vm.h"
-#include "uapi/fcntl.h"
-#include <asm/cpu.h>
-#include <asm/fpu.h>
 #include <asm/traps.h>
 #include <asm/uaccess.h>
+#include "vm.h"
 
 #define MAX_ARG_STRLEN (32 * PAGE_SIZE)   // one argument or variable (Linux's binfmts.h)
 

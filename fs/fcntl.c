@@ -1,5 +1,6 @@
 // dup, dup2, dup3 and fcntl (man 2 dup, fcntl) on the process's fd table (fs/file.c): copies of
 // fds, the close-on-exec bit, the status flags and a pipe's size (Linux's fs/fcntl.c, fs/file.c).
+#include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
 #include "process.h"

@@ -1,13 +1,13 @@
 // The per-process file table: fds to open file descriptions, close-on-exec bits and the
 // working directory, shared by a process's threads (clone(2) CLONE_FILES), as Linux's fs/file.c.
 #include "errno.h"
+#include "uapi/fcntl.h"
 #include "fdtable.h"
 #include "fs.h"
 #include "process.h"
 #include "sched.h"
 #include "slab.h"
 #include "string.h"
-#include "uapi/fcntl.h"
 
 struct ufile *
 ufile_alloc(struct file *f, u32 flags, const char *path)

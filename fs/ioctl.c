@@ -1,5 +1,6 @@
 // ioctl(2) on an fd: the terminal's requests go to the console (drivers/tty/), everything else
 // is ENOTTY, as Linux answers for a file without an ioctl (fs/ioctl.c).
+#include "errno.h"
 #include "fdtable.h"
 #include "syscalls.h"
 #include "tty.h"

@@ -1,9 +1,13 @@
 // The system calls that make and remove names: mkdir, rmdir, unlink, rename and symlink in
 // their path and *at forms, on paths made absolute by user_path (fs/open.c); the VFS work is
 // fs/namei.c's (Linux keeps these calls in fs/namei.c beside the walk).
+#include "errno.h"
+#include "fdtable.h"
 #include "fs.h"
+#include "namei.h"
 #include "process.h"
 #include "slab.h"
+#include "string.h"
 #include "syscalls.h"
 #include <asm/uaccess.h>
 

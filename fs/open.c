@@ -3,6 +3,7 @@
 // against the working directory or a dirfd (user_path) before the VFS sees them. A
 // directory's path is remembered as a string (the working directory, a dirfd's path): a
 // rename of it or of a directory above it is not followed there, unlike Linux.
+#include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
 #include "process.h"

@@ -3,8 +3,10 @@
 // reads see end-of-file once the last writer has closed, writes get EPIPE and SIGPIPE once
 // the last reader has. Linux's fs/pipe.c, with a byte ring instead of its page buffers.
 #include "errno.h"
+#include "uapi/fcntl.h"
 #include "fdtable.h"
 #include "fs.h"
+#include "uapi/limits.h"
 #include "mm.h"
 #include "mutex.h"
 #include "poll.h"
@@ -13,8 +15,6 @@
 #include "slab.h"
 #include "string.h"
 #include "syscalls.h"
-#include "uapi/fcntl.h"
-#include "uapi/limits.h"
 #include <asm/uaccess.h>
 
 #define PIPE_DEF_BUFFERS 16                       // Linux's default: 16 pages

@@ -1,10 +1,15 @@
 // read, write, readv, writev, pread64, pwrite64, lseek and sendfile on a process's fds (fs/file.c),
 // with Linux's errnos (man 2 read, write, readv, lseek, sendfile; Linux's fs/read_write.c).
+#include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
+#include "mm.h"
+#include "namei.h"
+#include "process.h"
 #include "sched.h"
 #include "signal.h"
 #include "slab.h"
+#include "string.h"
 #include "syscalls.h"
 #include "tty.h"
 #include <asm/uaccess.h>

@@ -1,5 +1,6 @@
 // getdents64 (man 2 getdents): a directory's entries as struct linux_dirent64 records, from the
 // file's position on (Linux's fs/readdir.c).
+#include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
 #include "string.h"

@@ -13,8 +13,8 @@
 #include "slab.h"
 #include "string.h"
 #include "syscalls.h"
-#include "tty.h"
 #include "time.h"
+#include "tty.h"
 #include <asm/uaccess.h>
 
 #define FOREVER (~0UL)            // deadline: none

@@ -1,7 +1,9 @@
 // fstat, newfstatat, statx, readlink and readlinkat (man 2 stat, statx, readlink): what a node
 // is, in the x86-64 struct stat and struct statx, with Linux's flags and errnos (fs/stat.c).
+#include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
+#include "namei.h"
 #include "process.h"
 #include "slab.h"
 #include "string.h"

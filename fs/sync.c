@@ -1,5 +1,6 @@
 // fsync, fdatasync, sync and syncfs (man 2 fsync, sync): ramfs has no backing store, so each
 // checks its fd as Linux does and returns (Linux's fs/sync.c).
+#include "errno.h"
 #include "fdtable.h"
 #include "syscalls.h"
 #include <asm/uaccess.h>

@@ -1,5 +1,6 @@
 // utimensat, futimesat, utimes and utime (man 2 utimensat): a node's access and modification
 // times, UTIME_NOW and UTIME_OMIT, with Linux's errnos (Linux's fs/utimes.c).
+#include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
 #include "syscalls.h"

@@ -1,15 +1,19 @@
 // The process tree: a process's end seen by its parent (zombies until wait4 or waitid reaps
 // them, with the status encodings of <sys/wait.h>), orphans handed to a reaper, getppid, and
 // the children's resource usage (Linux: kernel/exit.c).
+#include "errno.h"
 #include "fdtable.h"
+#include "mm.h"
 #include "panic.h"
 #include "process.h"
+#include "sched.h"
 #include "slab.h"
 #include "string.h"
 #include "syscalls.h"
 #include "tick.h"
-#include "uapi/wait.h"
 #include <asm/uaccess.h>
+#include "wait.h"
+#include "uapi/wait.h"
 
 DEFINE_SPINLOCK(tasklist_lock);
 DECLARE_WAIT_QUEUE_HEAD(vfork_wq);

@@ -2,16 +2,21 @@
 // the caller's address space (mm/cow.c) or, with CLONE_VM, the same one; the fd table copied
 // or shared; one thread continuing from the caller's registers with 0 in rax (Linux:
 // kernel/fork.c, copy_process).
+#include <asm/cpu.h>
+#include "errno.h"
 #include "fdtable.h"
+#include <asm/fpu.h>
+#include "mm.h"
 #include "process.h"
+#include "sched.h"
+#include "uapi/sched.h"
 #include "slab.h"
 #include "string.h"
 #include "syscalls.h"
-#include "uapi/sched.h"
-#include <asm/cpu.h>
-#include <asm/fpu.h>
 #include <asm/traps.h>
 #include <asm/uaccess.h>
+#include "vm.h"
+#include "wait.h"
 
 // The flags a process (not a thread) may be made with here; namespaces, pidfds and the
 // rest are EINVAL.

@@ -3,10 +3,14 @@
 // and a waker takes the same lock, so no wake-up falls between the compare and the sleep (the
 // lost-wake-up rule of Drepper's "Futexes Are Tricky"; Linux's kernel/futex/waitwake.c).
 // Private and shared waits are one kind here: every user of a futex is a thread of one mm.
+#include "errno.h"
+#include "uapi/futex.h"
 #include "process.h"
+#include "sched.h"
+#include "signal.h"
+#include "spinlock.h"
 #include "syscalls.h"
 #include "time.h"
-#include "uapi/futex.h"
 #include <asm/uaccess.h>
 
 #define FUTEX_BUCKETS      64

@@ -1,16 +1,16 @@
 // panic: stop the other CPUs, print why with registers and a symbolized backtrace, end the run.
 // Only the first CPU to panic reports; a panic inside the panic path ends the run at once.
 #include <asm/cpu.h>
+#include <asm/irqflags.h>
 #include "panic.h"
 #include "power.h"
 #include "printk.h"
 #include "smp.h"
-#include "syscalls.h"
 #include <asm/stacktrace.h>
+#include <stdarg.h>
+#include "syscalls.h"
 #include <asm/traps.h>
 #include "vsprintf.h"
-#include <asm/irqflags.h>
-#include <stdarg.h>
 
 static int panic_cpu = -1;
 

@@ -3,24 +3,24 @@
 // wait that reaps them. A user thread is a kernel thread whose stack top holds its ring-3
 // frame (user_regs); it enters ring 3 through ret_to_user and comes back on every syscall,
 // interrupt and exception.
+#include <asm/cpu.h>
 #include "cpumask.h"
 #include "errno.h"
 #include "fdtable.h"
+#include <asm/fpu.h>
 #include "mm.h"
 #include "printk.h"
 #include "process.h"
 #include "sched.h"
+#include "uapi/sched.h"
 #include "slab.h"
 #include "smp.h"
 #include "string.h"
-#include "vsprintf.h"
 #include "syscalls.h"
-#include "vm.h"
-#include "uapi/sched.h"
-#include <asm/cpu.h>
-#include <asm/fpu.h>
 #include <asm/traps.h>
 #include <asm/uaccess.h>
+#include "vm.h"
+#include "vsprintf.h"
 
 // clone(2) flags (include/uapi/linux/sched.h).
 

@@ -1,27 +1,33 @@
 // Kernel threads on per-CPU run queues: creation, switching, sleeping, waking, joining.
 // Non-preemptive: the tick only sets need_resched; threads stay on the CPU they were created on.
 #include <asm/cpu.h>
+#include "cpumask.h"
 #include "fault_inject.h"
+#include <asm/irq.h>
+#include <asm/irqflags.h>
+#include <asm/paging.h>
 #include "panic.h"
+#include "preempt.h"
 #include "printk.h"
 #include "process.h"
+#include <asm/processor.h>
+#include "rcupdate.h"
+#include "sched.h"
 #include "seqlock.h"
 #include "smp.h"
+#include "spinlock.h"
+#include <asm/stacktrace.h>
+#include <stdarg.h>
 #include "string.h"
 #include "syscalls.h"
 #include "tick.h"
 #include "time.h"
-#include "vm.h"
-#include "vsprintf.h"
-#include "watchdog.h"
-#include <asm/irq.h>
-#include <asm/irqflags.h>
-#include <asm/paging.h>
-#include <asm/processor.h>
-#include <asm/stacktrace.h>
 #include <asm/timer.h>
 #include <asm/traps.h>
-#include <stdarg.h>
+#include "vm.h"
+#include "vsprintf.h"
+#include "wait.h"
+#include "watchdog.h"
 
 struct rq {
   spinlock_t lock;

@@ -1,13 +1,14 @@
 // The calls about a process and the machine that no subsystem owns (Linux's kernel/sys.c):
 // identity, umask, prctl, uname, sysinfo, getrusage, getcpu, and CPU affinity (kernel/sched/).
+#include "errno.h"
 #include "fs.h"
+#include "uapi/prctl.h"
 #include "process.h"
 #include "smp.h"
 #include "string.h"
 #include "syscalls.h"
 #include "tick.h"
 #include "time.h"
-#include "uapi/prctl.h"
 #include <asm/uaccess.h>
 
 // umask(2): the old mask; only the permission bits are kept ("umask & 0777").

@@ -1,6 +1,7 @@
 // The system-call table of the Linux x86-64 ABI (arch/x86/entry/syscalls/syscall_64.tbl) and its
 // dispatch; each call lives with its subsystem (doc/syscalls.md says where). An unknown number
 // is -ENOSYS, named on the console once; rseq, which glibc probes and copes without, quietly.
+#include "errno.h"
 #include "printk.h"
 #include "process.h"
 #include "sched.h"

@@ -1,7 +1,12 @@
 // Clocks and sleeps: clock_gettime, clock_settime, clock_getres, gettimeofday, time, nanosleep
 // and clock_nanosleep, with the x86-64 ABI's structures (man 2 clock_gettime, nanosleep;
 // Linux's kernel/time/).
+#include "errno.h"
+#include "mm.h"
 #include "process.h"
+#include "sched.h"
+#include "signal.h"
+#include "string.h"
 #include "syscalls.h"
 #include "tick.h"
 #include "time.h"

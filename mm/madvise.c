@@ -1,11 +1,14 @@
 // madvise: MADV_DONTNEED unmaps and frees at once, MADV_FREE only marks pages clean and lets
 // reclaim drop them later (Rik van Riel's 2007 lazy-free patch; merged in Linux 4.5).
 #include "cmdline.h"
+#include "errno.h"
 #include "mm.h"
+#include <asm/paging.h>
+#include "rwsem.h"
 #include "sched.h"
 #include "syscalls.h"
 #include <asm/uaccess.h>
-#include <asm/paging.h>
+#include "vm.h"
 
 // Nick Piggin's "mm: madvise avoid exclusive mmap_sem" (2007): madvise needs only the read
 // side, since it changes PTEs under the page-table lock and never the VMA tree. The switch

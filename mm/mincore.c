@@ -1,10 +1,14 @@
 // mincore(2): which pages of a range are resident: a present PTE, or for a file mapping a
 // page in the file's page cache, as Linux answers (mm/mincore.c).
+#include "errno.h"
 #include "fs.h"
+#include "mm.h"
+#include <asm/paging.h>
+#include "rwsem.h"
 #include "sched.h"
 #include "syscalls.h"
 #include <asm/uaccess.h>
-#include <asm/paging.h>
+#include "vm.h"
 
 // Fills vec[0..n) for the pages from start, stopping at the end of the VMA that holds
 // start: how many it filled, or -ENOMEM if no VMA holds start. The caller copies vec out

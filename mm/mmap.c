@@ -1,11 +1,16 @@
 // brk, mmap (anonymous and of files) and munmap (man 2 mmap, brk), with Linux's argument checks;
 // the VMA work is mm/vma.c's (Linux's mm/mmap.c).
+#include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
-#include "process.h"
-#include "syscalls.h"
 #include <asm/memlayout.h>
+#include "mm.h"
+#include "process.h"
+#include "sched.h"
+#include "slab.h"
+#include "syscalls.h"
 #include <asm/uaccess.h>
+#include "vm.h"
 
 #define DEV_ZERO MKDEV(1, 5)
 #define LLONG_MAX 0x7fffffffffffffffLL

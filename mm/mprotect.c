@@ -1,12 +1,14 @@
 // mprotect: new rights for a range of VMAs (split at its ends, merged again afterwards) and
 // for the PTEs already present in it, flushed from every CPU of the mm (Linux's mm/mprotect.c).
+#include "errno.h"
+#include <asm/memlayout.h>
 #include "mm.h"
+#include <asm/paging.h>
 #include "sched.h"
 #include "slab.h"
 #include "syscalls.h"
 #include <asm/uaccess.h>
-#include <asm/memlayout.h>
-#include <asm/paging.h>
+#include "vm.h"
 
 // Linux's mprotect(2): ENOMEM when part of the range is unmapped (nothing is changed then),
 // EINVAL for a misaligned start or unknown bits, EACCES for write access to a shared mapping

@@ -1,8 +1,9 @@
 // mremap(2): grow, shrink or move a mapping, as glibc's realloc of a large block calls it; the
 // argument checks here, the VMA work in mm/vma.c (vm_mremap).
+#include "errno.h"
+#include <asm/memlayout.h>
 #include "sched.h"
 #include "syscalls.h"
-#include <asm/memlayout.h>
 #include <asm/uaccess.h>
 
 long

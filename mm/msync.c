@@ -1,8 +1,9 @@
 // msync(2): ramfs pages have no backing store, so msync checks its flags and range as Linux
 // does (MS_ASYNC and MS_SYNC exclusive, ENOMEM on a hole) and writes nothing (Linux's mm/msync.c).
+#include "errno.h"
+#include <asm/memlayout.h>
 #include "sched.h"
 #include "syscalls.h"
-#include <asm/memlayout.h>
 #include <asm/uaccess.h>
 
 // msync(2) checks its arguments and the range as Linux does (EINVAL, ENOMEM for a hole), and

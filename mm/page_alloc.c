@@ -1,7 +1,9 @@
 // The page allocator: a binary buddy system over all free memory (Knowlton 1965; Knuth
 // vol. 1, 2.5), one zone, with per-CPU lists of single pages so the common case takes no lock.
 #include "bootmem.h"
+#include <asm/cpu.h>
 #include "fault_inject.h"
+#include <asm/irqflags.h>
 #include "mm.h"
 #include "panic.h"
 #include "percpu.h"
@@ -13,8 +15,6 @@
 #include "smp.h"
 #include "spinlock.h"
 #include "string.h"
-#include <asm/cpu.h>
-#include <asm/irqflags.h>
 
 // Per-CPU lists take and give pages to the buddy lists PCP_BATCH at a time and hold at
 // most PCP_HIGH (Linux's old pageset_set_batch: high = 6 * batch).

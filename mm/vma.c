@@ -2,11 +2,11 @@
 // address, mmap/munmap of anonymous memory and files, and mremap. The tree changes only under
 // mmap_sem for write.
 #include "errno.h"
+#include <asm/memlayout.h>
 #include "panic.h"
 #include "rwsem.h"
 #include "slab.h"
 #include "vm.h"
-#include <asm/memlayout.h>
 
 #define MMAP_MIN_ADDR 0x10000UL   // Linux's default mmap_min_addr: NULL stays unmapped
 

@@ -1,5 +1,6 @@
 // arch_prctl(2): a thread's FS and GS bases, which glibc's TLS and the user's code read through
 // the segment registers (Linux's arch/x86/kernel/process_64.c, do_arch_prctl_64).
+#include "errno.h"
 #include "process.h"
 #include "syscalls.h"
 #include <asm/traps.h>

@@ -1,20 +1,20 @@
 // Ring 3 on x86-64: the SYSCALL MSRs, SMEP and SMAP, do_syscall_64 and the checks on the way
 // back to user mode (reschedule, process exit), the per-thread state a switch carries (kernel
 // stack, FPU, FS base), and a fault in user mode ending its process.
+#include <asm/cpu.h>
 #include "cpumask.h"
+#include <asm/fpu.h>
 #include "mm.h"
 #include "panic.h"
 #include "printk.h"
-#include "vm.h"
 #include "process.h"
 #include "rcupdate.h"
 #include "sched.h"
 #include "signal.h"
-#include "watchdog.h"
-#include <asm/cpu.h>
-#include <asm/fpu.h>
 #include <asm/traps.h>
 #include <asm/uaccess.h>
+#include "vm.h"
+#include "watchdog.h"
 #include <asm/x86.h>
 
 void syscall_entry(void);   // entry.S

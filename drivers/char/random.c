@@ -1,5 +1,6 @@
 // getrandom(2): bytes from get_random_bytes (arch/x86_64/random.c: RDRAND where the CPU has it,
 // else xorshift64* stirred with the TSC), never blocking; not for cryptography.
+#include "errno.h"
 #include "random.h"
 #include "sched.h"
 #include "syscalls.h"

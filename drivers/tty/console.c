@@ -9,10 +9,10 @@
 #include "process.h"
 #include "sched.h"
 #include "slab.h"
+#include "uapi/stat.h"
 #include "string.h"
 #include "syscalls.h"
 #include "tty.h"
-#include "uapi/stat.h"
 #include <asm/uaccess.h>
 
 // Every process's line and line_len, the orphan and the kernel's line. Taken before tty_lock

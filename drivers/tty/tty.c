@@ -10,15 +10,15 @@
 #include "printk.h"
 #include "process.h"
 #include "sched.h"
+#include <asm/serial.h>
 #include "signal.h"
 #include "spinlock.h"
 #include "string.h"
 #include "syscalls.h"
 #include "time.h"
 #include "tty.h"
-#include "wait.h"
-#include <asm/serial.h>
 #include <asm/uaccess.h>
+#include "wait.h"
 
 #define FLIP_SIZE 512
 
