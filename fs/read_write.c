@@ -194,7 +194,7 @@ rw_vec(u64 fd, u64 uiov, u64 cnt, bool write)
     iov[i].len = MIN(iov[i].len, (u64)MAX_RW_COUNT - total);
     total += iov[i].len;
   }
-  if(!r && write && total && total <= PIPE_BUF)
+  if(!r && write && cnt > 1 && total && total <= PIPE_BUF)   // one segment is one write anyway
     r = pipe_writev(fd, iov, cnt);
   else if(!r)
     r = 1;
