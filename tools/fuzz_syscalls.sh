@@ -2,7 +2,7 @@
 # make fuzz-syscalls SMP=n SECS=s [SEED=x]: one boot of the debug image (lockdep on) running
 # /test/bin/sysfuzz for s seconds; PASS only on END and LEAK-CHECK pass, no LOCKDEP, no PANIC.
 set -u
-smp=8 secs=600 seed="" mem=1G accel="" procs="" threads="" calls=""
+smp=8 secs=600 seed="" mem=1G accel="" procs="" threads="" calls="" check_log="" log=""
 while [ $# -gt 0 ]; do
   case $1 in
     --smp) smp=$2; shift ;;
@@ -13,10 +13,53 @@ while [ $# -gt 0 ]; do
     --procs) procs=$2; shift ;;
     --threads) threads=$2; shift ;;
     --calls) calls=$2; shift ;;   # a comma list of the table's names: to narrow a finding down
+    --log) log=$2; shift ;;        # the serial log's path (default: build/logs/, named by seed)
+    --check-log) check_log=$2; shift ;;   # no boot: the verdict on a log already written
     *) echo "fuzz_syscalls.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
 done
+strip() { sed -E 's/^\[ *[0-9.]+\] //'; }   # the printk timestamp
+
+# verdict LOG RC: the run's lines and its verdict; exit status 0 only for a clean pass. A
+# separate function so that tests/host/test_fuzz_syscalls.sh proves it on planted logs.
+verdict() {
+  local log=$1 rc=$2 fail=""
+  # The fuzzer's own lines, without the printk timestamp: its start, summary and per-call table.
+  grep -aE '^(\[ *[0-9.]+\] )?sysfuzz: (seed=|calls=|call=|workers killed|FAILED|done)' "$log" | strip
+  grep -aqE '^(\[ *[0-9.]+\] )?END result=pass$' "$log" || fail="$fail no-END-pass"
+  grep -aqE '^(\[ *[0-9.]+\] )?LEAK-CHECK result=pass' "$log" || fail="$fail no-LEAK-CHECK-pass"
+  grep -aqE '^(\[ *[0-9.]+\] )?LOCKDEP kind=' "$log" && fail="$fail LOCKDEP"
+  grep -aqE '^(\[ *[0-9.]+\] )?PANIC' "$log" && fail="$fail PANIC"
+  # Enough work for the verdict to mean something: every call of the table reached, and at
+  # least 200 calls a second (a 2-vCPU run makes over 4,000; a boot that fuzzed almost
+  # nothing passes nothing).
+  local sum want made reached of
+  sum=$(grep -aoE 'sysfuzz: calls=[0-9]+ distinct_calls=[0-9]+ of [0-9]+' "$log" | head -n 1)
+  want=$(grep -aoE 'sysfuzz: seed=[0-9]+ .*secs=[0-9]+' "$log" | head -n 1 | sed -E 's/.*secs=//')
+  if [ -z "$sum" ] || [ -z "$want" ]; then
+    fail="$fail no-summary"
+  else
+    read -r made reached of < <(sed -E 's/.*calls=([0-9]+) distinct_calls=([0-9]+) of ([0-9]+)/\1 \2 \3/' <<< "$sum")
+    [ "$reached" -eq "$of" ] || fail="$fail reached-$reached-of-$of-calls"
+    [ "$made" -ge $((want * 200)) ] || fail="$fail only-$made-calls-in-${want}s"
+  fi
+  [ "$rc" -eq 0 ] || fail="$fail qemu-status-$rc"
+  # The kernel's verdict lines, for whoever reads the failure.
+  grep -aE '^(\[ *[0-9.]+\] )?(LEAK-CHECK|LOCKDEP|PANIC|END|init: /test/bin/sysfuzz)' "$log" | strip
+  if [ -n "$fail" ]; then
+    echo "fuzz-syscalls: FAIL ($fail ) seed=$seed log $log"
+    exit 1
+  fi
+  echo "fuzz-syscalls: PASS seed=$seed log $log"
+}
+
+if [ -n "$check_log" ]; then
+  [ -r "$check_log" ] || { echo "fuzz_syscalls.sh: cannot read $check_log" >&2; exit 2; }
+  seed=$(grep -aoE 'sysfuzz: seed=[0-9]+' "$check_log" | head -n 1 | cut -d= -f2)
+  verdict "$check_log" 0
+  exit
+fi
 case $secs in ''|*[!0-9]*) echo "fuzz_syscalls.sh: SECS=$secs: whole seconds, 1 or more" >&2; exit 2 ;; esac
 [ "$secs" -ge 1 ] || { echo "fuzz_syscalls.sh: SECS must be 1 or more" >&2; exit 2; }
 # Unset, the seed is the date and time (UTC), printed so that the run can be made again.
@@ -27,27 +70,11 @@ case $seed in *[!0-9]*) echo "fuzz_syscalls.sh: SEED=$seed: a decimal number" >&
 # plus 300 s leaves room for a loaded host; past it qemu.sh's NMI dump shows where it hung.
 timeout=$((secs * 2 + 300))
 top=$(cd "$(dirname "$0")/.." && pwd)
-log=$top/build/logs/fuzz-syscalls-smp$smp-$seed-$(date +%Y%m%d-%H%M%S).log
+[ -n "$log" ] || log=$top/build/logs/fuzz-syscalls-smp$smp-$seed-$(date +%Y%m%d-%H%M%S).log
 args="--secs $secs --seed $seed${procs:+ --procs $procs}${threads:+ --threads $threads}${calls:+ --calls $calls}"
 echo "fuzz-syscalls: seed=$seed $smp vCPUs, $secs s, time-out ${timeout}s, log $log"
 echo "fuzz-syscalls: again with: make fuzz-syscalls SMP=$smp SECS=$secs SEED=$seed${calls:+ CALLS=$calls}"
 "$top/tools/qemu.sh" --smp "$smp" --mem "$mem" --accel "$accel" --timeout "$timeout" \
   --image debug --log "$log" --cmdline "bench=none init=/test/bin/sysfuzz -- $args" >/dev/null
 rc=$?
-# The fuzzer's own lines, without the printk timestamp: its start, summary and per-call table.
-strip() { sed -E 's/^\[ *[0-9.]+\] //'; }
-grep -aE '^(\[ *[0-9.]+\] )?sysfuzz: (seed=|calls=|call=|workers killed|FAILED|done)' "$log" | strip
-fail=""
-grep -aqE '^(\[ *[0-9.]+\] )?END result=pass$' "$log" || fail="$fail no-END-pass"
-grep -aqE '^(\[ *[0-9.]+\] )?LEAK-CHECK result=pass' "$log" || fail="$fail no-LEAK-CHECK-pass"
-grep -aqE '^(\[ *[0-9.]+\] )?LOCKDEP kind=' "$log" && fail="$fail LOCKDEP"
-grep -aqE '^(\[ *[0-9.]+\] )?PANIC' "$log" && fail="$fail PANIC"
-grep -aqE '^(\[ *[0-9.]+\] )?sysfuzz: calls=' "$log" || fail="$fail no-summary"
-[ $rc -eq 0 ] || fail="$fail qemu-status-$rc"
-# The kernel's verdict lines, for whoever reads the failure.
-grep -aE '^(\[ *[0-9.]+\] )?(LEAK-CHECK|LOCKDEP|PANIC|END|init: /test/bin/sysfuzz)' "$log" | strip
-if [ -n "$fail" ]; then
-  echo "fuzz-syscalls: FAIL ($fail ) seed=$seed log $log"
-  exit 1
-fi
-echo "fuzz-syscalls: PASS seed=$seed log $log"
+verdict "$log" $rc
