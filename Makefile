@@ -393,13 +393,21 @@ FUZZ_SECS ?= 60
 fuzz: $(FUZZ_BINS)
 	@tests/fuzz/run.sh --secs $(or $(SECS),$(FUZZ_SECS)) $(FUZZ_BINS)
 
-# make fuzz-syscalls SMP=n SECS=s [SEED=x] [CALLS=a,b]: /test/bin/sysfuzz (tests/user/sysfuzz/)
-# racing the system calls (or only CALLS) for s seconds in one debug-image boot (lockdep on).
+# make fuzz-syscalls SMP=n SECS=s [SEED=x] [CALLS=a,b] [COVER=1]: /test/bin/sysfuzz
+# (tests/user/sysfuzz/) racing the system calls (or only CALLS) for s seconds in one
+# debug-image boot (lockdep on); COVER=1 loads the TCG plugin that records the kernel code run.
 FUZZ_SYSCALLS_SECS ?= 600
 .PHONY: fuzz-syscalls
-fuzz-syscalls: all FORCE
+fuzz-syscalls: all $(if $(COVER),$(BUILD)/tools/tbcover.so) FORCE
 	@tools/fuzz_syscalls.sh --smp $(SMP) --secs $(or $(SECS),$(FUZZ_SYSCALLS_SECS)) \
-	  --mem $(MEM) --accel "$(ACCEL)" $(if $(SEED),--seed $(SEED)) $(if $(CALLS),--calls $(CALLS))
+	  --mem $(MEM) --accel "$(ACCEL)" $(if $(SEED),--seed $(SEED)) $(if $(CALLS),--calls $(CALLS)) \
+	  $(if $(COVER),--cover)
+
+# The QEMU plugin of COVER=1: a host shared object (QEMU's -plugin loads it).
+$(BUILD)/tools/tbcover.so: tools/cover/tbcover.c
+	@mkdir -p $(dir $@)
+	$(say) "  HOSTCC  $@"
+	$(Q)$(CC) -O2 -Wall -Wextra -shared -fPIC -fvisibility=hidden -o $@ $<
 
 # The fuzzer binaries, one a line: what tests/run.sh runs.
 fuzz-list:

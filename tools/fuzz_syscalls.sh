@@ -2,7 +2,7 @@
 # make fuzz-syscalls SMP=n SECS=s [SEED=x]: one boot of the debug image (lockdep on) running
 # /test/bin/sysfuzz for s seconds; PASS only on END and LEAK-CHECK pass, no LOCKDEP, no PANIC.
 set -u
-smp=8 secs=600 seed="" mem=1G accel="" procs="" threads="" calls="" check_log="" log=""
+smp=8 secs=600 seed="" mem=1G accel="" procs="" threads="" calls="" check_log="" log="" cover=no
 while [ $# -gt 0 ]; do
   case $1 in
     --smp) smp=$2; shift ;;
@@ -14,6 +14,7 @@ while [ $# -gt 0 ]; do
     --threads) threads=$2; shift ;;
     --calls) calls=$2; shift ;;   # a comma list of the table's names: to narrow a finding down
     --log) log=$2; shift ;;        # the serial log's path (default: build/logs/, named by seed)
+    --cover) cover=yes ;;          # kernel coverage by QEMU's TCG (tools/cover/tbcover.c)
     --check-log) check_log=$2; shift ;;   # no boot: the verdict on a log already written
     *) echo "fuzz_syscalls.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -74,7 +75,16 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 args="--secs $secs --seed $seed${procs:+ --procs $procs}${threads:+ --threads $threads}${calls:+ --calls $calls}"
 echo "fuzz-syscalls: seed=$seed $smp vCPUs, $secs s, time-out ${timeout}s, log $log"
 echo "fuzz-syscalls: again with: make fuzz-syscalls SMP=$smp SECS=$secs SEED=$seed${calls:+ CALLS=$calls}"
+plugin=()
+if [ $cover = yes ]; then
+  [ -f "$top/build/tools/tbcover.so" ] || { echo "fuzz_syscalls.sh: no build/tools/tbcover.so: make fuzz-syscalls COVER=1 builds it" >&2; exit 2; }
+  plugin=(--plugin "$top/build/tools/tbcover.so,out=$log.cover")
+fi
 "$top/tools/qemu.sh" --smp "$smp" --mem "$mem" --accel "$accel" --timeout "$timeout" \
-  --image debug --log "$log" --cmdline "bench=none init=/test/bin/sysfuzz -- $args" >/dev/null
+  --image debug --log "$log" --cmdline "bench=none init=/test/bin/sysfuzz -- $args" "${plugin[@]}" >/dev/null
 rc=$?
+# Coverage: the functions of each directory whose code ran during the boot, and the system
+# calls of the table never entered (tools/cover_report.py); the list of blocks is $log.cover.
+[ $cover = yes ] && "$top/tools/cover_report.py" "$top/build/debug/kernel.elf" "$log.cover" \
+  --table "$top/kernel/syscall.c"
 verdict "$log" $rc

@@ -5,7 +5,7 @@
 # kernel is loaded (make compare-linux); exit 0 when its /init said the program exited with 0.
 set -u
 smp=8 mem=1G cpu=qemu64 cmdline="" accel="" timeout=900 gdb="" gdbwait=yes log="" image="" initrd=""
-linux="" linux_initrd="" append=""
+linux="" linux_initrd="" append="" plugin=""
 while [ $# -gt 0 ]; do
   case $1 in
     --smp) smp=$2; shift ;;
@@ -22,6 +22,7 @@ while [ $# -gt 0 ]; do
     --linux) linux=$2; shift ;;                   # a Linux bzImage, loaded with -kernel
     --linux-initrd) linux_initrd=$2; shift ;;     # its initramfs (-initrd)
     --append) append=$2; shift ;;                 # its command line (-append)
+    --plugin) plugin=$2; shift ;;                 # a TCG plugin and its arguments (QEMU's -plugin)
     *) echo "qemu.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -109,6 +110,7 @@ if [ -t 0 ] && [ -t 1 ]; then
 else
   args+=(-serial stdio -monitor none)
 fi
+[ -n "$plugin" ] && args+=(-plugin "$plugin")
 if [ -n "$gdb" ] && [ $gdbwait = no ]; then
   args+=(-gdb "tcp:127.0.0.1:$gdb")
   echo "qemu: running, gdb stub on 127.0.0.1:$gdb; attaching stops every vCPU"
