@@ -323,6 +323,7 @@ HOSTLIBS_test_spinlock := -lpthread
 HOSTLIBS_test_radix := -lurcu -lpthread
 HOSTLIBS_test_pagecache := -lurcu -lpthread
 HOSTLIBS_test_vma := -lurcu -lpthread
+HOSTCFLAGS_test_vma := -DVMA_TEST
 
 # A test's objects go in a directory of its own (flags differ between tests); each object is
 # rebuilt when a source or header it uses changes (-MMD).

@@ -51,9 +51,22 @@ struct vma {
   struct mm *mm;              // file mappings: the mm whose tree holds it
   struct list_head i_mmap_link;   // file mappings: on the inode's i_mmap, under i_mmap_lock
   unsigned long unmap_gen;    // the inode's i_mmap_gen when truncation last unmapped it
+  // The tree's links and what each node knows of its subtree, all under mmap_sem for write:
+  // the height for the AVL balance, and for find_gap the subtree's span and its largest hole
+  // between two of its VMAs (mm/vma.c, after Linux's rb_subtree_gap).
   struct vma *left, *right;
   int height;                 // of the subtree rooted here; a leaf is 1
+  unsigned long subtree_start;   // the lowest start in the subtree (its first VMA's)
+  unsigned long subtree_end;     // the highest end in the subtree (its last VMA's)
+  unsigned long subtree_gap;     // the largest hole between consecutive VMAs of it; 0 for one
 };
+
+#ifdef VMA_TEST
+// Host test builds of mm/vma.c only (tests/host/test_vma.c): the nodes find_gap visited, and a
+// planted bug, rotations that forget to recompute the subtree gaps.
+extern unsigned long vma_gap_visits;
+extern bool vma_planted_stale_rotate;
+#endif
 
 // Anonymous pages name their owner through page->private (this mm) and page->index (their
 // virtual address); page->mapping points at the static lazyfree owner (mm/lazyfree.c), not at

@@ -1,6 +1,7 @@
 // Address spaces: creating and tearing down an mm, its VMAs in an AVL tree keyed by start
-// address, mmap/munmap of anonymous memory and files, and mremap. The tree changes only under
-// mmap_sem for write.
+// address and augmented with each subtree's largest hole (so first fit is O(log n)),
+// mmap/munmap of anonymous memory and files, and mremap. The tree changes only under mmap_sem
+// for write.
 #include "errno.h"
 #include <asm/memlayout.h>
 #include "panic.h"
@@ -16,10 +17,45 @@ height(struct vma *v)
   return v ? v->height : 0;
 }
 
+#ifdef VMA_TEST
+unsigned long vma_gap_visits;
+bool vma_planted_stale_rotate;
+#endif
+
+// Recomputes what v knows of its subtree from its own range and its children's, which must
+// be up to date: every change of the tree's shape or of a VMA's range redoes this from the
+// changed node up to the root. Linux's rb_subtree_gap (Michel Lespinasse, "mm: augment vma
+// rbtree with rb_subtree_gap", LKML 2012) keeps the hole before each VMA, which depends on
+// its predecessor, often outside its subtree, and follows vm_prev and rb_parent to fix the
+// successor's ancestors; this tree has neither link, so each node keeps only the holes inside
+// its subtree and the subtree's span, a function of its children alone, and the hole between
+// a left subtree and its parent is seen at the parent.
 static void
-fix_height(struct vma *v)
+subtree_update(struct vma *v)
 {
-  v->height = MAX(height(v->left), height(v->right)) + 1;
+  struct vma *l = v->left, *r = v->right;
+  v->height = MAX(height(l), height(r)) + 1;
+  v->subtree_start = l ? l->subtree_start : v->start;
+  v->subtree_end = r ? r->subtree_end : v->end;
+  unsigned long gap = 0;
+  if(l)
+    gap = MAX(l->subtree_gap, v->start - l->subtree_end);
+  if(r)
+    gap = MAX(gap, MAX(r->subtree_gap, r->subtree_start - v->end));
+  v->subtree_gap = gap;
+}
+
+// A rotation changes the subtrees of its two nodes: the lower one is redone first.
+static void
+rotate_update(struct vma *v)
+{
+#ifdef VMA_TEST
+  if(vma_planted_stale_rotate) {
+    v->height = MAX(height(v->left), height(v->right)) + 1;   // the gaps left stale
+    return;
+  }
+#endif
+  subtree_update(v);
 }
 
 static struct vma *
@@ -28,8 +64,8 @@ rotate_right(struct vma *v)
   struct vma *l = v->left;
   v->left = l->right;
   l->right = v;
-  fix_height(v);
-  fix_height(l);
+  rotate_update(v);
+  rotate_update(l);
   return l;
 }
 
@@ -39,18 +75,19 @@ rotate_left(struct vma *v)
   struct vma *r = v->right;
   v->right = r->left;
   r->left = v;
-  fix_height(v);
-  fix_height(r);
+  rotate_update(v);
+  rotate_update(r);
   return r;
 }
 
 // Restores the AVL property at v once a subtree's height changed by one: the two
 // subtrees' heights may differ by at most one (Adelson-Velsky and Landis 1962;
-// the four rotation cases of Knuth, TAOCP vol. 3, 6.2.3).
+// the four rotation cases of Knuth, TAOCP vol. 3, 6.2.3). Every node on the path of an
+// insertion or removal comes through here, so it also redoes the subtree gaps.
 static struct vma *
 balance(struct vma *v)
 {
-  fix_height(v);
+  subtree_update(v);
   int diff = height(v->left) - height(v->right);
   if(diff > 1) {
     if(height(v->left->left) < height(v->left->right))
@@ -133,11 +170,39 @@ vma_next(struct mm *mm, struct vma *vma)
   return find_vma(mm, vma->end);
 }
 
+// Redoes the subtree gaps from the root down to v once v's range changed in place (its
+// neighbours unchanged, so its place in the tree holds): the nodes above it, and only those,
+// have v in their subtree. An AVL tree of MAX_MAP_COUNT nodes is at most 1.44 log2(n + 2) =
+// 24 high (Knuth, TAOCP vol. 3, 6.2.3).
+static void
+tree_update_path(struct mm *mm, struct vma *v)
+{
+  struct vma *path[48];
+  int n = 0;
+  for(struct vma *p = mm->vma_root;; p = v->start < p->start ? p->left : p->right) {
+    BUG_ON(!p || n == (int)ARRAY_SIZE(path));
+    path[n++] = p;
+    if(p == v)
+      break;
+  }
+  while(n > 0)
+    subtree_update(path[--n]);
+}
+
+// Every change of a VMA in the tree's start or end goes through here (Linux's vma_adjust).
+static void
+vma_adjust(struct mm *mm, struct vma *v, unsigned long start, unsigned long end)
+{
+  v->start = start;
+  v->end = end;
+  tree_update_path(mm, v);
+}
+
 static void
 vma_insert(struct mm *mm, struct vma *v)
 {
   v->left = v->right = NULL;
-  v->height = 1;
+  subtree_update(v);   // a leaf; a VMA copied by fork brings its old node's values
   mm->vma_root = tree_insert(mm->vma_root, v);
   mm->nr_vmas++;
   if(v->file)
@@ -173,16 +238,16 @@ vma_split_tail(struct mm *mm, struct vma *v, unsigned long addr, struct vma *tai
   tail->flags = v->flags;
   tail->file = v->file ? get_file(v->file) : NULL;
   tail->pgoff = v->pgoff + ((addr - v->start) >> PAGE_SHIFT);
-  v->end = addr;
+  vma_adjust(mm, v, v->start, addr);   // before tail goes in: the tree never holds an overlap
   vma_insert(mm, tail);
 }
 
 // v loses its pages below addr: a file mapping's now starts further into the file.
 static void
-vma_trim_front(struct vma *v, unsigned long addr)
+vma_trim_front(struct mm *mm, struct vma *v, unsigned long addr)
 {
   v->pgoff += (addr - v->start) >> PAGE_SHIFT;
-  v->start = addr;   // still between its neighbours: the tree order holds
+  vma_adjust(mm, v, addr, v->end);   // still between its neighbours: the tree order holds
 }
 
 struct mm *
@@ -249,16 +314,47 @@ mmput(struct mm *mm)
     mm_teardown(mm);
 }
 
-// First fit from MMAP_BASE up; 0 if no gap of len bytes is left.
+// The lowest hole of len bytes between two VMAs of v's subtree, counting only its part from
+// floor up; 0 if none. A subtree whose largest hole is too small, or that ends below
+// floor + len (a hole ends at a VMA's start), is skipped whole. A subtree wholly above floor
+// that is not skipped holds a fitting hole, so the descent into it never comes back empty;
+// only subtrees whose span holds floor can, and they lie on one root-to-leaf path: O(height)
+// nodes in all (Linux's unmapped_area, mm/mmap.c, 2012).
+static unsigned long
+gap_search(struct vma *v, unsigned long floor, size_t len)
+{
+  if(!v)
+    return 0;
+#ifdef VMA_TEST
+  vma_gap_visits++;
+#endif
+  if(v->subtree_gap < len || v->subtree_end <= floor + len)
+    return 0;
+  unsigned long addr = gap_search(v->left, floor, len);
+  if(addr)
+    return addr;
+  if(v->left) {   // the hole just below v
+    addr = MAX(v->left->subtree_end, floor);
+    if(v->start >= addr + len)
+      return addr;
+  }
+  if(v->right) {   // the hole just above v
+    addr = MAX(v->end, floor);
+    if(v->right->subtree_start >= addr + len)
+      return addr;
+  }
+  return gap_search(v->right, floor, len);
+}
+
+// First fit from MMAP_BASE up; 0 if no gap of len bytes is left: below the first VMA, between
+// two, or above the last one, where the top page is never handed out (TASK_SIZE).
 static unsigned long
 find_gap(struct mm *mm, size_t len)
 {
+  struct vma *root = mm->vma_root;
   unsigned long addr = MMAP_BASE;
-  for(struct vma *v = find_vma(mm, addr); v; v = vma_next(mm, v)) {
-    if(v->start >= addr + len)
-      break;
-    addr = v->end;
-  }
+  if(root && root->subtree_start < addr + len && !(addr = gap_search(root, MMAP_BASE, len)))
+    addr = MAX(root->subtree_end, MMAP_BASE);
   return addr + len <= TASK_SIZE ? addr : 0;
 }
 
@@ -274,11 +370,11 @@ unmap_range(struct mm *mm, unsigned long start, unsigned long end, struct vma **
       struct vma *tail = *spare;
       *spare = NULL;
       vma_split_tail(mm, v, end, tail);
-      v->end = start;
+      vma_adjust(mm, v, v->start, start);
     } else if(v->start < start) {
-      v->end = start;
+      vma_adjust(mm, v, v->start, start);
     } else if(v->end > end) {
-      vma_trim_front(v, end);
+      vma_trim_front(mm, v, end);
     } else {
       vma_remove(mm, v);
     }
@@ -419,8 +515,9 @@ vma_merge_range(struct mm *mm, unsigned long start, unsigned long end)
   while(v && v->start <= end) {
     struct vma *n = vma_next(mm, v);
     if(n && n->start <= end && vma_mergeable(v, n)) {
-      v->end = n->end;
-      vma_remove(mm, n);
+      unsigned long n_end = n->end;
+      vma_remove(mm, n);   // first: the tree never holds an overlap, which the gaps cannot say
+      vma_adjust(mm, v, v->start, n_end);
       continue;
     }
     v = n;
@@ -521,7 +618,7 @@ vm_mremap(struct mm *mm, unsigned long addr, size_t old_len, size_t new_len, int
   if(!fixed) {
     if(addr + old_len == v->end && addr <= TASK_SIZE - new_len &&
        range_free(mm, v->end, new_len - old_len)) {
-      v->end = addr + new_len;
+      vma_adjust(mm, v, v->start, addr + new_len);
       vma_merge_range(mm, v->start, v->end);
       ret = addr;
       goto out;

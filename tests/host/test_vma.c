@@ -1,11 +1,13 @@
-// Host test of mm/vma.c: the AVL tree of VMAs against a brute-force model, mmap/munmap's
-// splits and errnos, file mappings' offsets and references through splits, merges and
-// mremap. Page tables are stubbed; zap_page_range and move_page_tables calls are recorded.
+// Host test of mm/vma.c: the AVL tree of VMAs against a brute-force model, its subtree gaps
+// and first fit against brute force, mmap/munmap's splits and errnos, file mappings' offsets
+// and references through splits, merges and mremap. Page tables are stubbed; zap_page_range
+// and move_page_tables calls are recorded. Built with -DVMA_TEST (vm.h's test hooks).
 #include <stdlib.h>
 #include "check.h"
 #include "errno.h"
 #include <asm/memlayout.h>
 #include "rcupdate.h"
+#include "slab.h"
 #include "vm.h"
 #include "lib/host.h"
 
@@ -55,7 +57,32 @@ move_page_tables(struct mm *mm, unsigned long old, unsigned long new, unsigned l
 #define FLAGS (MAP_PRIVATE | MAP_ANONYMOUS)
 #define RW (PROT_READ | PROT_WRITE)
 
-// Every subtree's height is right and balanced, keys ascend, VMAs do not overlap.
+// The subtree's span and largest hole between consecutive VMAs, from a walk of all its VMAs
+// in address order: brute force, never reading the values the tree keeps.
+struct span {
+  unsigned long start, end, gap;
+  bool any;
+};
+
+static void
+walk_span(struct vma *v, struct span *s)
+{
+  if(!v)
+    return;
+  walk_span(v->left, s);
+  if(s->any)
+    s->gap = MAX(s->gap, v->start - s->end);
+  else
+    s->start = v->start;
+  s->any = true;
+  s->end = v->end;
+  walk_span(v->right, s);
+}
+
+static unsigned long gap_checks;   // nodes whose subtree gap was recomputed by brute force
+
+// Every subtree's height is right and balanced, keys ascend, VMAs do not overlap, and the
+// span and largest hole each node keeps are those of a brute-force walk of its subtree.
 static int
 check_tree(struct vma *v, unsigned long lo, unsigned long hi, int *count)
 {
@@ -64,8 +91,12 @@ check_tree(struct vma *v, unsigned long lo, unsigned long hi, int *count)
   int l = check_tree(v->left, lo, v->start, count);
   int r = check_tree(v->right, v->end, hi, count);
   (*count)++;
+  struct span s = {0};
+  walk_span(v, &s);
+  gap_checks++;
   if(v->start < lo || v->end > hi || v->start >= v->end || v->height != MAX(l, r) + 1 ||
-     l - r > 1 || r - l > 1)
+     l - r > 1 || r - l > 1 || v->subtree_start != s.start || v->subtree_end != s.end ||
+     v->subtree_gap != s.gap)
     return 1000;   // an impossible height marks the failure all the way up
   return v->height;
 }
@@ -132,6 +163,194 @@ test_random_ops(void)
   CHECK(ok);
   CHECK(balanced);
   CHECK(matches_model(mm, base));
+  mmput(mm);
+}
+
+// First fit by brute force: every VMA in address order from an in-order walk, as find_gap
+// walked them before it used the subtree gaps.
+struct fit {
+  unsigned long len, addr;
+  bool found;
+};
+
+static void
+walk_fit(struct vma *v, struct fit *f)
+{
+  if(!v || f->found)
+    return;
+  walk_fit(v->left, f);
+  if(!f->found && v->end > f->addr) {
+    if(v->start >= f->addr + f->len)
+      f->found = true;
+    else
+      f->addr = v->end;
+  }
+  walk_fit(v->right, f);
+}
+
+static unsigned long
+brute_first_fit(struct mm *mm, unsigned long len)
+{
+  struct fit f = {len, MMAP_BASE, false};
+  walk_fit(mm->vma_root, &f);
+  return f.addr + len <= TASK_SIZE ? f.addr : 0;
+}
+
+// Whether no VMA meets [addr, addr + len), by a walk of them all.
+static bool
+brute_free(struct vma *v, unsigned long addr, unsigned long len)
+{
+  if(!v)
+    return true;
+  return (v->end <= addr || v->start >= addr + len) && brute_free(v->left, addr, len) &&
+         brute_free(v->right, addr, len);
+}
+
+static unsigned long
+last_end(struct mm *mm)
+{
+  return mm->vma_root ? mm->vma_root->subtree_end : 0;   // checked by tree_ok after each op
+}
+
+// What gap_random did, so that a pass means something.
+struct gap_stats {
+  int fits, at_floor, in_holes, at_tail, wrong, grows, moves, splits, merges, max_vmas;
+};
+
+// A long random sequence of fixed maps, unmaps, first-fit and hinted maps, splits, merges and
+// mremap grows, shrinks and moves over a window across MMAP_BASE (VMAs below, across and
+// above first fit's floor), with lengths up to 300 pages. After each: tree_ok, which checks
+// every node's subtree gap against brute force; every address find_gap chose is compared with
+// a brute-force first fit on the same tree taken just before. Returns the first op after
+// which tree_ok failed, or -1.
+#define GAP_WINDOW 1024   // pages
+static int
+gap_random(bool planted, unsigned seed, struct gap_stats *st)
+{
+  struct mm *mm = mm_create();
+  unsigned long base = MMAP_BASE - 256 * PAGE_SIZE;
+  srand(seed);
+  vma_planted_stale_rotate = planted;
+  int failed_at = -1;
+  for(int op = 0; op < 20000 && failed_at < 0; op++) {
+    unsigned long a = base + (rand() % GAP_WINDOW) * PAGE_SIZE;
+    unsigned long len = (rand() % 8 ? 1 + rand() % 16 : 1 + rand() % 300) * PAGE_SIZE;
+    int prot = rand() % 2 ? RW : PROT_READ, nr = mm->nr_vmas;
+    unsigned long want = 0;
+    long got = 0;
+    switch(rand() % 8) {
+    case 0:
+    case 1:
+      st->wrong += vm_mmap(mm, a, len, prot, FLAGS | MAP_FIXED) != (long)a;
+      break;
+    case 2:
+      st->wrong += vm_munmap(mm, a, len) != 0;
+      break;
+    case 3:   // a hint, taken when free
+      want = brute_free(mm->vma_root, a, len) ? a : brute_first_fit(mm, len);
+      st->wrong += vm_mmap(mm, a, len, prot, FLAGS) != (long)want;
+      break;
+    case 4: {
+      struct vma *spare = kzalloc(sizeof(*spare), GFP_KERNEL);
+      vma_split_at(mm, a, &spare);
+      kfree(spare);
+      st->splits += mm->nr_vmas > nr;
+      break;
+    }
+    case 5:
+      vma_merge_range(mm, a, a + len);
+      st->merges += mm->nr_vmas < nr;
+      break;
+    case 6: {   // mremap of a whole VMA: shrink, grow in place, or move by first fit
+      struct vma *v = find_vma(mm, a);
+      if(!v)
+        break;
+      unsigned long start = v->start, old = v->end - v->start;
+      bool in_place = len <= old || brute_free(mm->vma_root, v->end, len - old);
+      want = in_place ? start : brute_first_fit(mm, len);
+      got = vm_mremap(mm, start, old, len, MREMAP_MAYMOVE, 0);
+      st->wrong += got != (long)want;
+      st->grows += len > old && in_place;
+      st->moves += !in_place;
+      break;
+    }
+    default:   // first fit
+      want = brute_first_fit(mm, len);
+      unsigned long last = last_end(mm);
+      got = vm_mmap(mm, 0, len, prot, FLAGS);
+      st->wrong += got != (long)want;
+      st->fits++;
+      st->at_floor += want == MMAP_BASE;
+      st->in_holes += want > MMAP_BASE && want < last;
+      st->at_tail += want >= last;
+      break;
+    }
+    st->max_vmas = MAX(st->max_vmas, mm->nr_vmas);
+    if(!tree_ok(mm))
+      failed_at = op;
+  }
+  vma_planted_stale_rotate = false;
+  mmput(mm);
+  return failed_at;
+}
+
+static void
+test_gap_random(void)
+{
+  struct gap_stats st = {0};
+  unsigned long checks = gap_checks;
+  CHECK(gap_random(false, 2, &st) == -1);
+  CHECK(st.wrong == 0);
+  printf("test_vma: gap_random: %d first fits (%d at the floor, %d in holes, %d at the tail), "
+         "%d grows, %d moves, %d splits, %d merges, up to %d VMAs, %lu subtree gaps checked\n",
+         st.fits, st.at_floor, st.in_holes, st.at_tail, st.grows, st.moves, st.splits,
+         st.merges, st.max_vmas, gap_checks - checks);
+  CHECK(st.at_floor >= 50 && st.in_holes >= 1000 && st.at_tail >= 50);
+  CHECK(st.grows >= 100 && st.moves >= 100 && st.splits >= 100 && st.merges >= 100);
+  CHECK(st.max_vmas >= 100 && gap_checks - checks >= 1000000);
+  // The planted bug: rotations that leave the subtree gaps stale must be caught by tree_ok.
+  struct gap_stats planted = {0};
+  int at = gap_random(true, 2, &planted);
+  printf("test_vma: planted stale rotation caught after op %d\n", at);
+  CHECK(at >= 0);
+}
+
+// With 60,000 VMAs, find_gap visits O(log n) nodes wherever the first fit is: above the last
+// VMA, in a hole in the middle, near the end, at the first hole. Three-page VMAs a page apart,
+// so that only the holes made here take two pages. Before the subtree gaps it walked all.
+static void
+test_gap_work(void)
+{
+  enum { N = 60000 };
+  struct mm *mm = mm_create();
+  long bad = 0;
+  for(unsigned long i = 0; i < N; i++)
+    bad += vm_mmap(mm, MMAP_BASE + 4 * i * PAGE_SIZE, 3 * PAGE_SIZE, RW, FLAGS | MAP_FIXED) < 0;
+  CHECK(bad == 0 && mm->nr_vmas == N);
+  unsigned long at[4], visits[4];
+  at[0] = MMAP_BASE + (4 * (N - 1) + 3) * PAGE_SIZE;   // above the last
+  vma_gap_visits = 0;
+  CHECK(vm_mmap(mm, 0, 2 * PAGE_SIZE, RW, FLAGS) == (long)at[0]);
+  visits[0] = vma_gap_visits;
+  at[1] = MMAP_BASE + (4 * (N / 2) - 1) * PAGE_SIZE;   // a five-page hole in the middle
+  CHECK(vm_munmap(mm, at[1] + PAGE_SIZE, 3 * PAGE_SIZE) == 0);
+  vma_gap_visits = 0;
+  CHECK(vm_mmap(mm, 0, 2 * PAGE_SIZE, RW, FLAGS) == (long)at[1]);
+  visits[1] = vma_gap_visits;
+  at[2] = MMAP_BASE + (4 * (N - 2) - 1) * PAGE_SIZE;   // four pages: only near the end
+  CHECK(vm_munmap(mm, at[2] + PAGE_SIZE, 3 * PAGE_SIZE) == 0);
+  vma_gap_visits = 0;
+  CHECK(vm_mmap(mm, 0, 4 * PAGE_SIZE, RW, FLAGS) == (long)at[2]);
+  visits[2] = vma_gap_visits;
+  at[3] = MMAP_BASE + 3 * PAGE_SIZE;   // one page: the first hole
+  vma_gap_visits = 0;
+  CHECK(vm_mmap(mm, 0, PAGE_SIZE, RW, FLAGS) == (long)at[3]);
+  visits[3] = vma_gap_visits;
+  printf("test_vma: find_gap among %d VMAs visited %lu (tail), %lu (middle), %lu (near the end), "
+         "%lu (first hole) nodes\n", N, visits[0], visits[1], visits[2], visits[3]);
+  for(int i = 0; i < 4; i++)
+    CHECK(visits[i] > 0 && visits[i] < 200);
+  CHECK(tree_ok(mm));
   mmput(mm);
 }
 
@@ -298,6 +517,8 @@ main(void)
 {
   rcu_register_thread();
   test_random_ops();
+  test_gap_random();
+  test_gap_work();
   test_split_and_gaps();
   test_errors();
   test_top_page();

@@ -102,6 +102,16 @@ user_mem(void)
 }
 SELFTEST_NOINJECT("user-mem", user_mem);
 
+// 60,000 mappings that do not merge, then two threads unmapping and mapping among them
+// (tests/user/manymaps.c): every mmap's first fit searches a tree of 60,000 VMAs.
+static bool
+user_manymaps(void)
+{
+  const char *const argv[] = { TEST_BIN_DIR "manymaps", NULL };
+  return run("manymaps", argv, 0);
+}
+SELFTEST_NOINJECT("user-manymaps", user_manymaps);
+
 // File mappings (tests/user/fmap.c): shared and private, coherence with read and write,
 // copy-on-write, mremap, msync, mincore and their errnos; then a page past the end of a short
 // file, and of a file truncated while mapped: SIGBUS, status 135.
