@@ -12,6 +12,7 @@
 #include "printk.h"
 #include "process.h"
 #include "sched.h"
+#include "sighand.h"
 #include "slab.h"
 #include "string.h"
 #include "syscalls.h"
@@ -234,7 +235,9 @@ exec_image(struct process *p, const char *path, const void *image, size_t len,
   p->mm = mm;     // mm_create's reference is the process's now
   mmput(old);     // this thread's old one
   mmput(old);     // the process's: a vfork parent may still hold its own
-  if(files_exec(&p->files) < 0) {
+  // Past the point of no return, as Linux's de_thread (unshare_sighand): a CLONE_SIGHAND
+  // sharer keeps the table, this process resets a copy of its own (signal_exec).
+  if(files_exec(&p->files) < 0 || unshare_sighand(p) < 0) {
     kfree(tf);
     process_kill(p, 9);   // past the point of no return, as Linux's SIGSEGV/SIGKILL
     return -ENOMEM;

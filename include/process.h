@@ -13,6 +13,7 @@ struct trapframe;
 struct thread;
 struct files;
 struct cpumask;
+struct sighand_struct;
 
 #define PROC_NAME 16
 #define RLIM_NLIMITS 16             // getrlimit(2)'s resources, RLIMIT_CPU (0) .. RLIMIT_RTTIME (15)
@@ -58,7 +59,8 @@ struct process {
   // sends from its interrupt handler); it also guards every change to threads, after lock.
   spinlock_t siglock;
   int pgid, sid;              // process group and session (setpgid, setsid), under siglock
-  struct k_sigaction action[NSIG];    // rt_sigaction, shared by the threads; under siglock
+  struct sighand_struct *sighand;     // the handlers, shared by the threads and by clone's
+                                      // CLONE_SIGHAND; its locking: include/sighand.h
   struct sigpending shared_pending;   // process-directed signals (kill); under siglock
   // Job control (kernel/jobctl.c), under siglock: a group stop is in force from the stop
   // signal's dequeue until SIGCONT or the end; stopped once every thread has parked.

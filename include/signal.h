@@ -103,9 +103,9 @@ bool signal_work(struct thread *t, const struct trapframe *tf);
 // NULL for the first thread), freed after the thread is joined.
 struct sigthread *sigthread_alloc(const struct sigthread *parent);
 void signal_thread_exit(struct thread *t);   // user_thread_exit: no longer a target
-// fork (clone without CLONE_VM): the child's process gets the parent's handlers, group and
+// fork (clone without CLONE_THREAD): the child's process gets the parent's group and
 // session; its thread ct the mask and alternate stack of the forking thread pt; nothing
-// pending (fork(2)).
+// pending (fork(2)). The handlers are copy_sighand's (include/sighand.h).
 void signal_fork(struct process *child, const struct process *parent, struct thread *ct,
                  const struct thread *pt);
 // execve: handlers back to SIG_DFL (SIG_IGN stays), no alternate stack; the mask and the

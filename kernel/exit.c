@@ -7,6 +7,7 @@
 #include "panic.h"
 #include "process.h"
 #include "sched.h"
+#include "sighand.h"
 #include "slab.h"
 #include "string.h"
 #include "syscalls.h"
@@ -46,7 +47,7 @@ notify_parent_cldstop(struct process *c, int code, int sig)
   struct process *parent = c->parent;
   if(parent) {
     child_died(parent);
-    if(!(READ_ONCE(parent->action[SIGCHLD - 1].flags) & SA_NOCLDSTOP))
+    if(!(sig_flags(parent, SIGCHLD) & SA_NOCLDSTOP))
       send_sigchld(parent, c->pid, code, sig);
   }
   spin_unlock(&tasklist_lock);
@@ -125,7 +126,9 @@ exit_notify(struct process *p)
 static void
 process_free_rcu(struct rcu_head *head)
 {
-  kfree(container_of(head, struct process, rcu));
+  struct process *p = container_of(head, struct process, rcu);
+  sighand_put(p->sighand);   // Linux's __cleanup_sighand, at release: a zombie keeps it
+  kfree(p);
 }
 
 // p is a zombie unlinked from the tree: its threads are joined (each is past its last use

@@ -9,6 +9,7 @@
 #include "mm.h"
 #include "process.h"
 #include "sched.h"
+#include "sighand.h"
 #include "uapi/sched.h"
 #include "slab.h"
 #include "string.h"
@@ -44,6 +45,7 @@ free_unstarted(struct process *c)
   if(c->mm)
     mmput(c->mm);
   files_put(c->files);
+  sighand_put(c->sighand);
   kfree(c);
 }
 
@@ -78,14 +80,16 @@ do_fork(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls)
   } else {
     c->files = files_dup(p->files);
   }
-  struct thread *t = c->mm && c->files ? new_user_thread(c, &parent->affinity, parent) : NULL;
+  // CLONE_SIGHAND: the one table, so a sigaction in either is the other's (clone(2)).
+  int err = c->mm && c->files ? copy_sighand(flags, c, p) : -ENOMEM;
+  struct thread *t = !err ? new_user_thread(c, &parent->affinity, parent) : NULL;
   if(!t) {
     free_unstarted(c);
     return -ENOMEM;   // Linux's fork(2) answers EAGAIN for the process limit, ENOMEM here
   }
   c->pid = t->tid;
   u64 irqflags;
-  spin_lock_irqsave(&p->siglock, irqflags);   // the dispositions, group and session
+  spin_lock_irqsave(&p->siglock, irqflags);   // the group and session
   signal_fork(c, p, t, parent);
   spin_unlock_irqrestore(&p->siglock, irqflags);
   struct trapframe *tf = user_regs(t);

@@ -12,6 +12,7 @@
 #include "printk.h"
 #include "process.h"
 #include "sched.h"
+#include "sighand.h"
 #include "uapi/sched.h"
 #include "slab.h"
 #include "smp.h"
@@ -261,11 +262,14 @@ process_spawn(const char *path, const void *image, size_t len, const char *const
   p->init = true;
   p->mm = mm_create();
   p->files = files_alloc();
-  struct thread *t = p->mm && p->files ? new_user_thread(p, &cpu_online_mask, NULL) : NULL;
+  p->sighand = sighand_alloc();
+  bool made = p->mm && p->files && p->sighand;
+  struct thread *t = made ? new_user_thread(p, &cpu_online_mask, NULL) : NULL;
   if(!t) {
     if(p->mm)
       mmput(p->mm);
     files_put(p->files);
+    sighand_put(p->sighand);
     kfree(p);
     *err = -ENOMEM;
     return NULL;
@@ -339,11 +343,15 @@ sys_clone(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls)
 {
   if(!(flags & CLONE_THREAD))
     return do_fork(flags, newsp, ptid, ctid, tls);
+  // clone(2), as Linux's copy_process: CLONE_THREAD without CLONE_SIGHAND, or CLONE_SIGHAND
+  // without CLONE_VM, is EINVAL; the flags this code does not know stay ENOSYS.
   const u64 need = CLONE_VM | CLONE_THREAD | CLONE_SIGHAND;
   const u64 known = need | CLONE_FS | CLONE_FILES | CLONE_SYSVSEM | CLONE_SETTLS |
                     CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_DETACHED |
                     CLONE_CHILD_SETTID;
-  if((flags & need) != need || (flags & ~(known | 0xff)))
+  if((flags & need) != need)
+    return -EINVAL;
+  if(flags & ~(known | 0xff))
     return -ENOSYS;
   if((flags & CLONE_SETTLS) && tls >= USER_END)
     return -EPERM;

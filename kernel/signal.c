@@ -5,6 +5,7 @@
 #include "printk.h"
 #include "process.h"
 #include "sched.h"
+#include "sighand.h"
 #include "signal.h"
 #include "slab.h"
 #include "smp.h"
@@ -47,7 +48,6 @@ void
 signal_fork(struct process *child, const struct process *parent, struct thread *ct,
             const struct thread *pt)
 {
-  memcpy(child->action, parent->action, sizeof(child->action));
   child->pgid = READ_ONCE(parent->pgid);
   child->sid = parent->sid;
   ct->sig->blocked = pt->sig->blocked;
@@ -61,12 +61,16 @@ signal_exec(struct process *p, struct thread *t)
 {
   u64 flags;
   spin_lock_irqsave(&p->siglock, flags);
+  struct sighand_struct *sh = p->sighand;   // p's own by now (unshare_sighand)
+  spin_lock(&sh->lock);
   for(int i = 0; i < NSIG; i++) {
-    struct k_sigaction *a = &p->action[i];
+    struct k_sigaction *a = &sh->action[i];
     if(a->handler != SIG_IGN)
-      a->handler = SIG_DFL;
-    a->flags = a->restorer = a->mask = 0;
+      WRITE_ONCE(a->handler, SIG_DFL);
+    WRITE_ONCE(a->flags, 0);
+    a->restorer = a->mask = 0;
   }
+  spin_unlock(&sh->lock);
   spin_unlock_irqrestore(&p->siglock, flags);
   t->sig->ss_sp = t->sig->ss_size = 0;
   t->sig->ss_flags = 0;
@@ -106,20 +110,23 @@ stop_ignored(const struct process *p)
   return !READ_ONCE(p->parent);
 }
 
+// Caller holds p->siglock: one read of the handler, which another sharer of p->sighand may
+// change at any moment (include/sighand.h); a signal let through that has just become
+// ignored is dropped when it is dequeued (get_signal).
 static bool
-handler_ignores(const struct process *p, const struct k_sigaction *a, int sig)
+handler_ignores(const struct process *p, int sig)
 {
-  if(a->handler == SIG_IGN)
+  u64 h = READ_ONCE(p->sighand->action[sig - 1].handler);
+  if(h == SIG_IGN)
     return true;
-  return a->handler == SIG_DFL && ((sigmask(sig) & SIG_DEFAULT_IGNORE) ||
-                                   ((sigmask(sig) & SIG_STOP_MASK) && stop_ignored(p)));
+  return h == SIG_DFL && ((sigmask(sig) & SIG_DEFAULT_IGNORE) ||
+                          ((sigmask(sig) & SIG_STOP_MASK) && stop_ignored(p)));
 }
 
 bool
 sigchld_autoreap(struct process *parent)
 {
-  struct k_sigaction *a = &parent->action[SIGCHLD - 1];
-  return READ_ONCE(a->handler) == SIG_IGN || (READ_ONCE(a->flags) & SA_NOCLDWAIT);
+  return sig_handler(parent, SIGCHLD) == SIG_IGN || (sig_flags(parent, SIGCHLD) & SA_NOCLDWAIT);
 }
 
 // Makes t look at its signals: a sleeper is woken (its wait loop tests signal_pending), a
@@ -186,7 +193,7 @@ send_sig_info_locked(struct process *p, struct thread *t, const struct ksiginfo 
     return 0;
   struct thread *mask_of = t ? t : list_first_entry(&p->threads, struct thread, proc_node);
   bool blocked = (mask_of->sig->blocked | mask_of->sig->real_blocked) & sigmask(sig);
-  if(sig != SIGKILL && handler_ignores(p, &p->action[sig - 1], sig) && !blocked)
+  if(sig != SIGKILL && handler_ignores(p, sig) && !blocked)
     return 0;
   struct sigpending *q = t ? &t->sig->pending : &p->shared_pending;
   if(!(q->signal & sigmask(sig))) {   // a standard signal already pending is merged
@@ -265,7 +272,7 @@ send_sigchld(struct process *parent, int pid, int code, int status)
 bool
 sig_handler_installed(struct thread *t, int sig)
 {
-  u64 h = READ_ONCE(t->proc->action[sig - 1].handler);
+  u64 h = sig_handler(t->proc, sig);
   return h != SIG_DFL && h != SIG_IGN && !(READ_ONCE(t->sig->blocked) & sigmask(sig));
 }
 
@@ -279,11 +286,15 @@ force_sig_info(const struct ksiginfo *info)
   int sig = info->signo;
   u64 flags;
   spin_lock_irqsave(&p->siglock, flags);
-  struct k_sigaction *a = &p->action[sig - 1];
+  struct sighand_struct *sh = p->sighand;
+  spin_lock(&sh->lock);
+  struct k_sigaction *a = &sh->action[sig - 1];
+  // Linux's force_sig_info_to_task too changes the table every sharer sees.
   if(a->handler == SIG_IGN || (t->sig->blocked & sigmask(sig))) {
-    a->handler = SIG_DFL;
+    WRITE_ONCE(a->handler, SIG_DFL);
     WRITE_ONCE(t->sig->blocked, t->sig->blocked & ~sigmask(sig));
   }
+  spin_unlock(&sh->lock);
   struct sigpending *q = &t->sig->pending;
   if(!(q->signal & sigmask(sig))) {
     q->info[sig - 1] = *info;
@@ -309,7 +320,9 @@ force_sigsegv(int sig)
   if(sig == SIGSEGV) {
     u64 flags;
     spin_lock_irqsave(&p->siglock, flags);
-    p->action[SIGSEGV - 1].handler = SIG_DFL;
+    spin_lock(&p->sighand->lock);
+    WRITE_ONCE(p->sighand->action[SIGSEGV - 1].handler, SIG_DFL);
+    spin_unlock(&p->sighand->lock);
     spin_unlock_irqrestore(&p->siglock, flags);
   }
   struct ksiginfo info = { .signo = SIGSEGV, .code = SI_KERNEL };
@@ -369,18 +382,24 @@ get_signal(struct k_sigaction *ka, struct ksiginfo *info)
       spin_unlock_irqrestore(&p->siglock, flags);
       return 0;
     }
-    struct k_sigaction *a = &p->action[sig - 1];
+    // The whole entry at once: another sharer may be changing it (include/sighand.h).
+    struct sighand_struct *sh = p->sighand;
+    spin_lock(&sh->lock);
+    struct k_sigaction *a = &sh->action[sig - 1];
     if(sig != SIGKILL && a->handler == SIG_IGN) {
+      spin_unlock(&sh->lock);
       spin_unlock_irqrestore(&p->siglock, flags);
       continue;
     }
     if(sig != SIGKILL && a->handler != SIG_DFL) {
       *ka = *a;
       if(a->flags & SA_RESETHAND)
-        a->handler = SIG_DFL;
+        WRITE_ONCE(a->handler, SIG_DFL);
+      spin_unlock(&sh->lock);
       spin_unlock_irqrestore(&p->siglock, flags);
       return sig;
     }
+    spin_unlock(&sh->lock);
     if(sigmask(sig) & SIG_STOP_MASK)
       t->sig->stop_dequeued = true;   // a SIGCONT from here on cancels it
     spin_unlock_irqrestore(&p->siglock, flags);

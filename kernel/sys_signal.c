@@ -5,6 +5,7 @@
 #include "errno.h"
 #include "process.h"
 #include "sched.h"
+#include "sighand.h"
 #include "signal.h"
 #include "string.h"
 #include "syscalls.h"
@@ -26,12 +27,23 @@ sys_rt_sigaction(u64 sig, u64 act, u64 oact, u64 size)
     return -EFAULT;
   u64 flags;
   spin_lock_irqsave(&p->siglock, flags);
-  old = p->action[sig - 1];
+  struct sighand_struct *sh = p->sighand;   // the table every CLONE_SIGHAND sharer sees
+  spin_lock(&sh->lock);
+  old = sh->action[sig - 1];
   if(act) {
     new.mask &= ~SIG_KERNEL_ONLY;
-    p->action[sig - 1] = new;
+    struct k_sigaction *a = &sh->action[sig - 1];
+    WRITE_ONCE(a->handler, new.handler);   // read alone by senders (handler_ignores)
+    WRITE_ONCE(a->flags, new.flags);
+    a->restorer = new.restorer;
+    a->mask = new.mask;
+  }
+  spin_unlock(&sh->lock);
+  if(act) {
     // A pending signal whose disposition becomes "ignore" is discarded (POSIX; Linux's
-    // do_sigaction flushes it from every queue of the process).
+    // do_sigaction flushes it from every queue of the process). Only this process's: the
+    // other sharers' queues are theirs, and as in Linux a signal pending there is dropped
+    // when it is dequeued (get_signal).
     bool ignored = new.handler == SIG_IGN ||
                    (new.handler == SIG_DFL && (sig == SIGCHLD || sig == SIGCONT ||
                                                sig == SIGURG || sig == SIGWINCH));

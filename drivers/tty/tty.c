@@ -10,6 +10,7 @@
 #include "printk.h"
 #include "process.h"
 #include "sched.h"
+#include "sighand.h"
 #include <asm/serial.h>
 #include "signal.h"
 #include "spinlock.h"
@@ -196,7 +197,7 @@ tty_check_change(int sig)
   // A process the kernel started ignores stop signals (kernel/signal.c): as if by SIG_IGN,
   // or its read would be restarted for ever.
   bool ignored = (READ_ONCE(current->sig->blocked) & sigmask(sig)) ||
-                 READ_ONCE(p->action[sig - 1].handler) == SIG_IGN || !READ_ONCE(p->parent);
+                 sig_handler(p, sig) == SIG_IGN || !READ_ONCE(p->parent);
   if(ignored)
     return sig == SIGTTIN ? -EIO : 0;
   if(pgrp_orphaned(pgrp, NULL))

@@ -314,6 +314,16 @@ user_races(void)
 }
 SELFTEST_NOINJECT("user-races", user_races);
 
+// clone(CLONE_VM | CLONE_SIGHAND) shares the handlers between processes (kernel/sighand.c):
+// seen and run by every sharer, unshared by execve, dropped by exit, raced by sharers.
+static bool
+user_sighand(void)
+{
+  const char *const argv[] = { TEST_BIN_DIR "sighand", NULL };
+  return run("sighand", argv, 0);
+}
+SELFTEST_NOINJECT("user-sighand", user_sighand);
+
 // Memory until there is none: the process is killed as Linux's OOM killer kills (137), the
 // kernel goes on, and every page comes back.
 static bool
