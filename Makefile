@@ -281,7 +281,7 @@ HOSTCFLAGS := -std=gnu11 $(HOSTINC) $(HOSTSAN) -g -O1 -Wall -Wextra -Werror \
 HOSTLDFLAGS := -Wl,-T,$(HOSTLIB)/percpu.ld
 HOST_TESTS := test_cmdline test_vsprintf test_ksyms test_stats test_acpi test_radix test_bench \
   test_spinlock test_pagecache test_path test_vma test_prof test_lockdep test_inflate test_cpio \
-  test_unwind test_n_tty test_mktime
+  test_unwind test_n_tty test_mktime test_fdtable
 HOST_BINS := $(addprefix $(BUILD)/host/,$(HOST_TESTS))
 
 # Each test's sources, its own file first.
@@ -315,6 +315,8 @@ HOSTSRC_test_prof := tests/host/test_prof.c kernel/lib/stacktable.c kernel/lib/v
   kernel/lib/string.c
 HOSTSRC_test_unwind := tests/host/test_unwind.c arch/x86_64/unwind.c
 HOSTSRC_test_mktime := tests/host/test_mktime.c kernel/lib/mktime.c
+HOSTSRC_test_fdtable := tests/host/test_fdtable.c fs/file.c kernel/lib/string.c kernel/locking/ticket.c \
+  kernel/locking/paravirt.c $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c sched.c panic.c)
 HOSTCFLAGS_test_cmdline := -DCONFIG_LOCK_STAT
 HOSTCFLAGS_test_vsprintf := -fno-builtin
 HOSTCFLAGS_test_bench := -fno-builtin
@@ -324,6 +326,10 @@ HOSTLIBS_test_radix := -lurcu -lpthread
 HOSTLIBS_test_pagecache := -lurcu -lpthread
 HOSTLIBS_test_vma := -lurcu -lpthread
 HOSTCFLAGS_test_vma := -DVMA_TEST
+HOSTLIBS_test_fdtable := -lurcu -lpthread
+# fs/file.c includes fs.h, which needs the kernel's ssize_t (types.h leaves it to the host's
+# headers, which fs.h's dev_t clashes with).
+HOSTCFLAGS_test_fdtable := -include $(HOSTLIB)/ssize_t.h
 
 # A test's objects go in a directory of its own (flags differ between tests); each object is
 # rebuilt when a source or header it uses changes (-MMD).

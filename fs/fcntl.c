@@ -19,7 +19,7 @@ do_dup(u64 oldfd, u64 from, bool cloexec)
     fput(uf);
     return -EINVAL;
   }
-  int fd = fd_install(uf, (int)MIN(from, (u64)NR_OPEN), cloexec);
+  int fd = fd_install(uf, (int)from, cloexec);   // from < RLIMIT_NOFILE <= NR_OPEN_MAX
   if(fd < 0)
     fput(uf);
   return fd;
@@ -41,7 +41,7 @@ sys_dup3(u64 oldfd, u64 newfd, u64 flags)
   struct ufile *uf = fget((int)oldfd);
   if(!uf)
     return -EBADF;
-  if(newfd >= NR_OPEN) {   // past the table, or negative as an int
+  if(newfd >= rlimit(RLIMIT_NOFILE)) {   // dup2(2): EBADF; or negative as an int
     fput(uf);
     return -EBADF;
   }

@@ -67,6 +67,176 @@ ufile_get_unless_zero(struct ufile *uf)
   return true;
 }
 
+// --- The table's bitmaps, a u64 a word (Linux's BITS_PER_LONG on x86-64).
+
+#define WORDS(bits) (((bits) + 63) / 64)
+
+// The first clear bit of map at or after start, below size; size if none.
+static unsigned
+find_next_zero_bit(const u64 *map, unsigned size, unsigned start)
+{
+  for(unsigned i = start / 64; i * 64 < size; i++) {
+    u64 w = ~map[i];
+    if(i == start / 64)
+      w &= ~0UL << (start % 64);
+    if(w) {
+      unsigned bit = i * 64 + (unsigned)__builtin_ctzl(w);
+      return bit < size ? bit : size;
+    }
+  }
+  return size;
+}
+
+static bool
+test_bit(const u64 *map, unsigned n)
+{
+  return (map[n / 64] >> (n % 64)) & 1;
+}
+
+static void
+assign_bit(u64 *map, unsigned n, bool on)
+{
+  if(on)
+    map[n / 64] |= 1UL << (n % 64);
+  else
+    map[n / 64] &= ~(1UL << (n % 64));
+}
+
+// open_fds and full_fds_bits together, as Linux's __set_open_fd and __clear_open_fd.
+static void
+set_open_fd(struct fdtable *fdt, unsigned fd)
+{
+  assign_bit(fdt->open_fds, fd, true);
+  if(fdt->open_fds[fd / 64] == ~0UL)
+    assign_bit(fdt->full_fds_bits, fd / 64, true);
+}
+
+static void
+clear_open_fd(struct fdtable *fdt, unsigned fd)
+{
+  assign_bit(fdt->open_fds, fd, false);
+  assign_bit(fdt->full_fds_bits, fd / 64, false);
+}
+
+// The lowest free fd at or past start, or max_fds: a word of 64 fds all open costs one bit
+// test of full_fds_bits (Linux's find_next_fd), so this is O(max_fds / 64) at worst.
+static unsigned
+find_next_fd(struct fdtable *fdt, unsigned start)
+{
+  unsigned maxfd = fdt->max_fds;
+  unsigned word = find_next_zero_bit(fdt->full_fds_bits, maxfd / 64, start / 64);
+  if(word * 64 >= maxfd)
+    return maxfd;
+  if(word * 64 > start)
+    start = word * 64;
+  return find_next_zero_bit(fdt->open_fds, maxfd, start);
+}
+
+// --- Tables past the first one (Linux's alloc_fdtable, expand_files).
+
+static void
+free_fdtable(struct fdtable *fdt)
+{
+  kfree(fdt->fd);
+  kfree(fdt->open_fds);
+  kfree(fdt);
+}
+
+static void
+free_fdtable_rcu(struct rcu_head *head)
+{
+  free_fdtable(container_of(head, struct fdtable, rcu));
+}
+
+// A table of at least slots fds (more than NR_OPEN_DEFAULT): the next power of two, as Linux's
+// alloc_fdtable on 64-bit, whose smallest grown table is 128 slots (a 1 KiB fd array). The fd
+// array is one kmalloc: Linux's kvmalloc falls back to vmalloc, which this kernel has not, so
+// past 2^19 slots (4 MiB, MAX_ORDER) the allocation fails and the caller gets ENOMEM. NULL if
+// no memory; zeroed.
+static struct fdtable *
+alloc_fdtable(unsigned slots)
+{
+  unsigned nr = 128;
+  while(nr < slots)
+    nr *= 2;
+  struct fdtable *fdt = kzalloc(sizeof(*fdt), GFP_KERNEL);
+  if(!fdt)
+    return NULL;
+  fdt->max_fds = nr;
+  fdt->fd = kzalloc(nr * sizeof(*fdt->fd), GFP_KERNEL | __GFP_NOWARN);   // a user's size
+  // open_fds, close_on_exec and full_fds_bits in one allocation, as Linux's.
+  u64 *bits = kzalloc((2 * WORDS(nr) + WORDS(nr / 64)) * sizeof(u64), GFP_KERNEL);
+  if(!fdt->fd || !bits) {
+    kfree(fdt->fd);
+    kfree(bits);
+    kfree(fdt);
+    return NULL;
+  }
+  fdt->open_fds = bits;
+  fdt->close_on_exec = bits + WORDS(nr);
+  fdt->full_fds_bits = bits + 2 * WORDS(nr);
+  return fdt;
+}
+
+// The first count fds of ofdt (a multiple of 64) into nfdt, which is at least as big: the
+// pointers and their bits, no references taken.
+static void
+copy_fdtable(struct fdtable *nfdt, struct fdtable *ofdt, unsigned count)
+{
+  memcpy(nfdt->fd, ofdt->fd, count * sizeof(*nfdt->fd));
+  memcpy(nfdt->open_fds, ofdt->open_fds, WORDS(count) * sizeof(u64));
+  memcpy(nfdt->close_on_exec, ofdt->close_on_exec, WORDS(count) * sizeof(u64));
+  for(unsigned w = 0; w < WORDS(count); w++)
+    assign_bit(nfdt->full_fds_bits, w, nfdt->open_fds[w] == ~0UL);
+}
+
+// Makes fd nr fit in fs's table, with fs->lock held (dropped while allocating, which may
+// sleep, and taken again): 0 if it fitted already, 1 if the table was replaced (the caller
+// looks again: another thread may have changed it meanwhile), -EMFILE past NR_OPEN_MAX,
+// -ENOMEM. As Linux's expand_files, but without its resize_in_progress wait: two threads
+// growing at once both allocate, and the later one frees its table when the other's is
+// already big enough.
+static int
+expand_files(struct files *fs, unsigned nr)
+{
+  if(nr < fs->fdt->max_fds)
+    return 0;
+  if(nr >= NR_OPEN_MAX)
+    return -EMFILE;
+  spin_unlock(&fs->lock);
+  struct fdtable *nfdt = alloc_fdtable(nr + 1);
+  spin_lock(&fs->lock);
+  if(!nfdt)
+    return -ENOMEM;
+  struct fdtable *cur = fs->fdt;
+  if(nr < cur->max_fds) {
+    free_fdtable(nfdt);
+    return 1;
+  }
+  copy_fdtable(nfdt, cur, cur->max_fds);
+  // The copied slots are visible before the table is: pairs with fget's rcu_dereference of
+  // fs->fdt. Later writes go to the new table only (every writer holds fs->lock).
+  rcu_assign_pointer(fs->fdt, nfdt);
+  // An fget may still be reading the old one: freed after a grace period (Linux's
+  // __free_fdtable through call_rcu). The first one lives inside fs.
+  if(cur != &fs->fdtab)
+    call_rcu(&cur->rcu, free_fdtable_rcu);
+  return 1;
+}
+
+// fs's first table, the one inside it.
+static void
+files_init_fdtab(struct files *fs)
+{
+  struct fdtable *fdt = &fs->fdtab;
+  fdt->max_fds = NR_OPEN_DEFAULT;
+  fdt->fd = fs->fd_array;
+  fdt->open_fds = &fs->open_fds_init;
+  fdt->close_on_exec = &fs->close_on_exec_init;
+  fdt->full_fds_bits = &fs->full_fds_bits_init;
+  fs->fdt = fdt;
+}
+
 struct files *
 files_alloc(void)
 {
@@ -80,9 +250,12 @@ files_alloc(void)
   }
   spin_lock_init(&fs->lock);
   fs->refs = 1;
+  files_init_fdtab(fs);
   con->refs = 3;
-  for(int i = 0; i < 3; i++)
-    fs->fd[i] = con;
+  for(unsigned i = 0; i < 3; i++) {
+    fs->fdt->fd[i] = con;
+    set_open_fd(fs->fdt, i);
+  }
   strlcpy(fs->cwd, "/", sizeof(fs->cwd));
   return fs;
 }
@@ -97,18 +270,35 @@ files_put(struct files *fs)
   spin_unlock(&fs->lock);
   if(!last)
     return;
-  for(int i = 0; i < NR_OPEN; i++) {
-    struct ufile *uf = fs->fd[i];
-    if(uf && ufile_put(uf))   // nobody else can see the table now
+  // Nobody else can see the table now: no thread of a process that shares it is left.
+  struct fdtable *fdt = fs->fdt;
+  for(unsigned i = 0; i < fdt->max_fds; i++) {
+    struct ufile *uf = fdt->fd[i];
+    if(uf && ufile_put(uf))
       ufile_free(uf);
   }
+  if(fdt != &fs->fdtab)
+    free_fdtable(fdt);
   kfree(fs);
+}
+
+// The fds up to the last word of open_fds with an fd in it (Linux's count_open_files): what
+// fork copies, so a child's table is no bigger than the parent's open fds need.
+static unsigned
+count_open_files(struct fdtable *fdt)
+{
+  unsigned w = fdt->max_fds / 64;
+  while(w > 0 && !fdt->open_fds[w - 1])
+    w--;
+  return w * 64;
 }
 
 // fork: a table of the child's own whose fds point at the same open file descriptions,
 // so offsets and status flags stay shared, as in Linux (fork(2): "the child inherits copies
 // of the parent's set of open file descriptors ... refer to the same open file
-// descriptions"). NULL when out of memory.
+// descriptions"). Sized as Linux's dup_fd sizes it: the first table if the parent's open fds
+// fit in it, else one grown to hold them (a table allocated while src's lock was dropped is
+// checked again: another thread may have opened past it). NULL when out of memory.
 struct files *
 files_dup(struct files *src)
 {
@@ -117,15 +307,29 @@ files_dup(struct files *src)
     return NULL;
   spin_lock_init(&fs->lock);
   fs->refs = 1;
+  files_init_fdtab(fs);
+  struct fdtable *nfdt = fs->fdt;
   spin_lock(&src->lock);
-  for(int i = 0; i < NR_OPEN; i++) {
-    fs->fd[i] = src->fd[i];
-    if(fs->fd[i])
-      __atomic_fetch_add(&fs->fd[i]->refs, 1, __ATOMIC_RELAXED);
+  unsigned count;
+  while((count = count_open_files(src->fdt)) > nfdt->max_fds) {
+    spin_unlock(&src->lock);
+    if(nfdt != &fs->fdtab)
+      free_fdtable(nfdt);
+    nfdt = alloc_fdtable(count);
+    if(!nfdt) {
+      kfree(fs);
+      return NULL;
+    }
+    spin_lock(&src->lock);
   }
-  fs->cloexec = src->cloexec;
+  struct fdtable *ofdt = src->fdt;
+  copy_fdtable(nfdt, ofdt, count);
+  for(unsigned i = 0; i < count; i++)
+    if(nfdt->fd[i])
+      __atomic_fetch_add(&nfdt->fd[i]->refs, 1, __ATOMIC_RELAXED);
   memcpy(fs->cwd, src->cwd, sizeof(fs->cwd));
   spin_unlock(&src->lock);
+  fs->fdt = nfdt;   // nobody else sees fs yet
   return fs;
 }
 
@@ -138,7 +342,9 @@ files_get(struct files *fs)
 }
 
 // execve: the fds marked close-on-exec are closed. A table shared with another process
-// (clone's CLONE_FILES) is first made private, as Linux's unshare_files does.
+// (clone's CLONE_FILES) is first made private, as Linux's unshare_files does. A word of
+// close_on_exec at a time, as Linux's do_close_on_exec; the lock is dropped to close, so the
+// table is looked up again for each word.
 int
 files_exec(struct files **fsp)
 {
@@ -153,17 +359,28 @@ files_exec(struct files **fsp)
     files_put(fs);
     *fsp = fs = copy;
   }
-  for(int i = 0; i < NR_OPEN; i++) {
-    spin_lock(&fs->lock);
-    struct ufile *uf = (fs->cloexec >> i) & 1 ? fs->fd[i] : NULL;
-    if(uf) {
-      fs->fd[i] = NULL;
-      fs->cloexec &= ~(1UL << i);
+  spin_lock(&fs->lock);
+  for(unsigned w = 0; w < WORDS(fs->fdt->max_fds); w++) {
+    struct fdtable *fdt = fs->fdt;
+    u64 set = fdt->close_on_exec[w];
+    while(set) {
+      unsigned fd = w * 64 + (unsigned)__builtin_ctzl(set);
+      set &= set - 1;
+      struct ufile *uf = fdt->fd[fd];
+      if(!uf)
+        continue;
+      __atomic_store_n(&fdt->fd[fd], NULL, __ATOMIC_RELEASE);
+      clear_open_fd(fdt, fd);
+      assign_bit(fdt->close_on_exec, fd, false);
+      if(ufile_put(uf)) {
+        spin_unlock(&fs->lock);   // vfs_close may sleep
+        ufile_free(uf);
+        spin_lock(&fs->lock);
+        fdt = fs->fdt;
+      }
     }
-    spin_unlock(&fs->lock);
-    if(uf && ufile_put(uf))
-      ufile_free(uf);
   }
+  spin_unlock(&fs->lock);
   return 0;
 }
 
@@ -173,30 +390,52 @@ cur_files(void)
   return current->proc->files;
 }
 
+unsigned
+files_max_fds(void)
+{
+  struct files *fs = cur_files();
+  rcu_read_lock();
+  unsigned n = rcu_dereference(fs->fdt)->max_fds;
+  rcu_read_unlock();
+  return n;
+}
+
 // Without the table's lock, as Linux's __fget_files_rcu: every read, write and pread of a
 // threaded process would otherwise take one spinlock of the whole process (upread's 8
-// threads, each on its own fd, did). The pointer is loaded under rcu_read_lock (the
-// description cannot be freed before rcu_read_unlock), referenced unless its last
-// reference is gone, and kept only if the fd still points at it: a close and a new open of
-// the fd in between would otherwise hand out a description the fd no longer names.
+// threads, each on its own fd, did). The table and the pointer are loaded under
+// rcu_read_lock (neither a replaced table nor the description can be freed before
+// rcu_read_unlock), the description referenced unless its last reference is gone, and kept
+// only if the current table's fd still points at it: a close and a new open of the fd in
+// between, or a table grown and then changed, would otherwise hand out a description the
+// fd no longer names.
 struct ufile *
 fget(int fd)
 {
   struct files *fs = cur_files();
-  struct ufile *uf;
-  if(fd < 0 || fd >= NR_OPEN)
+  if(fd < 0)
     return NULL;
   for(;;) {
     rcu_read_lock();
-    // Pairs with fd_install's and fd_replace's release stores: the description's fields.
-    uf = __atomic_load_n(&fs->fd[fd], __ATOMIC_ACQUIRE);
-    bool got = uf && ufile_get_unless_zero(uf);
-    rcu_read_unlock();
-    if(!uf)
+    // Pairs with expand_files' rcu_assign_pointer: the table's size and its copied slots.
+    struct fdtable *fdt = rcu_dereference(fs->fdt);
+    if((unsigned)fd >= fdt->max_fds) {
+      rcu_read_unlock();
       return NULL;
-    if(!got)
+    }
+    // Pairs with fd_install's and fd_replace's release stores: the description's fields.
+    struct ufile *uf = __atomic_load_n(&fdt->fd[fd], __ATOMIC_ACQUIRE);
+    if(!uf) {
+      rcu_read_unlock();
+      return NULL;
+    }
+    if(!ufile_get_unless_zero(uf)) {
+      rcu_read_unlock();
       continue;
-    if(__atomic_load_n(&fs->fd[fd], __ATOMIC_ACQUIRE) == uf)
+    }
+    bool same = rcu_dereference(fs->fdt) == fdt &&
+                __atomic_load_n(&fdt->fd[fd], __ATOMIC_ACQUIRE) == uf;
+    rcu_read_unlock();
+    if(same)
       return uf;
     fput(uf);   // the fd moved on; outside the read section, as closing may sleep
   }
@@ -209,44 +448,64 @@ fput(struct ufile *uf)
     ufile_free(uf);   // vfs_close may sleep: outside the lock
 }
 
-// Below RLIMIT_NOFILE only (Linux's alloc_fd with end = rlimit(RLIMIT_NOFILE)).
+// Below RLIMIT_NOFILE only (Linux's alloc_fd with end = rlimit(RLIMIT_NOFILE)); a from past
+// the table grows it, as F_DUPFD's does in Linux.
 int
 fd_install(struct ufile *uf, int from, bool cloexec)
 {
   struct files *fs = cur_files();
-  int end = (int)MIN(rlimit(RLIMIT_NOFILE), (u64)NR_OPEN);
+  unsigned end = (unsigned)MIN(rlimit(RLIMIT_NOFILE), (u64)NR_OPEN_MAX);
+  if(from < 0)
+    return -EINVAL;
   spin_lock(&fs->lock);
-  for(int fd = from; fd < end; fd++) {
-    if(!fs->fd[fd]) {
-      __atomic_store_n(&fs->fd[fd], uf, __ATOMIC_RELEASE);   // pairs with fget's load
-      if(cloexec)
-        fs->cloexec |= 1UL << fd;
-      else
-        fs->cloexec &= ~(1UL << fd);
-      spin_unlock(&fs->lock);
-      return fd;
-    }
+  int err;
+  unsigned fd;
+  for(;;) {
+    struct fdtable *fdt = fs->fdt;
+    fd = (unsigned)from;
+    if(fd < fdt->max_fds)
+      fd = find_next_fd(fdt, fd);
+    err = -EMFILE;
+    if(fd >= end)
+      goto out;
+    err = expand_files(fs, fd);
+    if(err < 0)
+      goto out;
+    if(err == 0)
+      break;
   }
+  struct fdtable *fdt = fs->fdt;
+  set_open_fd(fdt, fd);
+  assign_bit(fdt->close_on_exec, fd, cloexec);
+  __atomic_store_n(&fdt->fd[fd], uf, __ATOMIC_RELEASE);   // pairs with fget's load
+  err = (int)fd;
+out:
   spin_unlock(&fs->lock);
-  return -EMFILE;
+  return err;
 }
 
-// A newfd at or past RLIMIT_NOFILE (or the table) is EBADF, as Linux's dup2 and dup3 say.
+// A newfd at or past RLIMIT_NOFILE is EBADF, as Linux's dup2 and dup3 say; a table that
+// cannot grow to it is ENOMEM (Linux's ksys_dup3 turns expand_files' EMFILE into EBADF).
 int
 fd_replace(int newfd, struct ufile *uf, bool cloexec)
 {
   struct files *fs = cur_files();
-  if(newfd < 0 || (u64)newfd >= MIN(rlimit(RLIMIT_NOFILE), (u64)NR_OPEN)) {
+  if(newfd < 0 || (u64)newfd >= MIN(rlimit(RLIMIT_NOFILE), (u64)NR_OPEN_MAX)) {
     fput(uf);
     return -EBADF;
   }
   spin_lock(&fs->lock);
-  struct ufile *old = fs->fd[newfd];
-  __atomic_store_n(&fs->fd[newfd], uf, __ATOMIC_RELEASE);   // pairs with fget's load
-  if(cloexec)
-    fs->cloexec |= 1UL << newfd;
-  else
-    fs->cloexec &= ~(1UL << newfd);
+  int err = expand_files(fs, (unsigned)newfd);
+  if(err < 0) {
+    spin_unlock(&fs->lock);
+    fput(uf);
+    return err == -EMFILE ? -EBADF : err;
+  }
+  struct fdtable *fdt = fs->fdt;
+  struct ufile *old = fdt->fd[newfd];
+  __atomic_store_n(&fdt->fd[newfd], uf, __ATOMIC_RELEASE);   // pairs with fget's load
+  set_open_fd(fdt, (unsigned)newfd);
+  assign_bit(fdt->close_on_exec, (unsigned)newfd, cloexec);
   bool last = old && ufile_put(old);
   spin_unlock(&fs->lock);
   if(last)
@@ -258,16 +517,18 @@ int
 fd_close(int fd)
 {
   struct files *fs = cur_files();
-  if(fd < 0 || fd >= NR_OPEN)
+  if(fd < 0)
     return -EBADF;
   spin_lock(&fs->lock);
-  struct ufile *uf = fs->fd[fd];
+  struct fdtable *fdt = fs->fdt;
+  struct ufile *uf = (unsigned)fd < fdt->max_fds ? fdt->fd[fd] : NULL;
   if(!uf) {
     spin_unlock(&fs->lock);
     return -EBADF;
   }
-  fs->fd[fd] = NULL;
-  fs->cloexec &= ~(1UL << fd);
+  __atomic_store_n(&fdt->fd[fd], NULL, __ATOMIC_RELAXED);   // fget checks refs and rereads
+  clear_open_fd(fdt, (unsigned)fd);
+  assign_bit(fdt->close_on_exec, (unsigned)fd, false);
   bool last = ufile_put(uf);
   spin_unlock(&fs->lock);
   if(last)
@@ -279,18 +540,17 @@ int
 fd_cloexec(int fd, int set)
 {
   struct files *fs = cur_files();
-  if(fd < 0 || fd >= NR_OPEN)
+  if(fd < 0)
     return -EBADF;
   spin_lock(&fs->lock);
-  if(!fs->fd[fd]) {
+  struct fdtable *fdt = fs->fdt;
+  if((unsigned)fd >= fdt->max_fds || !fdt->fd[fd]) {
     spin_unlock(&fs->lock);
     return -EBADF;
   }
-  if(set > 0)
-    fs->cloexec |= 1UL << fd;
-  else if(set == 0)
-    fs->cloexec &= ~(1UL << fd);
-  int r = (fs->cloexec >> fd) & 1;
+  if(set >= 0)
+    assign_bit(fdt->close_on_exec, (unsigned)fd, set > 0);
+  int r = test_bit(fdt->close_on_exec, (unsigned)fd);
   spin_unlock(&fs->lock);
   return r;
 }

@@ -277,84 +277,122 @@ sys_ppoll(u64 ufds, u64 nfds, u64 uts, u64 umask, u64 sigsetsize)
   return r;
 }
 
+// select's sets, n bits each (Linux's fd_set_bits): in, out and ex asked, rin, rout and rex
+// answered.
 struct select_args {
   int n;
-  u64 in, out, ex;       // the fds asked about: one word, as n <= NR_OPEN
-  u64 rin, rout, rex;    // the answers
+  u64 *in, *out, *ex;
+  u64 *rin, *rout, *rex;
 };
 
+// Every fd set in a set is polled; one not open is EBADF (Linux's max_select_fd checks
+// open_fds first; a pass ends at the first one). held[] gets one description per fd polled,
+// in order: at most as many as bits set.
 static long
 select_pass(void *arg, struct poll_table *pt, struct ufile **held)
 {
   struct select_args *a = arg;
   long count = 0;
-  a->rin = a->rout = a->rex = 0;
-  for(int fd = 0; fd < a->n; fd++) {
-    u64 bit = 1UL << fd;
-    if(!((a->in | a->out | a->ex) & bit))
-      continue;
-    struct ufile *uf = fget(fd);
-    if(!uf)
-      return -EBADF;
-    held[fd] = uf;
-    unsigned mask = file_poll(uf, pt);
-    if((a->in & bit) && (mask & POLLIN_SET)) {
-      a->rin |= bit;
-      count++;
+  size_t nheld = 0;
+  int words = (a->n + 63) / 64;
+  for(int w = 0; w < words; w++) {
+    a->rin[w] = a->rout[w] = a->rex[w] = 0;
+    u64 all = a->in[w] | a->out[w] | a->ex[w];
+    while(all) {
+      int b = __builtin_ctzl(all);
+      all &= all - 1;
+      u64 bit = 1UL << b;
+      struct ufile *uf = fget(w * 64 + b);
+      if(!uf)
+        return -EBADF;
+      held[nheld++] = uf;
+      unsigned mask = file_poll(uf, pt);
+      if((a->in[w] & bit) && (mask & POLLIN_SET)) {
+        a->rin[w] |= bit;
+        count++;
+      }
+      if((a->out[w] & bit) && (mask & POLLOUT_SET)) {
+        a->rout[w] |= bit;
+        count++;
+      }
+      if((a->ex[w] & bit) && (mask & POLLEX_SET)) {
+        a->rex[w] |= bit;
+        count++;
+      }
+      if(count)
+        pt->queue = false;
     }
-    if((a->out & bit) && (mask & POLLOUT_SET)) {
-      a->rout |= bit;
-      count++;
-    }
-    if((a->ex & bit) && (mask & POLLEX_SET)) {
-      a->rex |= bit;
-      count++;
-    }
-    if(count)
-      pt->queue = false;
   }
   return count;
 }
 
-// select's fd sets are arrays of longs, n bits used. Linux reads only the bits below its
-// fd table's size, as here below NR_OPEN (a bit past it is never an open fd).
+// select's fd sets are arrays of longs, n bits used: whole longs are read (the bits past n
+// in the last one ignored) and written back, as Linux's get_fd_set and set_fd_set; no set is
+// all zeroes.
 static long
 get_fd_set(u64 uset, int n, u64 *set)
 {
-  *set = 0;
+  int words = (n + 63) / 64;
+  memset(set, 0, words * sizeof(*set));
   if(!uset || !n)
     return 0;
-  if(copy_from_user(set, (void *)uset, sizeof(*set)))
+  if(copy_from_user(set, (void *)uset, words * sizeof(*set)))
     return -EFAULT;
-  if(n < 64)
-    *set &= (1UL << n) - 1;
+  if(n % 64)
+    set[words - 1] &= (1UL << (n % 64)) - 1;
   return 0;
 }
 
 static long
-put_fd_set(u64 uset, int n, u64 set)
+put_fd_set(u64 uset, int n, u64 *set)
 {
   if(!uset || !n)
     return 0;
-  return copy_to_user((void *)uset, &set, sizeof(set)) ? -EFAULT : 0;
+  return copy_to_user((void *)uset, set, (n + 63) / 64 * sizeof(*set)) ? -EFAULT : 0;
 }
 
+// Sets this small, and the descriptions they hold, stay on the stack (Linux's
+// SELECT_STACK_ALLOC does the same for its bitmaps).
+#define SELECT_STACK_FDS 256
+#define SELECT_STACK_HELD 32
+
+// An nfds past the fd table's size is cut to it (Linux's core_sys_select): no fd there is
+// open, and the bits past it are neither read nor written back.
 static long
 do_select(u64 n, u64 uin, u64 uout, u64 uex, u64 deadline)
 {
   if((int)n < 0)   // select(2)'s nfds is an int
     return -EINVAL;
-  struct select_args a = { .n = MIN((int)n, NR_OPEN) };
-  if(get_fd_set(uin, a.n, &a.in) || get_fd_set(uout, a.n, &a.out) ||
-     get_fd_set(uex, a.n, &a.ex))
-    return -EFAULT;
-  struct ufile *held[NR_OPEN];
-  long r = poll_loop(select_pass, &a, held, NR_OPEN, deadline);
-  if(r < 0)
-    return r;
-  if(put_fd_set(uin, a.n, a.rin) || put_fd_set(uout, a.n, a.rout) ||
-     put_fd_set(uex, a.n, a.rex))
-    return -EFAULT;
+  struct select_args a = { .n = (int)MIN(n, (u64)files_max_fds()) };
+  size_t words = ((size_t)a.n + 63) / 64;
+  u64 stack_bits[6 * SELECT_STACK_FDS / 64];
+  struct ufile *stack_held[SELECT_STACK_HELD];
+  u64 *bits = stack_bits;
+  struct ufile **held = stack_held;
+  long r = -ENOMEM;
+  if(a.n > SELECT_STACK_FDS && !(bits = kmalloc(6 * words * sizeof(u64), GFP_KERNEL)))
+    goto out;
+  a.in = bits, a.out = bits + words, a.ex = bits + 2 * words;
+  a.rin = bits + 3 * words, a.rout = bits + 4 * words, a.rex = bits + 5 * words;
+  r = -EFAULT;
+  if(get_fd_set(uin, a.n, a.in) || get_fd_set(uout, a.n, a.out) ||
+     get_fd_set(uex, a.n, a.ex))
+    goto out;
+  size_t nheld = 0;
+  for(size_t w = 0; w < words; w++)
+    nheld += (size_t)__builtin_popcountl(a.in[w] | a.out[w] | a.ex[w]);
+  r = -ENOMEM;
+  if(nheld > SELECT_STACK_HELD && !(held = kmalloc(nheld * sizeof(*held), GFP_KERNEL)))
+    goto out;
+  r = poll_loop(select_pass, &a, held, nheld, deadline);
+  if(r >= 0 && (put_fd_set(uin, a.n, a.rin) || put_fd_set(uout, a.n, a.rout) ||
+                put_fd_set(uex, a.n, a.rex)))
+    r = -EFAULT;
+out:
+  if(bits != stack_bits)
+    kfree(bits);
+  if(held != stack_held)
+    kfree(held);
   return r;
 }
 

@@ -8,7 +8,11 @@
 struct file;
 struct process;
 
-#define NR_OPEN 64          // fds per process: RLIMIT_NOFILE, smaller than Linux's 1024
+// The table a process starts with holds one word of fds (Linux's NR_OPEN_DEFAULT,
+// BITS_PER_LONG); it grows in powers of two as fds past its end are asked for, up to Linux's
+// fs.nr_open default (sysctl_nr_open), which caps RLIMIT_NOFILE too (kernel/rlimit.c).
+#define NR_OPEN_DEFAULT 64
+#define NR_OPEN_MAX (1024 * 1024)
 #define CWD_MAX 256
 
 // An open file description (open(2)): what dup'd fds share, offset and status flags.
@@ -22,12 +26,29 @@ struct ufile {
                             // under rcu_read_lock alone
 };
 
+// One size of the fd table (Linux's struct fdtable). A bigger one replaces it whole
+// (fs/file.c, expand_files): its size never changes, so a reader that loaded the pointer sees
+// max_fds and arrays that agree.
+struct fdtable {
+  unsigned max_fds;         // slots: 64, then a power of two; fixed
+  struct ufile **fd;        // written under files->lock (a new description with a release
+                            // store), read by fget under rcu_read_lock
+  u64 *open_fds;            // bit n: fd[n] is set; under files->lock
+  u64 *close_on_exec;       // bit n: fd n has FD_CLOEXEC; under files->lock
+  u64 *full_fds_bits;       // bit n: word n of open_fds is all ones (the lowest-free search
+                            // skips it: Linux's find_next_fd); under files->lock
+  struct rcu_head rcu;      // a replaced table is freed a grace period later: fget may read it
+};
+
 struct files {
-  spinlock_t lock;          // fd, cloexec, cwd, and the refs of what fd points at
+  spinlock_t lock;          // the table's fds and bits, fdt, cwd, and the refs of what fd
+                            // points at
   int refs;                 // processes sharing this table (clone's CLONE_FILES), under lock
-  struct ufile *fd[NR_OPEN];   // written under lock (a new description with a release
-                               // store), read by fget under rcu_read_lock
-  u64 cloexec;              // bit n: fd n has FD_CLOEXEC
+  struct fdtable *fdt;      // the current table: replaced under lock (rcu_assign_pointer),
+                            // read under lock or rcu_read_lock
+  struct fdtable fdtab;     // the first one, in here (Linux's files_struct.fdtab)
+  struct ufile *fd_array[NR_OPEN_DEFAULT];
+  u64 open_fds_init, close_on_exec_init, full_fds_bits_init;
   char cwd[CWD_MAX];        // absolute, normalised ("/a/b", no "." or "..")
 };
 
@@ -39,10 +60,14 @@ int files_exec(struct files **fsp);   // execve: unshared, close-on-exec fds clo
 // The description behind fd with a reference of the caller's, or NULL (EBADF).
 struct ufile *fget(int fd);
 void fput(struct ufile *uf);
-// Installs uf (the caller's reference moves) at the lowest free fd >= from: the fd, or -EMFILE.
+// Installs uf (the caller's reference moves) at the lowest free fd >= from: the fd, -EMFILE
+// (none below RLIMIT_NOFILE) or -ENOMEM (the table could not grow); the reference stays the
+// caller's on failure.
 int fd_install(struct ufile *uf, int from, bool cloexec);
-// dup2/dup3: uf (reference moves) at newfd, closing what was there.
+// dup2/dup3: uf (reference moves, even on failure) at newfd, closing what was there; -EBADF
+// at or past RLIMIT_NOFILE, -ENOMEM if the table could not grow.
 int fd_replace(int newfd, struct ufile *uf, bool cloexec);
 int fd_close(int fd);
 int fd_cloexec(int fd, int set);      // set < 0: just read the bit; -EBADF
 struct ufile *ufile_alloc(struct file *f, u32 flags, const char *path);
+unsigned files_max_fds(void);         // the caller's table's size now (select clamps nfds to it)

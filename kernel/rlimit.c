@@ -9,9 +9,8 @@
 #include "syscalls.h"
 #include <asm/uaccess.h>
 
-// Linux's fs.nr_open default (fs/file.c, sysctl_nr_open): no RLIMIT_NOFILE goes above it,
-// root or not. The fd table itself holds NR_OPEN: past it open says EMFILE at any limit.
-#define NR_OPEN_MAX (1024 * 1024)
+// NR_OPEN_MAX (include/fdtable.h) is Linux's fs.nr_open default (fs/file.c, sysctl_nr_open):
+// no RLIMIT_NOFILE goes above it, root or not; the fd table grows up to it.
 
 // Linux's defaults for a process started by the kernel (include/asm-generic/resource.h,
 // INIT_RLIMITS): RLIMIT_STACK 8 MiB soft, RLIMIT_NOFILE 1024 soft and 4096 hard (INR_OPEN_CUR,

@@ -73,6 +73,7 @@ expect 0 names
 expect 0 pipe
 expect 141 pipe sigpipe
 expect 0 poll
+expect 0 fdtable
 expect 0 pipeproc
 expect 3 exitgroup
 expect 0 proc

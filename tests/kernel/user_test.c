@@ -220,6 +220,16 @@ user_poll(void)
 }
 SELFTEST_NOINJECT("user-poll", user_poll);
 
+// The fd table past 64 slots: dup2, F_DUPFD, select and poll at fds 100 to 4095, EMFILE at
+// RLIMIT_NOFILE, fork and execve with high fds, threads growing the table while others read.
+static bool
+user_fdtable(void)
+{
+  const char *const argv[] = { TEST_BIN_DIR "fdtable", NULL };
+  return run("fdtable", argv, 0);
+}
+SELFTEST_NOINJECT("user-fdtable", user_fdtable);
+
 // Each way of dying: the status a shell would show (128 + SIGSEGV, SIGILL, SIGFPE, SIGABRT,
 // SIGTERM), and the kernel carries on.
 static bool
