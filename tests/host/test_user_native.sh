@@ -66,6 +66,7 @@ expect 0 races
 mkdir -m 777 "$scratch/fuzz"
 expect 0 sysfuzz --secs 5 --dir "$scratch/fuzz"
 expect 0 clock
+expect 0 itimer
 expect 0 conline
 expect 0 files
 expect 0 names
