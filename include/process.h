@@ -5,6 +5,7 @@
 #include "rcupdate.h"
 #include "signal.h"
 #include "spinlock.h"
+#include "timer.h"
 #include "types.h"
 #include "vm.h"
 #include "wait.h"
@@ -71,6 +72,11 @@ struct process {
   bool stop_report;           // a stop that wait's WUNTRACED has not seen yet
   bool cont_report;           // a SIGCONT that WCONTINUED has not seen yet
   bool cont_notify;           // a SIGCONT the parent's SIGCHLD has not told yet
+  // ITIMER_REAL and alarm (kernel/itimer.c): kept at execve, not inherited by fork (fork(2),
+  // execve(2)), cancelled at the process's end (itimer_exit). Armed and cancelled under
+  // siglock; the callback takes siglock to send SIGALRM.
+  struct timer_list real_timer;
+  u64 it_real_incr;           // it_interval in ns, 0: one-shot; under siglock
   struct thread *exec_thread; // execve's thread while it replaces the program, under lock:
                               // every other thread leaves (de_thread, fs/exec.c)
   u32 *set_child_tid;         // fork's CLONE_CHILD_SETTID, written by the child in its own mm

@@ -39,8 +39,8 @@ struct thread {
   int migrate_to;             // sched_migrate's target CPU while it switches away, else -1
   bool idle;                  // the per-CPU idle thread
   u64 stack_top;
-  struct list_head run_list;  // run queue or timer list linkage
-  u64 wake_at;                // sleep deadline (ktime ns), 0 if none
+  struct list_head run_list;  // run queue linkage
+  u64 wake_at;                // schedule_timeout's deadline (ktime ns), 0 if none
   const char *wait_on;        // what it waits for, for gdb's kthreads
   u64 sleep_since;            // when it last went to sleep (ktime ns): the hung-task check
   bool idle_wait;             // sleeping until there is work, maybe for ever (wait_event_idle)

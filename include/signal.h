@@ -164,6 +164,13 @@ bool pgrp_orphaned(int pgrp, const struct process *ignore);
 void kill_orphaned_pgrps(struct process *p, struct process *parent, const int *child_pgrps,
                          int n);
 
+// kernel/itimer.c: ITIMER_REAL's next period starts when its SIGALRM is dequeued (Linux's
+// dequeue_signal), so a process that blocks or ignores it is not sent one per period; under
+// siglock. itimer_exit: the last thread has gone, the timer is cancelled before p is freed.
+void itimer_real_rearm(struct process *p);
+void itimer_init(struct process *p);
+void itimer_exit(struct process *p);
+
 // Between kernel/signal.c, its system calls (kernel/sys_signal.c) and the frame code.
 #define SIG_KERNEL_ONLY (sigmask(SIGKILL) | sigmask(SIGSTOP))
 int kill_pgrp_info(int pgrp, const struct ksiginfo *info);

@@ -131,6 +131,9 @@ long sys_clock_settime(u64 clock, u64 tp);
 long sys_gettimeofday(u64 tv, u64 tz);
 long sys_time(u64 tloc);
 long sys_nanosleep(u64 req, u64 rem);
+long sys_getitimer(u64 which, u64 value);
+long sys_alarm(u64 seconds);
+long sys_setitimer(u64 which, u64 value, u64 ovalue);
 long sys_clock_nanosleep(u64 clock, u64 flags, u64 req, u64 rem);
 u64 realtime_ns(void);   // CLOCK_REALTIME
 u64 realtime_ns_at(u64 now);   // CLOCK_REALTIME at ktime now

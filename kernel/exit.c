@@ -75,6 +75,7 @@ vfork_release(struct process *p)
 void
 exit_notify(struct process *p)
 {
+  itimer_exit(p);   // no SIGALRM callback may touch p once its parent can free it
   console_flush(p);
   files_put(p->files);   // closes every file the program left open
   p->files = NULL;

@@ -239,6 +239,7 @@ process_init(struct process *p)
   init_waitqueue_head(&p->child_wq);
   p->umask = 022;
   rlimit_init(p);
+  itimer_init(p);
 }
 
 struct process *

@@ -22,6 +22,7 @@
 #include "syscalls.h"
 #include "tick.h"
 #include "time.h"
+#include "timer.h"
 #include <asm/timer.h>
 #include <asm/traps.h>
 #include "vm.h"
@@ -32,7 +33,6 @@
 struct rq {
   spinlock_t lock;
   struct list_head queue;     // runnable threads, first in first out
-  struct list_head timers;    // sleepers with a deadline, earliest first
   struct thread *idle;
   struct thread *prev;        // the thread being switched away from
   int nr_running;             // threads on this CPU, idle excepted
@@ -399,10 +399,6 @@ wake_up_thread(struct thread *t)
   u64 flags;
   spin_lock_irqsave(&rq->lock, flags);
   if(t->state == T_SLEEPING) {
-    if(t->wake_at) {   // on the timer list: take it off
-      list_del_init(&t->run_list);
-      t->wake_at = 0;
-    }
     if(t->on_cpu && t == per_cpu_ptr(&cpu_info, t->cpu)->curr)
       t->state = T_RUNNING;   // not switched out yet: it just keeps running
     else
@@ -415,23 +411,39 @@ wake_up_thread(struct thread *t)
   return woke;
 }
 
+// A sleep with a deadline is a timer on the sleeper's stack whose callback wakes it (Linux's
+// schedule_timeout and process_timeout, kernel/time/timer.c).
+struct process_timer {
+  struct timer_list timer;
+  struct thread *thread;
+};
+
+static void
+process_timeout(struct timer_list *timer)
+{
+  struct process_timer *pt = from_timer(pt, timer, timer);
+  wake_up_thread(pt->thread);
+}
+
 void
 schedule_timeout(u64 ns)
 {
   struct thread *t = current;
-  struct rq *rq = this_rq();
-  u64 flags;
-  spin_lock_irqsave(&rq->lock, flags);
-  if(t->state == T_SLEEPING) {
-    t->wake_at = ktime_ns() + ns;
-    struct thread *pos;
-    list_for_each_entry(pos, &rq->timers, run_list)
-      if(pos->wake_at > t->wake_at)
-        break;
-    list_add_tail(&t->run_list, &pos->run_list);   // before the first later deadline
+  if(t->state != T_SLEEPING) {   // woken already: no sleep to time
+    schedule();
+    return;
   }
-  spin_unlock_irqrestore(&rq->lock, flags);
+  struct process_timer pt = { .thread = t };
+  timer_setup(&pt.timer, process_timeout);
+  u64 now = ktime_ns();
+  u64 deadline = ns < ~0UL / 2 ? now + ns : now + ~0UL / 2;   // far enough, and no wrap
+  WRITE_ONCE(t->wake_at, deadline);   // for the hung-task check and sched_show_task
+  mod_timer(&pt.timer, deadline);
   schedule();
+  // Woken by the timer or by someone else: either way the timer leaves the stack now, and
+  // a callback still running on another CPU (the sleeper migrated) is waited for.
+  del_timer_sync(&pt.timer);
+  WRITE_ONCE(t->wake_at, 0);
 }
 
 void
@@ -470,37 +482,17 @@ cond_resched(void)
     schedule();
 }
 
-// From the timer interrupt: wake expired sleepers. need_resched only asks the running
-// thread to step aside at its next cond_resched; nothing is preempted.
+// From the timer interrupt, after the expired timers woke their sleepers (run_timers).
+// need_resched only asks the running thread to step aside at its next cond_resched; nothing
+// is preempted.
 void
 sched_tick(void)
 {
   struct rq *rq = this_rq();
-  u64 now = ktime_ns();
   spin_lock(&rq->lock);
-  while(!list_empty(&rq->timers)) {
-    struct thread *t = list_first_entry(&rq->timers, struct thread, run_list);
-    if(t->wake_at > now)
-      break;
-    list_del_init(&t->run_list);
-    t->wake_at = 0;
-    enqueue(rq, t);
-  }
   if(!list_empty(&rq->queue))   // a time slice is one tick when others wait
     rq->need_resched = true;
   spin_unlock(&rq->lock);
-}
-
-// The earliest sleeper's deadline on this CPU, or 0: an idle CPU arms its timer for it.
-static u64
-next_timer(struct rq *rq)
-{
-  u64 when = 0;
-  spin_lock(&rq->lock);
-  if(!list_empty(&rq->timers))
-    when = list_first_entry(&rq->timers, struct thread, run_list)->wake_at;
-  spin_unlock(&rq->lock);
-  return when;
 }
 
 // A CPU's idle clock (include/tick.h). Only the CPU itself writes it, with interrupts off (the
@@ -557,7 +549,7 @@ idle_time_ns(int cpu, u64 now)
 }
 
 // The idle thread: run whatever is queued, else halt with the tick stopped (or armed
-// only for the next sleeper), never spin.
+// only for its first timer: a sleeper's deadline, an itimer), never spin.
 void
 sched_idle_loop(void)
 {
@@ -576,7 +568,7 @@ sched_idle_loop(void)
       continue;
     }
     rcu_idle_enter();                      // an idle CPU holds no grace period back
-    u64 when = next_timer(rq), now = ktime_ns();
+    u64 when = timer_next_expiry(), now = ktime_ns();
     // One reading of the clock: with two, a deadline that passed between them made the
     // difference wrap, and the LAPIC timer's count saturated at 2^32 ticks, 68 s (a sleeper
     // woke 68 s late: madvise's slot warmers stalled three full boots by that much).
@@ -600,7 +592,7 @@ rq_init(struct rq *rq)
 {
   spin_lock_init(&rq->lock);
   INIT_LIST_HEAD(&rq->queue);
-  INIT_LIST_HEAD(&rq->timers);
+  init_timers_cpu();
 }
 
 // The boot CPU: the code running now becomes the thread "init", and CPU 0 gets an idle

@@ -346,6 +346,8 @@ dequeue_signal(struct thread *t, u64 allowed, struct ksiginfo *info)
   int sig = __builtin_ctzl(sync ? sync : m) + 1;
   WRITE_ONCE(q->signal, q->signal & ~sigmask(sig));
   *info = q->info[sig - 1];
+  if(sig == SIGALRM)   // a periodic ITIMER_REAL goes on once its signal is taken
+    itimer_real_rearm(t->proc);
   return sig;
 }
 

@@ -47,6 +47,7 @@ static const struct syscall table[NR_SYSCALLS] = {
   SYS(21, access, ".i"), SYS(22, pipe, ""), SYS(23, select, "i"), SYS(24, sched_yield, ""),
   SYS(25, mremap, ""), SYS(26, msync, "..i"), SYS(27, mincore, ""), SYS(28, madvise, "..i"),
   SYS(32, dup, "u"), SYS(33, dup2, "uu"), SYS(34, pause, ""), SYS(35, nanosleep, ""),
+  SYS(36, getitimer, "i"), SYS(37, alarm, "u"), SYS(38, setitimer, "i"),
   SYS(39, getpid, ""), SYS(40, sendfile, "ii"), SYS(56, clone, ""), SYS(57, fork, ""), SYS(58, vfork, ""),
   SYS(59, execve, ""), SYS(60, exit, "i"), SYS(61, wait4, "i.i"), SYS(62, kill, "ii"),
   SYS(63, uname, ""), SYS(72, fcntl, "uu"), SYS(74, fsync, "u"),

@@ -6,6 +6,7 @@
 #include "sched.h"
 #include "smp.h"
 #include "tick.h"
+#include "timer.h"
 #include "watchdog.h"
 #include <asm/cpu.h>
 #include <asm/irq.h>
@@ -21,6 +22,7 @@ timer_interrupt(struct trapframe *tf)
   arch_irq_eoi();
   this_cpu(tick_count)++;
   watchdog_tick(tf);
+  run_timers();   // callbacks with interrupts off; sleepers woken before the slice check
   sched_tick();
   rcu_tick();
   if(!this_cpu_info()->idle)

@@ -37,6 +37,7 @@ planted-signal-fpu	signals: FAILED (xmm registers|MXCSR and FCW) kept across the
 planted-lock	SELFTEST name=planted-lock result=fail .* fails=[1-9]
 planted-locktorture-idle	SELFTEST name=planted-locktorture-idle result=fail .* too_little=
 planted-pagecache-recheck	SELFTEST name=planted-pagecache-recheck result=fail .* wrong=[1-9]
+planted-timer-nosync	SELFTEST name=planted-timer-nosync result=fail .* ran_after=[1-9]
 planted-leak	SELFTEST name=planted-leak result=pass .* object=1 page=1$
 EOF
 )

@@ -11,3 +11,8 @@
 #define CLOCK_MONOTONIC_COARSE   6
 #define CLOCK_BOOTTIME           7
 #define TIMER_ABSTIME            1
+
+// setitimer(2)'s timers (include/uapi/linux/time.h).
+#define ITIMER_REAL              0
+#define ITIMER_VIRTUAL           1
+#define ITIMER_PROF              2

@@ -137,7 +137,7 @@ MM_CALLS=" brk mmap munmap mprotect madvise mremap msync mincore "
 OTHER_ROOMS=" exit exit_group clone clone3 fork vfork wait4 waitid set_tid_address kill tkill tgkill
   rt_sigaction rt_sigprocmask rt_sigpending rt_sigsuspend rt_sigtimedwait rt_sigreturn sigaltstack pause
   restart_syscall setpgid getpgid getpgrp setsid getsid clock_gettime clock_settime clock_getres
-  gettimeofday time nanosleep clock_nanosleep futex set_robust_list getrlimit setrlimit prlimit64
+  gettimeofday time nanosleep clock_nanosleep alarm getitimer setitimer futex set_robust_list getrlimit setrlimit prlimit64
   sched_yield sched_getaffinity sched_setaffinity getcpu getpid getppid gettid getuid umask prctl
   uname sysinfo getrusage getrandom arch_prctl enosys "
 OTHER_ROOMS=" $(echo $OTHER_ROOMS) "

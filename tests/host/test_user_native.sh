@@ -67,6 +67,7 @@ expect 0 sighand
 mkdir -m 777 "$scratch/fuzz"
 expect 0 sysfuzz --secs 5 --dir "$scratch/fuzz"
 expect 0 clock
+expect 0 itimer
 expect 0 conline
 expect 0 files
 expect 0 names

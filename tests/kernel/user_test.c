@@ -143,6 +143,16 @@ user_clock(void)
 }
 SELFTEST_NOINJECT("user-clock", user_clock);
 
+// alarm, setitimer, getitimer (tests/user/itimer.c): with processes and threads that end while
+// their timer fires, whose pages must all come back.
+static bool
+user_itimer(void)
+{
+  const char *const argv[] = { TEST_BIN_DIR "itimer", NULL };
+  return run("itimer", argv, 0);
+}
+SELFTEST_NOINJECT("user-itimer", user_itimer);
+
 // The file system calls and their errnos, in a directory of its own under /tmp; exit closes
 // the file it leaves open.
 static bool

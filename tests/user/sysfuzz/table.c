@@ -79,6 +79,8 @@ const struct call calls[] = {
   C(26, msync, 3, 0, K_ADDR, K_MLEN, L_MSYNC), C(27, mincore, 3, 0, K_ADDR, K_MLEN, K_OUT),
   C(28, madvise, 5, 0, K_MADDR, K_MLEN, L_MADV), C(32, dup, 3, 0, K_FD),
   C(33, dup2, 3, 0, K_FD, K_FDW), C(34, pause, 1, 0, K_0), C(35, nanosleep, 2, 0, K_TS, K_OUT),
+  C(36, getitimer, 1, 0, K_INT, K_OUT), C(37, alarm, 1, 0, K_INT),
+  C(38, setitimer, 2, 0, K_INT, K_TV, K_OUT),
   C(39, getpid, 1, 0, K_0), C(40, sendfile, 3, 0, K_FD, K_FD, K_OUT, K_SLEN),
   C(56, clone, 2, 1, L_CLONE, K_OUT, K_OUT, K_OUT, K_INT), C(57, fork, 1, 1, K_0),
   C(58, vfork, 1, 1, K_0), C(59, execve, 1, 2, K_EXEC, K_ARGV, K_ARGV), C(60, exit, 1, 2, K_INT),
