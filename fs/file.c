@@ -10,20 +10,11 @@
 #include "string.h"
 
 struct ufile *
-ufile_alloc(struct file *f, u32 flags, const char *path)
+ufile_alloc(struct file *f, u32 flags)
 {
   struct ufile *uf = kzalloc(sizeof(*uf), GFP_KERNEL);
   if(!uf)
     return NULL;
-  if(path) {
-    size_t n = strlen(path) + 1;
-    uf->path = kmalloc(n, GFP_KERNEL);
-    if(!uf->path) {
-      kfree(uf);
-      return NULL;
-    }
-    memcpy(uf->path, path, n);
-  }
   uf->refs = 1;
   uf->file = f;
   uf->flags = flags;
@@ -50,7 +41,6 @@ static void
 ufile_free(struct ufile *uf)
 {
   vfs_close(uf->file);
-  kfree(uf->path);
   call_rcu(&uf->rcu, ufile_free_rcu);
 }
 
@@ -73,7 +63,7 @@ files_alloc(void)
   struct files *fs = kzalloc(sizeof(*fs), GFP_KERNEL);
   if(!fs)
     return NULL;
-  struct ufile *con = ufile_alloc(NULL, O_RDWR, NULL);
+  struct ufile *con = ufile_alloc(NULL, O_RDWR);
   if(!con) {
     kfree(fs);
     return NULL;
@@ -83,7 +73,7 @@ files_alloc(void)
   con->refs = 3;
   for(int i = 0; i < 3; i++)
     fs->fd[i] = con;
-  strlcpy(fs->cwd, "/", sizeof(fs->cwd));
+  fs->pwd = follow_mount(dget(root_mnt->mnt_root));
   return fs;
 }
 
@@ -102,6 +92,7 @@ files_put(struct files *fs)
     if(uf && ufile_put(uf))   // nobody else can see the table now
       ufile_free(uf);
   }
+  dput(fs->pwd);
   kfree(fs);
 }
 
@@ -124,9 +115,29 @@ files_dup(struct files *src)
       __atomic_fetch_add(&fs->fd[i]->refs, 1, __ATOMIC_RELAXED);
   }
   fs->cloexec = src->cloexec;
-  memcpy(fs->cwd, src->cwd, sizeof(fs->cwd));
+  fs->pwd = dget(src->pwd);
   spin_unlock(&src->lock);
   return fs;
+}
+
+struct dentry *
+files_pwd(struct files *fs)
+{
+  spin_lock(&fs->lock);
+  struct dentry *d = dget(fs->pwd);
+  spin_unlock(&fs->lock);
+  return d;
+}
+
+// The old directory is dropped outside the lock: its last reference may free it (iput).
+void
+files_set_pwd(struct files *fs, struct dentry *d)
+{
+  spin_lock(&fs->lock);
+  struct dentry *old = fs->pwd;
+  fs->pwd = d;
+  spin_unlock(&fs->lock);
+  dput(old);
 }
 
 void

@@ -5,11 +5,11 @@
 #include "spinlock.h"
 #include "types.h"
 
+struct dentry;
 struct file;
 struct process;
 
 #define NR_OPEN 64          // fds per process: RLIMIT_NOFILE, smaller than Linux's 1024
-#define CWD_MAX 256
 
 // An open file description (open(2)): what dup'd fds share, offset and status flags.
 struct ufile {
@@ -17,21 +17,22 @@ struct ufile {
   struct file *file;        // NULL: the console (fds 0-2 at spawn: drivers/tty/console.c)
   u32 flags;                // Linux's O_ACCMODE | O_APPEND | O_NONBLOCK; F_SETFL changes the latter
   u32 dots;                 // getdents64: "." and ".." given so far (the VFS gives the rest)
-  char *path;               // absolute, for *at calls relative to this directory
   struct rcu_head rcu;      // freed a grace period after the last reference: fget reads it
                             // under rcu_read_lock alone
 };
 
 struct files {
-  spinlock_t lock;          // fd, cloexec, cwd, and the refs of what fd points at
+  spinlock_t lock;          // fd, cloexec, pwd, and the refs of what fd points at
   int refs;                 // processes sharing this table (clone's CLONE_FILES), under lock
   struct ufile *fd[NR_OPEN];   // written under lock (a new description with a release
                                // store), read by fget under rcu_read_lock
   u64 cloexec;              // bit n: fd n has FD_CLOEXEC
-  char cwd[CWD_MAX];        // absolute, normalised ("/a/b", no "." or "..")
+  struct dentry *pwd;       // the working directory, referenced (Linux's fs->pwd): where
+                            // relative paths start; written under lock, read under it
+                            // with a reference taken (files_pwd)
 };
 
-struct files *files_alloc(void);      // fds 0-2 on the console, cwd "/"; NULL if no memory
+struct files *files_alloc(void);      // fds 0-2 on the console, pwd "/"; NULL if no memory
 void files_put(struct files *fs);     // the last put closes every file
 struct files *files_dup(struct files *src);   // fork: the same descriptions; NULL if no memory
 void files_get(struct files *fs);     // one more process shares it
@@ -45,4 +46,8 @@ int fd_install(struct ufile *uf, int from, bool cloexec);
 int fd_replace(int newfd, struct ufile *uf, bool cloexec);
 int fd_close(int fd);
 int fd_cloexec(int fd, int set);      // set < 0: just read the bit; -EBADF
-struct ufile *ufile_alloc(struct file *f, u32 flags, const char *path);
+struct ufile *ufile_alloc(struct file *f, u32 flags);
+// The working directory, referenced; chdir and fchdir's change of it (d's reference moves
+// to the table, the old one is dropped).
+struct dentry *files_pwd(struct files *fs);
+void files_set_pwd(struct files *fs, struct dentry *d);
