@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "check.h"
 
@@ -331,9 +332,40 @@ race(void)
         rmdir("rb") == 0, "race clean up");
 }
 
-int
-main(void)
+// execve of a relative path runs the program beside the working directory, and the program's
+// /proc/self/exe is absolute all the same.
+static void
+exec_relative(void)
 {
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  check(n > 0, "readlink /proc/self/exe");
+  if(n <= 0)
+    return;
+  self[n] = 0;
+  char *slash = strrchr(self, '/');
+  *slash = 0;
+  char prog[4096];
+  snprintf(prog, sizeof(prog), "./%s", slash + 1);
+  pid_t pid = fork();
+  if(pid == 0) {
+    if(chdir(self[0] ? self : "/") == 0)
+      execl(prog, "dirs", "exe", (char *)NULL);
+    _exit(1);
+  }
+  int status = 0;
+  check(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+        WEXITSTATUS(status) == 42, "execve ./dirs from its directory");
+}
+
+int
+main(int argc, char **argv)
+{
+  if(argc > 1 && strcmp(argv[1], "exe") == 0) {   // exec_relative's child
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    return n > 0 && self[0] == '/' ? 42 : 1;
+  }
   if(mkdir("/tmp", 0755) != 0 && errno != EEXIST) {
     printf("dirs: cannot make /tmp (errno %d)\n", errno);
     return 1;
@@ -347,6 +379,7 @@ main(void)
   removed();
   dangling();
   race();
+  exec_relative();
   check(rmdir("a/b/c") == 0 && rmdir("a/b") == 0 && rmdir("a") == 0, "rmdir a/b/c");
   check(chdir("/") == 0 && rmdir(base) == 0, "rmdir base");
   printf("dirs: %d checks, %d failed\n", checks, fails);
