@@ -81,10 +81,16 @@ vfs_chown(const char *path, u32 uid, u32 gid)
 int
 vfs_readlink(const char *path, char *buf, size_t len)
 {
+  return vfs_readlink_at(NULL, path, buf, len);
+}
+
+int
+vfs_readlink_at(struct dentry *dir, const char *path, char *buf, size_t len)
+{
   struct dentry *d;
   if(!buf)
     return -EINVAL;
-  int err = path_lookup(path, LOOKUP_NOFOLLOW, &d);
+  int err = path_lookup_at(dir, path, LOOKUP_NOFOLLOW, &d);
   if(err)
     return err;
   struct inode *inode = d->d_inode;

@@ -332,7 +332,7 @@ do_execveat(int dirfd, u64 upath, u64 uargv, u64 uenvp, u64 flags)
   if(flags & ~(u64)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
     return -EINVAL;
   long err;
-  char *path = user_path(dirfd, upath, false, &err);
+  char *path = user_path_abs(dirfd, upath, &err);   // the program's path is kept as a string
   if(!path)
     return err;
   // /proc/self/exe is the program this process runs (as readlink answers it, fs/stat.c);

@@ -10,20 +10,11 @@
 #include "string.h"
 
 struct ufile *
-ufile_alloc(struct file *f, u32 flags, const char *path)
+ufile_alloc(struct file *f, u32 flags)
 {
   struct ufile *uf = kzalloc(sizeof(*uf), GFP_KERNEL);
   if(!uf)
     return NULL;
-  if(path) {
-    size_t n = strlen(path) + 1;
-    uf->path = kmalloc(n, GFP_KERNEL);
-    if(!uf->path) {
-      kfree(uf);
-      return NULL;
-    }
-    memcpy(uf->path, path, n);
-  }
   uf->refs = 1;
   uf->file = f;
   uf->flags = flags;
@@ -50,7 +41,6 @@ static void
 ufile_free(struct ufile *uf)
 {
   vfs_close(uf->file);
-  kfree(uf->path);
   call_rcu(&uf->rcu, ufile_free_rcu);
 }
 
@@ -243,7 +233,7 @@ files_alloc(void)
   struct files *fs = kzalloc(sizeof(*fs), GFP_KERNEL);
   if(!fs)
     return NULL;
-  struct ufile *con = ufile_alloc(NULL, O_RDWR, NULL);
+  struct ufile *con = ufile_alloc(NULL, O_RDWR);
   if(!con) {
     kfree(fs);
     return NULL;
@@ -256,7 +246,7 @@ files_alloc(void)
     fs->fdt->fd[i] = con;
     set_open_fd(fs->fdt, i);
   }
-  strlcpy(fs->cwd, "/", sizeof(fs->cwd));
+  fs->pwd = follow_mount(dget(root_mnt->mnt_root));
   return fs;
 }
 
@@ -279,6 +269,7 @@ files_put(struct files *fs)
   }
   if(fdt != &fs->fdtab)
     free_fdtable(fdt);
+  dput(fs->pwd);
   kfree(fs);
 }
 
@@ -327,10 +318,30 @@ files_dup(struct files *src)
   for(unsigned i = 0; i < count; i++)
     if(nfdt->fd[i])
       __atomic_fetch_add(&nfdt->fd[i]->refs, 1, __ATOMIC_RELAXED);
-  memcpy(fs->cwd, src->cwd, sizeof(fs->cwd));
+  fs->pwd = dget(src->pwd);
   spin_unlock(&src->lock);
   fs->fdt = nfdt;   // nobody else sees fs yet
   return fs;
+}
+
+struct dentry *
+files_pwd(struct files *fs)
+{
+  spin_lock(&fs->lock);
+  struct dentry *d = dget(fs->pwd);
+  spin_unlock(&fs->lock);
+  return d;
+}
+
+// The old directory is dropped outside the lock: its last reference may free it (iput).
+void
+files_set_pwd(struct files *fs, struct dentry *d)
+{
+  spin_lock(&fs->lock);
+  struct dentry *old = fs->pwd;
+  fs->pwd = d;
+  spin_unlock(&fs->lock);
+  dput(old);
 }
 
 void

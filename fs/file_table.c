@@ -13,6 +13,8 @@ static int
 special_fops(struct inode *inode, const struct file_operations **fop)
 {
   *fop = inode->i_fop;
+  if(S_ISLNK(inode->i_mode))
+    return -ELOOP;   // a link not followed (O_NOFOLLOW) cannot be opened: Linux's may_open
   if(*fop || S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode))
     return 0;
   if(S_ISCHR(inode->i_mode) && (*fop = chrdev_lookup(inode->i_rdev)))
@@ -29,6 +31,13 @@ vfs_open(const char *path, unsigned oflags, unsigned flags, struct file **fp)
 int
 vfs_open_mode(const char *path, unsigned oflags, u32 mode, unsigned flags, struct file **fp)
 {
+  return vfs_open_at(NULL, path, oflags, mode, flags, fp);
+}
+
+int
+vfs_open_at(struct dentry *dir, const char *path, unsigned oflags, u32 mode, unsigned flags,
+            struct file **fp)
+{
   if(!fp || (oflags & ~(O_CREAT | O_EXCL | O_TRUNC)))
     return -EINVAL;
   // The file first, as Linux's path_openat takes it (alloc_empty_file) before the lookup: an
@@ -39,7 +48,7 @@ vfs_open_mode(const char *path, unsigned oflags, u32 mode, unsigned flags, struc
   struct dentry *d;
   const struct file_operations *fop;
   bool created;
-  int err = open_path(path, oflags, mode, flags, &d, &created);
+  int err = open_path(dir, path, oflags, mode, flags, &d, &created);
   if(err) {
     kfree(f);
     return err;

@@ -1,5 +1,5 @@
 // The system calls that make and remove names: mkdir, rmdir, unlink, rename and symlink in
-// their path and *at forms, on paths made absolute by user_path (fs/open.c); the VFS work is
+// their path and *at forms, on paths and their start from user_path (fs/open.c); the VFS work is
 // fs/namei.c's (Linux keeps these calls in fs/namei.c beside the walk).
 #include "errno.h"
 #include "fdtable.h"
@@ -13,14 +13,15 @@
 
 // The *at calls that take one path and no flags of their own.
 static long
-path_op(u64 dirfd, u64 upath, int (*op)(const char *))
+path_op(u64 dirfd, u64 upath, int (*op)(struct dentry *, const char *))
 {
   long err;
-  char *path = user_path((int)dirfd, upath, false, &err);
+  struct dentry *dir;
+  char *path = user_path((int)dirfd, upath, false, &dir, &err);
   if(!path)
     return err;
-  err = op(path);
-  kfree(path);
+  err = op(dir, path);
+  user_path_put(path, dir);
   return err;
 }
 
@@ -29,12 +30,13 @@ long
 sys_mkdirat(u64 dirfd, u64 upath, u64 mode)
 {
   long err;
-  char *path = user_path((int)dirfd, upath, false, &err);
+  struct dentry *dir;
+  char *path = user_path((int)dirfd, upath, false, &dir, &err);
   if(!path)
     return err;
   u32 m = mode & (S_ISVTX | 0777) & ~READ_ONCE(current->proc->umask);
-  err = vfs_mknod(path, S_IFDIR | m, 0);
-  kfree(path);
+  err = vfs_mknod_at(dir, path, S_IFDIR | m, 0);
+  user_path_put(path, dir);
   return err;
 }
 
@@ -47,7 +49,7 @@ sys_mkdir(u64 path, u64 mode)
 long
 sys_rmdir(u64 path)
 {
-  return path_op(AT_FDCWD, path, vfs_rmdir);
+  return path_op(AT_FDCWD, path, vfs_rmdir_at);
 }
 
 long
@@ -55,7 +57,7 @@ sys_unlinkat(u64 dirfd, u64 path, u64 flags)
 {
   if(flags & ~(u64)AT_REMOVEDIR)
     return -EINVAL;
-  return path_op(dirfd, path, flags & AT_REMOVEDIR ? vfs_rmdir : vfs_unlink);
+  return path_op(dirfd, path, flags & AT_REMOVEDIR ? vfs_rmdir_at : vfs_unlink_at);
 }
 
 long
@@ -72,14 +74,15 @@ sys_renameat2(u64 olddirfd, u64 uold, u64 newdirfd, u64 unew, u64 flags)
      ((flags & (RENAME_NOREPLACE | RENAME_WHITEOUT)) && (flags & RENAME_EXCHANGE)))
     return -EINVAL;
   long err;
-  char *from = user_path((int)olddirfd, uold, false, &err);
+  struct dentry *from_dir, *to_dir;
+  char *from = user_path((int)olddirfd, uold, false, &from_dir, &err);
   if(!from)
     return err;
-  char *to = user_path((int)newdirfd, unew, false, &err);
+  char *to = user_path((int)newdirfd, unew, false, &to_dir, &err);
   if(to)
-    err = vfs_rename2(from, to, flags);
-  kfree(to);
-  kfree(from);
+    err = vfs_rename_at(from_dir, from, to_dir, to, flags);
+  user_path_put(to, to_dir);
+  user_path_put(from, from_dir);
   return err;
 }
 
@@ -104,10 +107,11 @@ sys_symlinkat(u64 utarget, u64 dirfd, u64 upath)
   long err = strncpy_from_user(target, (const char *)utarget, PATH_MAX);
   if(err == 0)
     err = -ENOENT;
-  char *path = err < 0 ? NULL : user_path((int)dirfd, upath, false, &err);
+  struct dentry *dir = NULL;
+  char *path = err < 0 ? NULL : user_path((int)dirfd, upath, false, &dir, &err);
   if(path)
-    err = vfs_symlink(target, path);
-  kfree(path);
+    err = vfs_symlink_at(target, dir, path);
+  user_path_put(path, dir);
   kfree(target);
   return err;
 }

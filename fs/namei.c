@@ -30,6 +30,16 @@ rcu_result(struct nameidata *nd, int err)
   return err;
 }
 
+// Where a walk starts (Linux's path_init): "/" for an absolute path or no dir, else dir,
+// the working directory or a dirfd's (Linux's fs->pwd, the file's f_path). dir is not
+// stepped into if something was mounted on it since: as on Linux, a process whose working
+// directory is covered still sees the covered directory.
+static struct dentry *
+start_of(const char *path, struct dentry *dir)
+{
+  return path[0] == '/' || !dir ? root_mnt->mnt_root : dir;
+}
+
 // Steps into whatever is mounted on the dentry just reached.
 static bool
 follow_mount_rcu(struct nameidata *nd)
@@ -51,17 +61,18 @@ follow_mount_rcu(struct nameidata *nd)
 // frees inodes at once, or the path has a "." or ".." name or a symbolic link to follow
 // (ref-walk's work, as Linux's unlazy_walk before 2.6.39 taught RCU-walk to follow links).
 // parent: stop before the last name and leave it in nd->last.
+// dir: where a relative path starts (the caller's reference keeps it), or NULL for "/".
 static int
-walk_rcu(struct nameidata *nd, const char *path, bool parent)
+walk_rcu(struct nameidata *nd, const char *path, bool parent, struct dentry *dir)
 {
   nd->path = path;
   nd->rename_seq = read_seqbegin(&rename_lock);
-  nd->dentry = root_mnt->mnt_root;
+  nd->dentry = start_of(path, dir);
   if(!READ_ONCE(nd->dentry->d_sb->s_rcu_walk))
     return -EAGAIN;
   nd->seq = raw_seqcount_begin(&nd->dentry->d_seq);
   nd->inode = READ_ONCE(nd->dentry->d_inode);
-  if(!follow_mount_rcu(nd))
+  if(nd->dentry == root_mnt->mnt_root && !follow_mount_rcu(nd))
     return -EAGAIN;
   for(;;) {
     struct qstr name;
@@ -165,13 +176,15 @@ follow_link(struct nameidata *nd, const char *rest)
 // d_lookup takes the next one under its d_lock. 0 with nd->dentry referenced; a parent walk
 // leaves nd->last pointing into the path or into nd->buf, which walk_done frees.
 static int
-walk_ref(struct nameidata *nd, const char *path, bool parent)
+walk_ref(struct nameidata *nd, const char *path, bool parent, struct dentry *dir)
 {
   int err = 0;
   nd->path = path;
   nd->links = 0;
   nd->buf = NULL;
-  nd->dentry = follow_mount(dget(root_mnt->mnt_root));
+  nd->dentry = dget(start_of(path, dir));
+  if(nd->dentry == root_mnt->mnt_root)
+    nd->dentry = follow_mount(nd->dentry);
   for(;;) {
     struct qstr name;
     int r = path_next(&nd->path, &name);
@@ -243,9 +256,9 @@ walk_done(struct nameidata *nd)
 
 // Either walk by flags; 0 with nd->dentry referenced.
 static int
-walk(const char *path, unsigned flags, bool parent, struct nameidata *nd)
+walk(struct dentry *dir, const char *path, unsigned flags, bool parent, struct nameidata *nd)
 {
-  int err = path_check(path);
+  int err = path_check(path, dir != NULL);
   if(err)
     return err;
   nd->must_dir = path_trailing_slash(path);
@@ -253,36 +266,42 @@ walk(const char *path, unsigned flags, bool parent, struct nameidata *nd)
   nd->buf = NULL;
   if(!(flags & LOOKUP_REF_ONLY)) {
     rcu_read_lock();
-    err = walk_rcu(nd, path, parent);
+    err = walk_rcu(nd, path, parent, dir);
     if(!err && !d_legitimize(nd->dentry, nd->seq))
       err = -EAGAIN;
     rcu_read_unlock();
     if(err != -EAGAIN || (flags & LOOKUP_RCU_ONLY))
       return err;
   }
-  return walk_ref(nd, path, parent);
+  return walk_ref(nd, path, parent, dir);
 }
 
 int
-path_lookup(const char *path, unsigned flags, struct dentry **d)
+path_lookup_at(struct dentry *dir, const char *path, unsigned flags, struct dentry **d)
 {
   struct nameidata nd;
-  int err = walk(path, flags, false, &nd);
+  int err = walk(dir, path, flags, false, &nd);
   if(!err)
     *d = nd.dentry;
   return err;
 }
 
 int
+path_lookup(const char *path, unsigned flags, struct dentry **d)
+{
+  return path_lookup_at(NULL, path, flags, d);
+}
+
+int
 vfs_lookup_rcu(const char *path, struct inode **inode)
 {
   struct nameidata nd;
-  int err = path_check(path);
+  int err = path_check(path, false);
   if(err)
     return err;
   nd.must_dir = path_trailing_slash(path);
   nd.follow = true;
-  err = walk_rcu(&nd, path, false);
+  err = walk_rcu(&nd, path, false, NULL);
   if(!err && read_seqcount_retry(&nd.dentry->d_seq, nd.seq))
     err = -EAGAIN;
   if(!err)
@@ -292,17 +311,17 @@ vfs_lookup_rcu(const char *path, struct inode **inode)
 
 // Under RCU-walk stat takes no reference at all: it copies and then checks the copy.
 int
-vfs_stat(const char *path, unsigned flags, struct kstat *st)
+vfs_stat_at(struct dentry *dir, const char *path, unsigned flags, struct kstat *st)
 {
   struct nameidata nd;
-  int err = path_check(path);
+  int err = path_check(path, dir != NULL);
   if(err || !st)
     return err ? err : -EINVAL;
   nd.must_dir = path_trailing_slash(path);
   nd.follow = !(flags & LOOKUP_NOFOLLOW);
   if(!(flags & LOOKUP_REF_ONLY)) {
     rcu_read_lock();
-    err = walk_rcu(&nd, path, false);
+    err = walk_rcu(&nd, path, false, dir);
     if(!err) {
       inode_stat(nd.inode, st);
       if(read_seqcount_retry(&nd.dentry->d_seq, nd.seq))
@@ -312,12 +331,18 @@ vfs_stat(const char *path, unsigned flags, struct kstat *st)
     if(err != -EAGAIN || (flags & LOOKUP_RCU_ONLY))
       return err;
   }
-  err = walk_ref(&nd, path, false);
+  err = walk_ref(&nd, path, false, dir);
   if(err)
     return err;
   inode_stat(nd.dentry->d_inode, st);
   dput(nd.dentry);
   return 0;
+}
+
+int
+vfs_stat(const char *path, unsigned flags, struct kstat *st)
+{
+  return vfs_stat_at(NULL, path, flags, st);
 }
 
 // What create makes: a node of mode's type, a device's number or a link's target; or an
@@ -349,11 +374,11 @@ make_node(struct inode *dir, struct dentry *child, const struct new_node *n)
 // Creates path's last name, or with existing set, finds the file that is already there
 // (open with O_CREAT and no O_EXCL). 0 with *d referenced.
 static int
-create(const char *path, struct new_node *n, bool existing, unsigned flags,
-       struct dentry **d)
+create(struct dentry *dir_at, const char *path, struct new_node *n, bool existing,
+       unsigned flags, struct dentry **d)
 {
   struct nameidata nd;
-  int err = walk(path, flags, true, &nd);
+  int err = walk(dir_at, path, flags, true, &nd);
   if(err)
     return err;
   struct inode *dir = nd.dentry->d_inode;
@@ -385,17 +410,17 @@ create(const char *path, struct new_node *n, bool existing, unsigned flags,
 int
 vfs_create(const char *path, u32 mode)
 {
-  return create(path, &(struct new_node){ .mode = S_IFREG | 0644 }, false, 0, NULL);
+  return create(NULL, path, &(struct new_node){ .mode = S_IFREG | 0644 }, false, 0, NULL);
 }
 
 int
 vfs_mkdir(const char *path)
 {
-  return create(path, &(struct new_node){ .mode = S_IFDIR | 0755 }, false, 0, NULL);
+  return create(NULL, path, &(struct new_node){ .mode = S_IFDIR | 0755 }, false, 0, NULL);
 }
 
 int
-vfs_mknod(const char *path, u32 mode, dev_t rdev)
+vfs_mknod_at(struct dentry *dir, const char *path, u32 mode, dev_t rdev)
 {
   switch(mode & S_IFMT) {
   case S_IFREG: case S_IFDIR: case S_IFCHR: case S_IFBLK: case S_IFIFO: case S_IFSOCK:
@@ -403,11 +428,17 @@ vfs_mknod(const char *path, u32 mode, dev_t rdev)
   default:
     return -EINVAL;   // symbolic links have vfs_symlink
   }
-  return create(path, &(struct new_node){ .mode = mode, .rdev = rdev }, false, 0, NULL);
+  return create(dir, path, &(struct new_node){ .mode = mode, .rdev = rdev }, false, 0, NULL);
 }
 
 int
-vfs_symlink(const char *target, const char *path)
+vfs_mknod(const char *path, u32 mode, dev_t rdev)
+{
+  return vfs_mknod_at(NULL, path, mode, rdev);
+}
+
+int
+vfs_symlink_at(const char *target, struct dentry *dir, const char *path)
 {
   if(!target)
     return -EINVAL;
@@ -416,15 +447,21 @@ vfs_symlink(const char *target, const char *path)
     return -ENOENT;   // Linux refuses an empty target
   if(n == PATH_MAX)
     return -ENAMETOOLONG;
-  return create(path, &(struct new_node){ .mode = S_IFLNK | 0777, .link = target }, false, 0,
-                NULL);
+  return create(dir, path, &(struct new_node){ .mode = S_IFLNK | 0777, .link = target }, false,
+                0, NULL);
+}
+
+int
+vfs_symlink(const char *target, const char *path)
+{
+  return vfs_symlink_at(target, NULL, path);
 }
 
 int
 vfs_add_inode(const char *path, struct inode *inode)
 {
-  int err = create(path, &(struct new_node){ .mode = inode->i_mode, .inode = inode }, false, 0,
-                   NULL);
+  int err = create(NULL, path, &(struct new_node){ .mode = inode->i_mode, .inode = inode }, false,
+                   0, NULL);
   if(err) {
     inode->i_nlink = 0;
     iput(inode);
@@ -432,29 +469,78 @@ vfs_add_inode(const char *path, struct inode *inode)
   return err;
 }
 
-// O_CREAT finds an existing name without following it; a symbolic link there is followed
-// by a walk of its own (one that dangles is -ENOENT: nothing is created at its target).
+// A symbolic link's target, in a PATH_MAX buffer of its own that replaces *buf: 0, or
+// -ENOENT for an empty one (Linux), -ENAMETOOLONG, -ENOMEM.
+static int
+read_target(struct inode *inode, char **buf)
+{
+  char *t = kmalloc(PATH_MAX, GFP_KERNEL);
+  if(!t)
+    return -ENOMEM;
+  int n = inode->i_op && inode->i_op->get_link ? inode->i_op->get_link(inode, t, PATH_MAX)
+                                                : -EINVAL;
+  if(n == 0)
+    n = -ENOENT;
+  else if(n >= PATH_MAX)
+    n = -ENAMETOOLONG;
+  if(n < 0) {
+    kfree(t);
+    return n;
+  }
+  t[n] = 0;
+  kfree(*buf);
+  *buf = t;
+  return 0;
+}
+
+// O_CREAT finds an existing name without following it. A symbolic link there is followed
+// unless LOOKUP_NOFOLLOW (O_NOFOLLOW: the caller answers ELOOP) or O_EXCL (EEXIST, from
+// create): its target is created or opened in turn, from the link's directory, so a link
+// that dangles makes the file it names (open(2): "If pathname is a symbolic link ...
+// O_CREAT"; Linux's open_last_lookups and trailing_symlink loop the same way).
 int
-open_path(const char *path, unsigned oflags, u32 mode, unsigned flags, struct dentry **d,
-          bool *created)
+open_path(struct dentry *dir, const char *path, unsigned oflags, u32 mode, unsigned flags,
+          struct dentry **d, bool *created)
 {
   *created = false;
   if(!(oflags & O_CREAT))
-    return path_lookup(path, flags, d);
+    return path_lookup_at(dir, path, flags, d);
   struct new_node n = { .mode = S_IFREG | (mode & S_IALLUGO) };
-  int err = create(path, &n, !(oflags & O_EXCL), flags, d);
+  char *buf = NULL;
+  int links = 0, err;
+  dir = dir ? dget(dir) : NULL;
+  for(;;) {
+    err = create(dir, path, &n, !(oflags & O_EXCL), flags, d);
+    if(err || !S_ISLNK((*d)->d_inode->i_mode) || (flags & LOOKUP_NOFOLLOW))
+      break;
+    struct dentry *link = *d;
+    err = ++links > MAXSYMLINKS ? -ELOOP : read_target(link->d_inode, &buf);
+    if(!err) {
+      dput(dir);
+      dir = dget_parent(link);   // a relative target starts beside the link
+      path = buf;
+    }
+    dput(link);
+    if(err)
+      break;
+  }
+  dput(dir);
+  kfree(buf);
   *created = n.made;
-  if(err || !S_ISLNK((*d)->d_inode->i_mode))
-    return err;
-  dput(*d);
-  return path_lookup(path, flags & ~LOOKUP_NOFOLLOW, d);
+  return err;
 }
 
 int
 vfs_unlink(const char *path)
 {
+  return vfs_unlink_at(NULL, path);
+}
+
+int
+vfs_unlink_at(struct dentry *dir_at, const char *path)
+{
   struct nameidata nd;
-  int err = walk(path, 0, true, &nd);
+  int err = walk(dir_at, path, 0, true, &nd);
   if(err)
     return err == -EEXIST ? -EISDIR : err;   // "." or "..", as Linux
   struct inode *dir = nd.dentry->d_inode;
@@ -478,8 +564,14 @@ vfs_unlink(const char *path)
 int
 vfs_rmdir(const char *path)
 {
+  return vfs_rmdir_at(NULL, path);
+}
+
+int
+vfs_rmdir_at(struct dentry *dir_at, const char *path)
+{
   struct nameidata nd;
-  int err = walk(path, 0, true, &nd);
+  int err = walk(dir_at, path, 0, true, &nd);
   if(err)
     return err == -EEXIST ? -EINVAL : err;
   struct super_block *sb = nd.dentry->d_sb;
@@ -560,14 +652,21 @@ vfs_rename(const char *from, const char *to)
 int
 vfs_rename2(const char *from, const char *to, unsigned flags)
 {
+  return vfs_rename_at(NULL, from, NULL, to, flags);
+}
+
+int
+vfs_rename_at(struct dentry *from_dir, const char *from, struct dentry *to_dir, const char *to,
+              unsigned flags)
+{
   if((flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT)) ||
      ((flags & (RENAME_NOREPLACE | RENAME_WHITEOUT)) && (flags & RENAME_EXCHANGE)))
     return -EINVAL;
   struct nameidata a, b;
-  int err = walk(from, 0, true, &a);
+  int err = walk(from_dir, from, 0, true, &a);
   if(err)
     return err == -EEXIST ? -EBUSY : err;
-  if((err = walk(to, 0, true, &b))) {
+  if((err = walk(to_dir, to, 0, true, &b))) {
     dput(a.dentry);
     walk_done(&a);
     return err != -EEXIST ? err : flags & RENAME_NOREPLACE ? -EEXIST : -EBUSY;

@@ -1,8 +1,8 @@
 // open, creat, close and ftruncate, access, chdir, chmod and chown in their path, fd and *at
-// forms (man 2 open, access, chdir, chmod, chown; Linux's fs/open.c). Paths are made absolute
-// against the working directory or a dirfd (user_path) before the VFS sees them. A
-// directory's path is remembered as a string (the working directory, a dirfd's path): a
-// rename of it or of a directory above it is not followed there, unlike Linux.
+// forms (man 2 open, access, chdir, chmod, chown; Linux's fs/open.c). A relative path's walk
+// starts at the working directory or a dirfd's directory (user_path), dentries both, as
+// Linux's struct path: a rename of them or above them is followed, a removal leaves them
+// with no names.
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
@@ -12,34 +12,32 @@
 #include "syscalls.h"
 #include <asm/uaccess.h>
 
-// The absolute path of upath relative to dirfd, in a PATH_MAX buffer the caller frees:
-// NULL with *err set (-EFAULT, -ENAMETOOLONG, -ENOENT for "", -EBADF, -ENOTDIR).
+// upath copied in, in a buffer the caller frees with user_path_put, and in *dir the
+// directory a relative one starts from (Linux's path_init): the working directory for
+// AT_FDCWD, else dirfd's, referenced; NULL for an absolute path. NULL with *err set
+// (-EFAULT, -ENOENT for "" unless empty_ok, -EBADF, -ENOTDIR). With empty_ok, "" names dirfd
+// itself: "." from it when it is a directory, else "" with no dir (the caller uses the fd).
+// PATH_MAX bytes is the one limit: a path's depth below where it starts has none.
 char *
-user_path(int dirfd, u64 upath, bool empty_ok, long *err)
+user_path(int dirfd, u64 upath, bool empty_ok, struct dentry **dir, long *err)
 {
-  _Static_assert(2 * PATH_MAX <= NAMES_CACHE_SIZE, "user_path's buffer");
+  _Static_assert(PATH_MAX + 1 <= NAMES_CACHE_SIZE, "user_path's buffer");
+  *dir = NULL;
   char *buf = kmem_cache_alloc(names_cachep, GFP_KERNEL);
   if(!buf) {
     *err = -ENOMEM;
     return NULL;
   }
-  char *name = buf + PATH_MAX;
-  long n = strncpy_from_user(name, (const char *)upath, PATH_MAX);
+  long n = strncpy_from_user(buf, (const char *)upath, PATH_MAX);
   if(n < 0 || (n == 0 && !empty_ok)) {
-    *err = n < 0 ? n : -ENOENT;
+    *err = n < 0 ? n : -ENOENT;   // -ENAMETOOLONG: no NUL in PATH_MAX bytes
     kfree(buf);
     return NULL;
   }
-  struct files *fs = current->proc->files;
-  if(name[0] == '/') {
-    memmove(buf, name, n + 1);
+  if(buf[0] == '/')
     return buf;
-  }
-  size_t at;
   if(dirfd == AT_FDCWD) {
-    spin_lock(&fs->lock);
-    at = strlcpy(buf, fs->cwd, PATH_MAX);
-    spin_unlock(&fs->lock);
+    *dir = files_pwd(current->proc->files);
   } else {
     struct ufile *uf = fget(dirfd);
     if(!uf) {
@@ -47,33 +45,59 @@ user_path(int dirfd, u64 upath, bool empty_ok, long *err)
       kfree(buf);
       return NULL;
     }
-    struct kstat st;
-    if(!uf->file || vfs_fstat(uf->file, &st) || !S_ISDIR(st.mode) || !uf->path) {
-      if(n == 0) {   // AT_EMPTY_PATH on a non-directory: the caller uses the fd
-        fput(uf);
-        buf[0] = 0;
-        return buf;
-      }
+    struct file *f = uf->file;
+    if(!f || !f->f_dentry || !S_ISDIR(f->f_inode->i_mode)) {
       fput(uf);
+      if(n == 0)   // AT_EMPTY_PATH on a non-directory: the caller uses the fd
+        return buf;
       *err = -ENOTDIR;
       kfree(buf);
       return NULL;
     }
-    at = strlcpy(buf, uf->path, PATH_MAX);
+    *dir = dget(f->f_dentry);   // the file's, which follows the directory where it goes
     fput(uf);
   }
   if(n == 0)
-    return buf;
-  if(at + 1 + n >= PATH_MAX) {
-    *err = -ENAMETOOLONG;
+    strlcpy(buf, ".", PATH_MAX);
+  return buf;
+}
+
+void
+user_path_put(char *path, struct dentry *dir)
+{
+  kfree(path);
+  dput(dir);
+}
+
+// upath as an absolute path, for what keeps a path as a string (execve's program path,
+// /proc/self/exe): a relative one joined to its directory's d_path. NULL with *err set.
+char *
+user_path_abs(int dirfd, u64 upath, long *err)
+{
+  struct dentry *dir;
+  char *path = user_path(dirfd, upath, false, &dir, err);
+  if(!path || !dir)
+    return path;
+  char *buf = kmem_cache_alloc(names_cachep, GFP_KERNEL);
+  char *p = NULL;
+  long r = buf ? d_path(dir, buf, PATH_MAX, &p) : -ENOMEM;
+  if(r == 1)
+    r = -ENOENT;   // not reachable from "/": no path names it
+  size_t at = r ? 0 : strlen(p), n = strlen(path);
+  if(!r && at + 1 + n >= PATH_MAX)
+    r = -ENAMETOOLONG;
+  if(!r) {
+    memmove(buf, p, at);
+    if(at > 1)
+      buf[at++] = '/';
+    memcpy(buf + at, path, n + 1);
+  }
+  user_path_put(path, dir);
+  if(r) {
     kfree(buf);
+    *err = r;
     return NULL;
   }
-  if(at > 1)
-    buf[at++] = '/';
-  else
-    at = 1;   // "/": no second slash
-  memmove(buf + at, name, n + 1);
   return buf;
 }
 
@@ -85,18 +109,18 @@ sys_openat(u64 dirfd, u64 upath, u64 flags, u64 mode)
   if((flags & O_ACCMODE) == O_ACCMODE)
     return -EINVAL;
   long err;
-  char *path = user_path((int)dirfd, upath, false, &err);
+  struct dentry *dir;
+  char *path = user_path((int)dirfd, upath, false, &dir, &err);
   if(!path)
     return err;
   unsigned of = flags & (O_CREAT | O_EXCL);   // vfs_open takes open(2)'s own bits
   struct file *f;
   // open(2): the new file's mode is mode & ~umask.
   u32 m = mode & S_IALLUGO & ~READ_ONCE(current->proc->umask);
-  err = vfs_open_mode(path, of, m, flags & O_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &f);
-  if(err) {
-    kfree(path);
+  err = vfs_open_at(dir, path, of, m, flags & O_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &f);
+  user_path_put(path, dir);
+  if(err)
     return err;
-  }
   struct kstat st;
   vfs_fstat(f, &st);
   bool wr = (flags & O_ACCMODE) != 0;
@@ -104,13 +128,9 @@ sys_openat(u64 dirfd, u64 upath, u64 flags, u64 mode)
     err = -EISDIR;
   else if(!S_ISDIR(st.mode) && (flags & O_DIRECTORY))
     err = -ENOTDIR;
-  else if(S_ISLNK(st.mode))
-    err = -ELOOP;   // O_NOFOLLOW on a symbolic link
   else if((flags & O_TRUNC) && wr && S_ISREG(st.mode) && !f->f_created)
     err = vfs_ftruncate(f, 0);
-  struct ufile *uf = err ? NULL : ufile_alloc(f, flags & (O_ACCMODE | O_APPEND | O_NONBLOCK),
-                                              path);
-  kfree(path);
+  struct ufile *uf = err ? NULL : ufile_alloc(f, flags & (O_ACCMODE | O_APPEND | O_NONBLOCK));
   if(!uf) {
     vfs_close(f);
     return err ? err : -ENOMEM;
@@ -164,12 +184,13 @@ sys_faccessat(u64 dirfd, u64 upath, u64 mode)
   if(mode & ~7UL)
     return -EINVAL;
   long err;
-  char *path = user_path((int)dirfd, upath, false, &err);
+  struct dentry *dir;
+  char *path = user_path((int)dirfd, upath, false, &dir, &err);
   if(!path)
     return err;
   struct kstat k;
-  err = vfs_stat(path, 0, &k);
-  kfree(path);
+  err = vfs_stat_at(dir, path, 0, &k);
+  user_path_put(path, dir);
   if(!err && (mode & 1) && !S_ISDIR(k.mode) && !(k.mode & 0111))
     err = -EACCES;
   return err;
@@ -181,59 +202,41 @@ sys_access(u64 path, u64 mode)
   return sys_faccessat(AT_FDCWD, path, mode);
 }
 
-// path, absolute, without "." and ".." names or doubled slashes (lexically: no symbolic
-// link is resolved), in place.
-static void
-normalise(char *path)
-{
-  char *out = path;
-  const char *in = path;
-  while(*in) {
-    while(*in == '/')
-      in++;
-    const char *end = in;
-    while(*end && *end != '/')
-      end++;
-    size_t len = end - in;
-    if(len == 0 || (len == 1 && in[0] == '.')) {
-      // nothing
-    } else if(len == 2 && in[0] == '.' && in[1] == '.') {
-      while(out > path && *--out != '/')
-        ;
-    } else {
-      *out++ = '/';
-      memmove(out, in, len);
-      out += len;
-    }
-    in = end;
-  }
-  if(out == path)
-    *out++ = '/';
-  *out = 0;
-}
-
+// chdir(2): the directory itself becomes the working directory (a reference), not its path.
 long
 sys_chdir(u64 upath)
 {
   long err;
-  char *path = user_path(AT_FDCWD, upath, false, &err);
+  struct dentry *dir, *d;
+  char *path = user_path(AT_FDCWD, upath, false, &dir, &err);
   if(!path)
     return err;
-  struct kstat k;
-  err = vfs_stat(path, 0, &k);
-  if(!err && !S_ISDIR(k.mode))
-    err = -ENOTDIR;
-  normalise(path);
-  if(!err && strlen(path) >= CWD_MAX)
-    err = -ENAMETOOLONG;
-  if(!err) {
-    struct files *fs = current->proc->files;
-    spin_lock(&fs->lock);
-    strlcpy(fs->cwd, path, CWD_MAX);
-    spin_unlock(&fs->lock);
+  err = path_lookup_at(dir, path, 0, &d);
+  user_path_put(path, dir);
+  if(err)
+    return err;
+  if(!S_ISDIR(d->d_inode->i_mode)) {
+    dput(d);
+    return -ENOTDIR;
   }
-  kfree(path);
-  return err;
+  files_set_pwd(current->proc->files, d);
+  return 0;
+}
+
+// fchdir(2): the directory an open fd names, wherever it is now.
+long
+sys_fchdir(u64 fd)
+{
+  struct ufile *uf = fget((int)fd);
+  if(!uf)
+    return -EBADF;
+  struct file *f = uf->file;
+  struct dentry *d = f && f->f_dentry && S_ISDIR(f->f_inode->i_mode) ? dget(f->f_dentry) : NULL;
+  fput(uf);
+  if(!d)
+    return -ENOTDIR;
+  files_set_pwd(current->proc->files, d);
+  return 0;
 }
 
 // chmod and chown through a path; follow: the last name's symbolic link is followed.
@@ -241,12 +244,12 @@ static long
 attr_path(u64 dirfd, u64 upath, bool follow, bool chown, u32 mode, u32 uid, u32 gid)
 {
   long err;
-  char *path = user_path((int)dirfd, upath, false, &err);
+  struct dentry *dir, *d;
+  char *path = user_path((int)dirfd, upath, false, &dir, &err);
   if(!path)
     return err;
-  struct dentry *d;
-  err = path_lookup(path, follow ? 0 : LOOKUP_NOFOLLOW, &d);
-  kfree(path);
+  err = path_lookup_at(dir, path, follow ? 0 : LOOKUP_NOFOLLOW, &d);
+  user_path_put(path, dir);
   if(err)
     return err;
   if(chown)

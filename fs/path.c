@@ -14,14 +14,14 @@ name_hash(const char *name, u32 len)
 }
 
 int
-path_check(const char *path)
+path_check(const char *path, bool relative)
 {
   if(!path)
     return -EINVAL;
   if(path[0] == 0)
     return -ENOENT;   // POSIX: an empty path names nothing
-  if(path[0] != '/')
-    return -EINVAL;   // no current directory here: every path starts at /
+  if(path[0] != '/' && !relative)
+    return -EINVAL;   // a walk with no directory to start from starts at "/" only
   for(u32 n = 0; n < PATH_MAX; n++)
     if(path[n] == 0)
       return 0;

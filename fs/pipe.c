@@ -365,8 +365,8 @@ sys_pipe2(u64 ufds, u64 flags)
   if(err)
     return err;
   u32 nb = flags & O_NONBLOCK;
-  struct ufile *r = ufile_alloc(f[0], nb, NULL);
-  struct ufile *w = r ? ufile_alloc(f[1], O_WRONLY | nb, NULL) : NULL;
+  struct ufile *r = ufile_alloc(f[0], nb);
+  struct ufile *w = r ? ufile_alloc(f[1], O_WRONLY | nb) : NULL;
   if(!w) {
     if(r)
       fput(r);

@@ -55,9 +55,10 @@ long
 resolve_at(u64 dirfd, u64 upath, u64 flags, struct ufile **uf, struct dentry **d)
 {
   long err;
+  struct dentry *dir;
   *uf = NULL;
   *d = NULL;
-  char *path = user_path((int)dirfd, upath, flags & AT_EMPTY_PATH, &err);
+  char *path = user_path((int)dirfd, upath, flags & AT_EMPTY_PATH, &dir, &err);
   if(!path)
     return err;
   if(path[0] == 0) {   // a dirfd that is not a directory, and AT_EMPTY_PATH
@@ -65,8 +66,8 @@ resolve_at(u64 dirfd, u64 upath, u64 flags, struct ufile **uf, struct dentry **d
     *uf = fget((int)dirfd);
     return *uf ? 0 : -EBADF;
   }
-  err = path_lookup(path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, d);
-  kfree(path);
+  err = path_lookup_at(dir, path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, d);
+  user_path_put(path, dir);
   return err;
 }
 
@@ -175,18 +176,18 @@ sys_newfstatat(u64 dirfd, u64 upath, u64 st, u64 flags)
   if(flags & ~(u64)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
     return -EINVAL;
   long err;
-  char *path = user_path((int)dirfd, upath, flags & AT_EMPTY_PATH, &err);
+  struct dentry *dir;
+  char *path = user_path((int)dirfd, upath, flags & AT_EMPTY_PATH, &dir, &err);
   if(!path)
     return err;
-  char c;
-  if(get_user(c, (char *)upath) == 0 && c == 0) {   // AT_EMPTY_PATH: dirfd itself
+  if(path[0] == 0) {   // AT_EMPTY_PATH on a dirfd that is not a directory: the fd itself
     kfree(path);
-    return (int)dirfd == AT_FDCWD ? sys_newfstatat(dirfd, (u64)".", st, 0)
-                                  : fstat_fd(dirfd, st);
+    return fstat_fd(dirfd, st);
   }
+  // (AT_EMPTY_PATH on a directory or AT_FDCWD is "." from it: user_path)
   struct kstat k;
-  err = vfs_stat(path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &k);
-  kfree(path);
+  err = vfs_stat_at(dir, path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &k);
+  user_path_put(path, dir);
   return err ? err : put_stat(st, &k);
 }
 
@@ -196,26 +197,27 @@ sys_readlinkat(u64 dirfd, u64 upath, u64 buf, u64 size)
   if((s64)size <= 0)
     return -EINVAL;
   long err;
-  char *path = user_path((int)dirfd, upath, false, &err);
+  struct dentry *dir;
+  char *path = user_path((int)dirfd, upath, false, &dir, &err);
   if(!path)
     return err;
   u64 n = MIN(size, PATH_MAX);
   char *k = kmalloc(n, GFP_KERNEL);
   if(!k) {
-    kfree(path);
+    user_path_put(path, dir);
     return -ENOMEM;
   }
   struct process *p = current->proc;
-  if(strcmp(path, "/proc/self/exe") == 0) {   // the program as it was started
+  if(!dir && strcmp(path, "/proc/self/exe") == 0) {   // the program as it was started
     err = MIN(strlen(p->path), n);
     memcpy(k, p->path, err);
   } else {
-    err = vfs_readlink(path, k, n);
+    err = vfs_readlink_at(dir, path, k, n);
   }
   if(err > 0 && copy_to_user((void *)buf, k, err))
     err = -EFAULT;
   kfree(k);
-  kfree(path);
+  user_path_put(path, dir);
   return err;
 }
 

@@ -36,14 +36,22 @@ follow_mount(struct dentry *d)
 struct dentry *
 mount_point_of(struct dentry *d)
 {
-  struct dentry *up = NULL;
-  struct vfsmount *m;
   br_read_lock(&vfsmount_lock);
-  list_for_each_entry(m, &mounts, mnt_list)
-    if(m->mnt_root == d)
-      up = dget(m->mnt_mountpoint);
+  struct dentry *up = mount_point_locked(d);
+  if(up)
+    dget(up);
   br_read_unlock(&vfsmount_lock);
   return up;
+}
+
+struct dentry *
+mount_point_locked(struct dentry *d)
+{
+  struct vfsmount *m;
+  list_for_each_entry(m, &mounts, mnt_list)
+    if(m->mnt_root == d)
+      return m->mnt_mountpoint;
+  return NULL;
 }
 
 static bool

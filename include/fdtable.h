@@ -5,6 +5,7 @@
 #include "spinlock.h"
 #include "types.h"
 
+struct dentry;
 struct file;
 struct process;
 
@@ -13,7 +14,6 @@ struct process;
 // fs.nr_open default (sysctl_nr_open), which caps RLIMIT_NOFILE too (kernel/rlimit.c).
 #define NR_OPEN_DEFAULT 64
 #define NR_OPEN_MAX (1024 * 1024)
-#define CWD_MAX 256
 
 // An open file description (open(2)): what dup'd fds share, offset and status flags.
 struct ufile {
@@ -21,7 +21,6 @@ struct ufile {
   struct file *file;        // NULL: the console (fds 0-2 at spawn: drivers/tty/console.c)
   u32 flags;                // Linux's O_ACCMODE | O_APPEND | O_NONBLOCK; F_SETFL changes the latter
   u32 dots;                 // getdents64: "." and ".." given so far (the VFS gives the rest)
-  char *path;               // absolute, for *at calls relative to this directory
   struct rcu_head rcu;      // freed a grace period after the last reference: fget reads it
                             // under rcu_read_lock alone
 };
@@ -41,7 +40,7 @@ struct fdtable {
 };
 
 struct files {
-  spinlock_t lock;          // the table's fds and bits, fdt, cwd, and the refs of what fd
+  spinlock_t lock;          // the table's fds and bits, fdt, pwd, and the refs of what fd
                             // points at
   int refs;                 // processes sharing this table (clone's CLONE_FILES), under lock
   struct fdtable *fdt;      // the current table: replaced under lock (rcu_assign_pointer),
@@ -49,10 +48,12 @@ struct files {
   struct fdtable fdtab;     // the first one, in here (Linux's files_struct.fdtab)
   struct ufile *fd_array[NR_OPEN_DEFAULT];
   u64 open_fds_init, close_on_exec_init, full_fds_bits_init;
-  char cwd[CWD_MAX];        // absolute, normalised ("/a/b", no "." or "..")
+  struct dentry *pwd;       // the working directory, referenced (Linux's fs->pwd): where
+                            // relative paths start; written under lock, read under it
+                            // with a reference taken (files_pwd)
 };
 
-struct files *files_alloc(void);      // fds 0-2 on the console, cwd "/"; NULL if no memory
+struct files *files_alloc(void);      // fds 0-2 on the console, pwd "/"; NULL if no memory
 void files_put(struct files *fs);     // the last put closes every file
 struct files *files_dup(struct files *src);   // fork: the same descriptions; NULL if no memory
 void files_get(struct files *fs);     // one more process shares it
@@ -69,5 +70,9 @@ int fd_install(struct ufile *uf, int from, bool cloexec);
 int fd_replace(int newfd, struct ufile *uf, bool cloexec);
 int fd_close(int fd);
 int fd_cloexec(int fd, int set);      // set < 0: just read the bit; -EBADF
-struct ufile *ufile_alloc(struct file *f, u32 flags, const char *path);
+struct ufile *ufile_alloc(struct file *f, u32 flags);
 unsigned files_max_fds(void);         // the caller's table's size now (select clamps nfds to it)
+// The working directory, referenced; chdir and fchdir's change of it (d's reference moves
+// to the table, the old one is dropped).
+struct dentry *files_pwd(struct files *fs);
+void files_set_pwd(struct files *fs, struct dentry *d);

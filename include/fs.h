@@ -215,7 +215,7 @@ struct ramfs_opts {
 typedef bool (*filldir_t)(void *arg, const char *name, u32 len, unsigned long ino, u32 mode);
 
 // The calls. Errors are negative errno values; a bad path is never a crash. Paths are
-// absolute; "." and ".." names and symbolic links are followed by ref-walk (RCU-walk hands
+// absolute, or relative to a directory in the *_at forms below; "." and ".." names and symbolic links are followed by ref-walk (RCU-walk hands
 // them over), at most MAXSYMLINKS links per walk (-ELOOP). A path's last name is followed
 // too unless flags has LOOKUP_NOFOLLOW (lstat); calls that change a name never follow it.
 // flags are LOOKUP_* (0: RCU-walk, then ref-walk).
@@ -362,6 +362,9 @@ extern struct vfsmount *root_mnt;
 extern struct brlock vfsmount_lock;
 struct dentry *follow_mount(struct dentry *d);   // ref-walk: d's reference moves to the root
 struct dentry *mount_point_of(struct dentry *d);   // referenced, or NULL
+// The same with vfsmount_lock read-held by the caller, and no reference: the mount's own
+// keeps it while the lock is held (d_path).
+struct dentry *mount_point_locked(struct dentry *d);
 
 // ramfs (fs/ramfs.c).
 struct super_block *ramfs_mount(const struct ramfs_opts *opts);
@@ -372,5 +375,29 @@ struct inode *ramfs_get_inode(struct super_block *sb, u32 mode);
 int path_lookup(const char *path, unsigned flags, struct dentry **d);
 struct dentry *dget_parent(struct dentry *d);   // referenced
 // *created: O_CREAT made the file.
-int open_path(const char *path, unsigned oflags, u32 mode, unsigned flags, struct dentry **d,
-              bool *created);
+int open_path(struct dentry *dir, const char *path, unsigned oflags, u32 mode, unsigned flags,
+              struct dentry **d, bool *created);
+
+// The calls relative to a directory, for the system calls (Linux's struct path base of a
+// walk: the working directory, a dirfd's file): a relative path's walk starts at dir, which
+// the caller holds a reference on; an absolute path, or a NULL dir, starts at "/". ".." is
+// the dentry's parent (a directory renamed since is followed; one removed has no names
+// left, so every lookup in it is -ENOENT). One dentry is the whole base here: each
+// filesystem is mounted once, so the mount is the one its superblock root belongs to.
+int path_lookup_at(struct dentry *dir, const char *path, unsigned flags, struct dentry **d);
+int vfs_stat_at(struct dentry *dir, const char *path, unsigned flags, struct kstat *st);
+int vfs_open_at(struct dentry *dir, const char *path, unsigned oflags, u32 mode, unsigned flags,
+                struct file **fp);
+int vfs_mknod_at(struct dentry *dir, const char *path, u32 mode, dev_t rdev);
+int vfs_symlink_at(const char *target, struct dentry *dir, const char *path);
+int vfs_readlink_at(struct dentry *dir, const char *path, char *buf, size_t len);
+int vfs_unlink_at(struct dentry *dir, const char *path);
+int vfs_rmdir_at(struct dentry *dir, const char *path);
+int vfs_rename_at(struct dentry *from_dir, const char *from, struct dentry *to_dir, const char *to,
+                  unsigned flags);
+// A dentry's path from "/" (fs/d_path.c), built at the end of buf (len bytes, NUL included):
+// *start points at it. 0; 1 when no mount leads from "/" to it (the caller marks it
+// "(unreachable)", as Linux); -ENAMETOOLONG when it does not fit.
+int d_path(struct dentry *d, char *buf, size_t len, char **start);
+// True for a dentry whose name was removed (the root never has one): Linux's d_unlinked.
+bool d_unlinked(struct dentry *d);

@@ -16,9 +16,10 @@ struct qstr {
 };
 
 u32 name_hash(const char *name, u32 len);
-// Checks a whole path before a walk: 0, or -EINVAL (NULL or not absolute), -ENOENT (empty),
-// -ENAMETOOLONG (PATH_MAX bytes or more).
-int path_check(const char *path);
+// Checks a whole path before a walk: 0, or -EINVAL (NULL, or not absolute unless relative:
+// the walk has a directory to start from), -ENOENT (empty), -ENAMETOOLONG (PATH_MAX bytes or
+// more: the one limit on a path's depth, as Linux's getname).
+int path_check(const char *path, bool relative);
 // Takes the next name off *pathp, skipping slashes: PATH_NAME with *name filled (and
 // hashed), PATH_DOT or PATH_DOTDOT for "." and "..", 0 at the end of the path, or
 // -ENAMETOOLONG (over NAME_MAX).

@@ -11,11 +11,14 @@ extern const char *const syscall_names[NR_SYSCALL_NAMES];
 // kernel/syscall.c, debug image: every user thread's last system calls, for a panic report.
 void syscall_history_show(void);
 
-// fs/open.c. user_path: upath made absolute against dirfd (AT_FDCWD: the working directory),
-// in a kmalloc'd buffer; NULL with *err (-EFAULT, -ENOENT for "" unless empty_ok, -EBADF,
-// -ENOTDIR).
-char *user_path(int dirfd, u64 upath, bool empty_ok, long *err);
 struct dentry;
+// fs/open.c. user_path: upath copied in, and *dir the referenced directory a relative one
+// starts from (dirfd's, or the working directory for AT_FDCWD; NULL for an absolute path),
+// both freed by user_path_put; NULL with *err (-EFAULT, -ENAMETOOLONG, -ENOENT for "" unless
+// empty_ok, -EBADF, -ENOTDIR). user_path_abs: the path made absolute (execve).
+char *user_path(int dirfd, u64 upath, bool empty_ok, struct dentry **dir, long *err);
+void user_path_put(char *path, struct dentry *dir);
+char *user_path_abs(int dirfd, u64 upath, long *err);
 struct ufile;
 // fs/stat.c: the node a *at call names (AT_EMPTY_PATH: dirfd's own), referenced in *uf or *d.
 long resolve_at(u64 dirfd, u64 upath, u64 flags, struct ufile **uf, struct dentry **d);
@@ -27,6 +30,7 @@ long sys_ftruncate(u64 fd, u64 len);
 long sys_access(u64 path, u64 mode);
 long sys_faccessat(u64 dirfd, u64 path, u64 mode);
 long sys_chdir(u64 path);
+long sys_fchdir(u64 fd);
 long sys_chmod(u64 path, u64 mode);
 long sys_fchmod(u64 fd, u64 mode);
 long sys_fchmodat(u64 dirfd, u64 path, u64 mode);

@@ -38,12 +38,19 @@ int
 main(void)
 {
   char out[PATH_MAX];
-  CHECK(path_check(NULL) == -EINVAL);
-  CHECK(path_check("") == -ENOENT);
-  CHECK(path_check("a/b") == -EINVAL);
-  CHECK(path_check("/") == 0);
-  CHECK(path_check(repeat('/', 'a', PATH_MAX - 2)) == 0);   // 4095 bytes and the NUL
-  CHECK(path_check(repeat('/', 'a', PATH_MAX - 1)) == -ENAMETOOLONG);
+  CHECK(path_check(NULL, false) == -EINVAL);
+  CHECK(path_check(NULL, true) == -EINVAL);
+  CHECK(path_check("", false) == -ENOENT);
+  CHECK(path_check("", true) == -ENOENT);
+  CHECK(path_check("a/b", false) == -EINVAL);   // no directory to start from
+  CHECK(path_check("a/b", true) == 0);          // the working directory or a dirfd's
+  CHECK(path_check("../..", true) == 0);
+  CHECK(path_check("/", false) == 0);
+  CHECK(path_check(repeat('/', 'a', PATH_MAX - 2), false) == 0);   // 4095 bytes and the NUL
+  CHECK(path_check(repeat('/', 'a', PATH_MAX - 1), false) == -ENAMETOOLONG);
+  // A relative path has the same limit, and no other: its depth below the start is free.
+  CHECK(path_check(repeat('/', 'a', PATH_MAX - 1) + 1, true) == 0);   // 4095 bytes
+  CHECK(path_check(repeat('/', 'a', PATH_MAX) + 1, true) == -ENAMETOOLONG);
 
   CHECK(split("/", out) == 0);
   CHECK(split("//", out) == 0);

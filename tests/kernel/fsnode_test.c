@@ -100,7 +100,16 @@ symlinks(void)
     EXPECT(1, 0);
   EXPECT(vfs_stat("/fsn/f", 0, &st), 0);
   EXPECT(st.size, 3);
-  EXPECT(vfs_open("/fsn/dangling", O_CREAT, 0, &f), -ENOENT);
+  // O_CREAT through a dangling link makes its target beside the link (open(2), as Linux);
+  // O_EXCL does not follow it: EEXIST.
+  EXPECT(vfs_open("/fsn/dangling", O_CREAT | O_EXCL, 0, &f), -EEXIST);
+  EXPECT(expect_stat_mode("/fsn/nothing", 0), -ENOENT);
+  if(vfs_open("/fsn/dangling", O_CREAT, 0, &f) == 0)
+    vfs_close(f);
+  else
+    EXPECT(1, 0);
+  EXPECT(expect_stat_mode("/fsn/nothing", 0), S_IFREG | 0644);
+  EXPECT(vfs_unlink("/fsn/nothing"), 0);
   EXPECT(vfs_unlink("/fsn/rel"), 0);
   EXPECT(expect_stat_mode("/fsn/f", 0), S_IFREG | 0644);
   EXPECT(vfs_rename("/fsn/abs", "/fsn/abs2"), 0);

@@ -172,6 +172,16 @@ user_names(void)
 }
 SELFTEST_NOINJECT("user-names", user_names);
 
+// The working directory and dirfds as directories: 1000 levels deep, "..", fchdir, renamed
+// and removed directories, O_CREAT through dangling links, threads racing chdir.
+static bool
+user_dirs(void)
+{
+  const char *const argv[] = { TEST_BIN_DIR "dirs", NULL };
+  return run("dirs", argv, 0);
+}
+SELFTEST_NOINJECT("user-dirs", user_dirs);
+
 // The termios calls with nothing typed (outside init='s session a read is end of file, which
 // is what a VMIN 0 read of an idle terminal returns too); tools/ttydrive.py types into it.
 static bool

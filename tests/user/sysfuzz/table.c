@@ -87,7 +87,7 @@ const struct call calls[] = {
   C(61, wait4, 2, 0, K_PID, K_OUT, L_WAIT, K_OUT), C(62, kill, 3, 0, K_PID, K_SIG),
   C(63, uname, 1, 0, K_OUT), C(72, fcntl, 5, 0, K_FD, L_FCNTL, K_INT), C(74, fsync, 1, 0, K_FD),
   C(75, fdatasync, 1, 0, K_FD), C(77, ftruncate, 4, 0, K_FD, K_OFF), C(79, getcwd, 1, 0, K_BUF, K_LEN),
-  C(80, chdir, 1, 0, K_CWD), C(82, rename, 3, 0, K_PATHW, K_PATHW), C(83, mkdir, 3, 0, K_PATHW, K_MODE),
+  C(80, chdir, 1, 0, K_CWD), C(81, fchdir, 1, 0, K_FD), C(82, rename, 3, 0, K_PATHW, K_PATHW), C(83, mkdir, 3, 0, K_PATHW, K_MODE),
   C(84, rmdir, 2, 0, K_PATHW), C(85, creat, 2, 0, K_PATHW, K_MODE), C(87, unlink, 3, 0, K_PATHW),
   C(88, symlink, 2, 0, K_SYMT, K_PATHW), C(89, readlink, 2, 0, K_PATH, K_BUF, K_LEN),
   C(90, chmod, 2, 0, K_PATHW, K_MODE), C(91, fchmod, 2, 0, K_FDW, K_MODE),
