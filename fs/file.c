@@ -87,6 +87,12 @@ files_alloc(void)
   return fs;
 }
 
+static void
+files_free_rcu(struct rcu_head *head)
+{
+  kfree(container_of(head, struct files, rcu));
+}
+
 void
 files_put(struct files *fs)
 {
@@ -102,7 +108,7 @@ files_put(struct files *fs)
     if(uf && ufile_put(uf))   // nobody else can see the table now
       ufile_free(uf);
   }
-  kfree(fs);
+  call_rcu(&fs->rcu, files_free_rcu);
 }
 
 // fork: a table of the child's own whose fds point at the same open file descriptions,

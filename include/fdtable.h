@@ -29,6 +29,8 @@ struct files {
                                // store), read by fget under rcu_read_lock
   u64 cloexec;              // bit n: fd n has FD_CLOEXEC
   char cwd[CWD_MAX];        // absolute, normalised ("/a/b", no "." or "..")
+  struct rcu_head rcu;      // freed a grace period after the last put: /proc/<pid>/fd reads
+                            // fd under rcu_read_lock and lock, and refs 0 means empty
 };
 
 struct files *files_alloc(void);      // fds 0-2 on the console, cwd "/"; NULL if no memory
