@@ -250,6 +250,37 @@ files_alloc(void)
   return fs;
 }
 
+int
+files_next_fd(struct files *fs, unsigned from)
+{
+  int fd = -1;
+  spin_lock(&fs->lock);
+  if(fs->refs) {   // 0: files_put is closing every fd, and the table is as good as empty
+    struct fdtable *fdt = fs->fdt;
+    for(unsigned i = from; i < fdt->max_fds; i++) {
+      u64 word = fdt->open_fds[i / 64] >> (i % 64);
+      if(word) {
+        fd = (int)(i + __builtin_ctzll(word));
+        break;
+      }
+      i |= 63;   // the rest of this word is empty
+    }
+  }
+  spin_unlock(&fs->lock);
+  return fd;
+}
+
+// A grace period after the last put: /proc/<pid>/fd's readers (files_next_fd) may still hold
+// the table and its current fdtable under rcu_read_lock until then.
+static void
+files_free_rcu(struct rcu_head *head)
+{
+  struct files *fs = container_of(head, struct files, rcu);
+  if(fs->fdt != &fs->fdtab)
+    free_fdtable(fs->fdt);
+  kfree(fs);
+}
+
 void
 files_put(struct files *fs)
 {
@@ -267,10 +298,8 @@ files_put(struct files *fs)
     if(uf && ufile_put(uf))
       ufile_free(uf);
   }
-  if(fdt != &fs->fdtab)
-    free_fdtable(fdt);
   dput(fs->pwd);
-  kfree(fs);
+  call_rcu(&fs->rcu, files_free_rcu);
 }
 
 // The fds up to the last word of open_fds with an fd in it (Linux's count_open_files): what

@@ -291,6 +291,11 @@ vfs_readdir(struct file *f, filldir_t fill, void *arg)
     return -ENOTDIR;
   if(!fill)
     return -EINVAL;
+  if(f->f_op && f->f_op->iterate) {
+    int r = f->f_op->iterate(f, fill, arg);
+    touch_atime(dir);
+    return r;
+  }
   int more = 0;
   u64 i = 0;
   struct dentry *d;

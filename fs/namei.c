@@ -106,7 +106,7 @@ walk_rcu(struct nameidata *nd, const char *path, bool parent, struct dentry *dir
       return -EAGAIN;
   }
   if(parent)
-    return -EINVAL;   // only slashes: "/" has no final name
+    return -EEXIST;   // only slashes: "/", which exists as "." does (Linux's LAST_ROOT)
   // The type bits never change: a link not to be followed is a result like any other.
   u32 mode = READ_ONCE(nd->inode->i_mode);
   if(unlikely(S_ISLNK(mode)) && (nd->follow || nd->must_dir))
@@ -232,7 +232,7 @@ walk_ref(struct nameidata *nd, const char *path, bool parent, struct dentry *dir
     cond_resched();
   }
   if(!err && parent)
-    err = -EINVAL;
+    err = -EEXIST;   // only slashes: as walk_rcu
   if(!err && nd->must_dir && !S_ISDIR(nd->dentry->d_inode->i_mode))
     err = -ENOTDIR;
   if(unlikely(nd->buf)) {
@@ -359,6 +359,8 @@ static int
 make_node(struct inode *dir, struct dentry *child, const struct new_node *n)
 {
   if(n->inode) {
+    if(S_ISDIR(n->inode->i_mode))
+      WRITE_ONCE(dir->i_nlink, dir->i_nlink + 1);   // the child's "..", as ramfs_create
     inode_touch_mc(dir);
     d_instantiate_add(child, n->inode);
     return 0;
@@ -572,8 +574,13 @@ vfs_rmdir_at(struct dentry *dir_at, const char *path)
 {
   struct nameidata nd;
   int err = walk(dir_at, path, 0, true, &nd);
+  if(err == -EEXIST) {   // "/" is busy (the root), "." and ".." invalid: rmdir(2)
+    while(*path == '/')
+      path++;
+    return *path ? -EINVAL : -EBUSY;
+  }
   if(err)
-    return err == -EEXIST ? -EINVAL : err;
+    return err;
   struct super_block *sb = nd.dentry->d_sb;
   struct inode *dir = nd.dentry->d_inode;
   mutex_lock(&sb->s_rename_mutex);

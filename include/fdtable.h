@@ -51,6 +51,9 @@ struct files {
   struct dentry *pwd;       // the working directory, referenced (Linux's fs->pwd): where
                             // relative paths start; written under lock, read under it
                             // with a reference taken (files_pwd)
+  struct rcu_head rcu;      // freed a grace period after the last put: /proc/<pid>/fd reads
+                            // the table under rcu_read_lock and lock (files_next_fd), and
+                            // refs 0 means empty
 };
 
 struct files *files_alloc(void);      // fds 0-2 on the console, pwd "/"; NULL if no memory
@@ -71,7 +74,10 @@ int fd_replace(int newfd, struct ufile *uf, bool cloexec);
 int fd_close(int fd);
 int fd_cloexec(int fd, int set);      // set < 0: just read the bit; -EBADF
 struct ufile *ufile_alloc(struct file *f, u32 flags);
-unsigned files_max_fds(void);         // the caller's table's size now (select clamps nfds to it)
+unsigned files_max_fds(void);
+// The lowest open fd >= from in fs, or -1 (none, or the table is being closed); fs may be
+// another process's, read under rcu_read_lock (/proc/<pid>/fd: fs/proc_pid.c).
+int files_next_fd(struct files *fs, unsigned from);         // the caller's table's size now (select clamps nfds to it)
 // The working directory, referenced; chdir and fchdir's change of it (d's reference moves
 // to the table, the old one is dropped).
 struct dentry *files_pwd(struct files *fs);

@@ -98,6 +98,8 @@ struct inode {
   const struct inode_operations *i_op;
   const struct file_operations *i_fop;   // files whose data is not the page cache, or NULL
   char *i_link;                // ramfs symbolic links: the target, set before the name exists
+  long i_private;              // generated files' own datum, set before the name exists
+                               // (/proc/<pid>/stat and fd: the pid)
   struct mutex i_mutex;        // directories: their names; files: writes and truncation
   struct hlist_node i_hash;    // in the inode hash by (sb, ino)
   struct address_space i_data; // regular files: their pages
@@ -150,6 +152,7 @@ struct inode_operations {
 
 struct file;
 struct poll_table;
+typedef bool (*filldir_t)(void *arg, const char *name, u32 len, unsigned long ino, u32 mode);
 
 // Files whose data does not come from the page cache: character devices (fs/char_dev.c) and
 // the generated files under /sys and /proc. pos is the file's position, or pread's.
@@ -168,6 +171,9 @@ struct file_operations {
   // wake-up may change them (include/poll.h). NULL: always ready (DEFAULT_POLLMASK).
   unsigned (*poll)(struct file *f, struct poll_table *pt);
   void (*release)(struct file *f);   // vfs_close, before the file is freed
+  // Directories whose names are generated at each read (/proc/<pid>/fd): the entries from
+  // f_pos on, as vfs_readdir gives a ramfs directory's; 1: more may follow, 0: done.
+  int (*iterate)(struct file *f, filldir_t fill, void *arg);
 };
 
 struct file {
@@ -212,7 +218,6 @@ struct ramfs_opts {
 #include "uapi/fcntl.h"
 
 // readdir's callback: return false to stop (the entry is then given again next time).
-typedef bool (*filldir_t)(void *arg, const char *name, u32 len, unsigned long ino, u32 mode);
 
 // The calls. Errors are negative errno values; a bad path is never a crash. Paths are
 // absolute, or relative to a directory in the *_at forms below; "." and ".." names and symbolic links are followed by ref-walk (RCU-walk hands
@@ -304,6 +309,10 @@ void tty_init(void);
 // /sys/devices/system/cpu/{online,possible} and /proc/self/exe.
 void sysfs_init(void);
 void proc_init(void);
+// /proc/<pid>/ of a process now listed (fork, spawn), and its removal at the release; a name
+// the owner (root) moved or removed first is skipped, not an error.
+void proc_pid_add(int pid);
+void proc_pid_remove(int pid);
 // The exec code tells /proc/self/exe where the running program came from: fn copies the
 // current process's executable path (no NUL) into buf and returns its length, or -errno
 // (-ENOENT, as Linux, for a thread with no program). Until it is set, -ENOENT. Returns the

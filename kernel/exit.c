@@ -3,6 +3,7 @@
 // the children's resource usage (Linux: kernel/exit.c).
 #include "errno.h"
 #include "fdtable.h"
+#include "fs.h"
 #include "mm.h"
 #include "panic.h"
 #include "process.h"
@@ -139,9 +140,12 @@ release_process(struct process *p)
 {
   u64 flags;
   spin_lock_irqsave(&process_list_lock, flags);
-  if(p->tasks.next)   // a process that failed to load was never listed
+  bool listed = p->tasks.next;   // a process that failed to load was never listed
+  if(listed)
     list_del(&p->tasks);
   spin_unlock_irqrestore(&process_list_lock, flags);
+  if(listed)   // before reap_thread frees the pid, which a new process may then take
+    proc_pid_remove(p->pid);
   while(!list_empty(&p->threads))
     reap_thread(p, list_first_entry(&p->threads, struct thread, proc_node));
   call_rcu(&p->rcu, process_free_rcu);

@@ -4,6 +4,7 @@
 // kernel/fork.c, copy_process).
 #include <asm/cpu.h>
 #include "errno.h"
+#include "fs.h"
 #include "fdtable.h"
 #include <asm/fpu.h>
 #include "mm.h"
@@ -126,6 +127,7 @@ do_fork(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls)
   list_add_tail(&c->tasks, &process_list);
   spin_unlock_irqrestore(&process_list_lock, irqflags);
   int pid = c->pid;
+  proc_pid_add(pid);   // before fork returns: the parent may open /proc/<pid>/stat at once
   kthread_start(t);
   if(dying)
     return -EINTR;

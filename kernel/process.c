@@ -6,6 +6,7 @@
 #include <asm/cpu.h>
 #include "cpumask.h"
 #include "errno.h"
+#include "fs.h"
 #include "fdtable.h"
 #include <asm/fpu.h>
 #include "mm.h"
@@ -293,6 +294,7 @@ process_spawn(const char *path, const void *image, size_t len, const char *const
   spin_lock_irqsave(&process_list_lock, flags);
   list_add_tail(&p->tasks, &process_list);
   spin_unlock_irqrestore(&process_list_lock, flags);
+  proc_pid_add(p->pid);
   kthread_start(t);
   return p;
 }

@@ -43,7 +43,7 @@ enter(void)
 static struct ufile *
 new_ufile(void)
 {
-  struct ufile *uf = ufile_alloc(NULL, 0, NULL);
+  struct ufile *uf = ufile_alloc(NULL, 0);
   if(!uf)
     abort();
   return uf;
@@ -228,7 +228,7 @@ test_race(void)
     struct files *fs = files_alloc();
     proc.files = fs;
     for(int fd = 3; fd < 6; fd++) {
-      struct ufile *uf = ufile_alloc(NULL, (u32)fd, NULL);
+      struct ufile *uf = ufile_alloc(NULL, (u32)fd);
       CHECK(fd_install(uf, 0, false) == fd);
     }
     stop = 0;

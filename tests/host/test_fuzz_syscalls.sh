@@ -48,4 +48,10 @@ plant no-summary '/sysfuzz: calls=/d';                              expect no-su
 plant unreached 's/distinct_calls=126 of 126/distinct_calls=97 of 126/'
 expect unreached FAIL reached-97-of-126
 plant idle 's/calls=273515 /calls=11000 /';                         expect idle FAIL only-11000-calls
+# A boot that ran trinity after sysfuzz (init=/bin/sh -- /fuzz.sh): its summary and calls too.
+trin() { sed -E "1i [    0.000000] kernel: booted by GRUB 2.06, command line 'bench=none init=/bin/sh -- /fuzz.sh 30 30 7 8', image debug" "$tmp/clean.log"; }
+trin | sed -E '/LEAK-CHECK/i [   60.2] [main] Ran 3463 syscalls. Successes: 1201  Failures: 2262\n[   60.3] read: (attempted:12. success:3. failures:9.' > "$tmp/trinity.log"
+expect trinity PASS
+trin > "$tmp/trinity-no-summary.log";                               expect trinity-no-summary FAIL no-trinity-summary
+sed '/attempted:/d' "$tmp/trinity.log" > "$tmp/trinity-idle.log";   expect trinity-idle FAIL no-trinity-calls
 exit $rc

@@ -76,6 +76,7 @@ expect 141 pipe sigpipe
 expect 0 poll
 expect 0 fdtable
 expect 0 pipeproc
+expect 0 procpid
 expect 3 exitgroup
 expect 0 proc
 expect 0 proc storm 10000

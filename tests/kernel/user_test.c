@@ -216,6 +216,16 @@ user_pipeproc(void)
 }
 SELFTEST_NOINJECT("user-pipeproc", user_pipeproc);
 
+// /proc/<pid>/stat and /proc/<pid>/fd/ (tests/user/procpid.c): a child's stat live, as a
+// zombie and gone once reaped; the fd directory lists exactly the open fds.
+static bool
+user_procpid(void)
+{
+  const char *const argv[] = { TEST_BIN_DIR "procpid", NULL };
+  return run("procpid", argv, 0);
+}
+SELFTEST_NOINJECT("user-procpid", user_procpid);
+
 // The planted bug: pipe writes go in halves with a chance for another writer between them,
 // so PIPE_BUF writes interleave: user-pipe's atomicity check must fail.
 static bool

@@ -92,9 +92,10 @@ errors_on_names(void)
   EXPECT(vfs_stat("/errs", 0, NULL), -EINVAL);
   EXPECT(vfs_stat("//", 0, &st), 0);
   EXPECT(vfs_stat("//errs//f", LOOKUP_RCU_ONLY, &st), 0);
-  EXPECT(vfs_mkdir("//"), -EINVAL);
-  EXPECT(vfs_unlink("/"), -EINVAL);
-  EXPECT(vfs_rmdir("/"), -EINVAL);
+  // The root as a last name exists, as Linux's LAST_ROOT: mkdir(2), unlink(2), rmdir(2).
+  EXPECT(vfs_mkdir("//"), -EEXIST);
+  EXPECT(vfs_unlink("/"), -EISDIR);
+  EXPECT(vfs_rmdir("/"), -EBUSY);
   EXPECT(vfs_stat("/errs/..", 0, &st), 0);
   EXPECT(vfs_stat("/..", LOOKUP_REF_ONLY, &st), 0);
   EXPECT(vfs_create("/errs/.", 0), -EEXIST);   // Linux's answers for "." and ".."

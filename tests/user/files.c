@@ -81,6 +81,15 @@ attributes(void)
         "chmod follows a symbolic link");
   check(chmod("d2", 0700) == 0 && stat("d2", &st) == 0 && st.st_mode == (S_IFDIR | 0700),
         "chmod a directory");
+  // The root as a last name: it exists (mkdir -p / asks; busybox's mkdir -p /tmp/x fails
+  // on anything but EEXIST), is busy for rmdir and rename, and a directory for unlink.
+  FAILS(mkdir("/", 0755), EEXIST);
+  FAILS(mkdir("//", 0755), EEXIST);
+  FAILS(symlink("m", "/"), EEXIST);
+  FAILS(rmdir("/"), EBUSY);
+  FAILS(rmdir("."), EINVAL);
+  FAILS(unlink("/"), EISDIR);
+  FAILS(rename("m", "/"), EBUSY);
   FAILS(chmod("nothing", 0644), ENOENT);
   FAILS(chmod("", 0644), ENOENT);
   FAILS(chmod((char *)1, 0644), EFAULT);

@@ -1,0 +1,177 @@
+// /proc/<pid>/stat and /proc/<pid>/fd/: a directory per listed process, made at fork and spawn
+// and removed at the release, whose two entries are generated at each read (proc(5)).
+#include "errno.h"
+#include "fdtable.h"
+#include "fs.h"
+#include "process.h"
+#include "rcupdate.h"
+#include "sched.h"
+#include "string.h"
+#include "vsprintf.h"
+
+// What one read needs of the process, copied while it cannot go away.
+struct pid_view {
+  char name[PROC_NAME];
+  char state;
+  int ppid, pgid, sid, nr_threads;
+  u64 min_flt;
+};
+
+// The state letter of proc(5): Z once every thread has exited (a zombie until reaped), T in
+// a group stop, R when a thread is on a CPU or a run queue, else S (every thread waits).
+static char
+pid_state(struct process *p)
+{
+  if(READ_ONCE(p->dead))
+    return 'Z';
+  if(READ_ONCE(p->stopped))
+    return 'T';
+  char c = 'S';
+  struct thread *t;
+  spin_lock(&p->lock);
+  list_for_each_entry(t, &p->threads, proc_node) {
+    int s = READ_ONCE(t->state);
+    if(s == T_RUNNING || s == T_RUNNABLE)
+      c = 'R';
+  }
+  spin_unlock(&p->lock);
+  return c;
+}
+
+// false when no listed process has this pid (gone: ESRCH, as Linux's reads of a dead
+// task's files). The process and its fd table are freed a grace period after they are
+// unlisted and put (release_process, files_put), so both may be read here under RCU.
+static bool
+pid_view(int pid, struct pid_view *v)
+{
+  u64 flags;
+  memset(v, 0, sizeof(*v));
+  rcu_read_lock();
+  spin_lock_irqsave(&process_list_lock, flags);
+  struct process *p = find_process(pid);
+  spin_unlock_irqrestore(&process_list_lock, flags);
+  if(!p) {
+    rcu_read_unlock();
+    return false;
+  }
+  memcpy(v->name, p->name, sizeof(v->name));
+  v->name[PROC_NAME - 1] = '\0';
+  v->state = pid_state(p);
+  struct process *parent = READ_ONCE(p->parent);
+  v->ppid = parent ? READ_ONCE(parent->pid) : 0;   // kernel-started: Linux's init has 0
+  v->pgid = READ_ONCE(p->pgid);
+  v->sid = READ_ONCE(p->sid);
+  v->nr_threads = READ_ONCE(p->nr_live);
+  v->min_flt = READ_ONCE(p->min_flt);
+  rcu_read_unlock();
+  return true;
+}
+
+// The lowest open fd >= from of process pid: the fd, -1 when there is none (or the table is
+// being closed), -ENOENT when no listed process has the pid.
+static int
+pid_next_fd(int pid, u64 from)
+{
+  u64 flags;
+  rcu_read_lock();
+  spin_lock_irqsave(&process_list_lock, flags);
+  struct process *p = find_process(pid);
+  spin_unlock_irqrestore(&process_list_lock, flags);
+  int fd = -ENOENT;
+  if(p) {
+    struct files *fs = READ_ONCE(p->files);   // NULL once exit has put it
+    fd = fs && from < NR_OPEN_MAX ? files_next_fd(fs, (unsigned)from) : -1;
+  }
+  rcu_read_unlock();
+  return fd;
+}
+
+// proc(5)'s 52 fields in their order. What this kernel does not keep (per-process CPU times,
+// start time, memory sizes, scheduling class, addresses) is 0, as Linux shows for a zombie or
+// for fields hidden from an unprivileged reader; tty_nr 0 and tpgid -1: no controlling
+// terminal is recorded per process; priority 20 and nice 0: there is one scheduling class.
+static ssize_t
+stat_read(struct file *f, void *buf, size_t len, u64 *pos)
+{
+  struct pid_view v;
+  if(!pid_view((int)f->f_inode->i_private, &v))
+    return -ESRCH;
+  char text[512];
+  size_t n = scnprintf(text, sizeof(text),
+                       "%d (%s) %c %d %d %d 0 -1 0 %llu 0 0 0 0 0 0 0 20 0 %d 0 0 0 0 "
+                       "18446744073709551615",
+                       (int)f->f_inode->i_private, v.name, v.state, v.ppid, v.pgid, v.sid,
+                       (unsigned long long)v.min_flt, v.nr_threads);
+  for(int field = 26; field <= 52; field++)   // startcode .. exit_code
+    n += scnprintf(text + n, sizeof(text) - n, " 0");
+  n += scnprintf(text + n, sizeof(text) - n, "\n");
+  if(*pos >= n)
+    return 0;
+  size_t c = MIN(len, n - *pos);
+  memcpy(buf, text + *pos, c);
+  *pos += c;
+  return c;
+}
+
+// One name per open fd, in order ("0", "1", ...), each a symbolic link (DT_LNK) as on Linux;
+// f_pos is the fd to look from next, so a listing resumed after a full buffer, or after fds
+// were opened and closed, neither repeats nor skips one still open. The names are not looked
+// up here: only listed (readdir).
+static int
+fd_iterate(struct file *f, filldir_t fill, void *arg)
+{
+  int pid = (int)f->f_inode->i_private;
+  int fd = pid_next_fd(pid, f->f_pos);
+  if(fd == -ENOENT)
+    return -ENOENT;   // Linux's readdir of a dead task's fd directory
+  for(; fd >= 0; fd = pid_next_fd(pid, f->f_pos)) {
+    char name[12];
+    int len = scnprintf(name, sizeof(name), "%d", fd);
+    // Linux's inode numbers of these names are private to proc; any unique value serves.
+    if(!fill(arg, name, len, f->f_inode->i_ino * NR_OPEN_MAX + fd + 1, S_IFLNK))
+      return 1;
+    f->f_pos = (u64)fd + 1;
+  }
+  return 0;
+}
+
+static const struct file_operations stat_fops = { .read = stat_read };
+static const struct file_operations fd_fops = { .iterate = fd_iterate };
+
+static int
+add_node(const char *path, u32 mode, const struct file_operations *fops, int pid)
+{
+  struct inode *inode = ramfs_get_inode(root_mnt->mnt_sb, mode);
+  if(!inode)
+    return -ENOMEM;
+  inode->i_fop = fops;
+  inode->i_private = pid;
+  return vfs_add_inode(path, inode);
+}
+
+// A fork that cannot make these three nodes (out of memory, or a name root made there
+// first) still runs: /proc/<pid> is then missing, which readers see as the process gone.
+void
+proc_pid_add(int pid)
+{
+  char path[32];
+  snprintf(path, sizeof(path), "/proc/%d", pid);
+  if(vfs_mknod(path, S_IFDIR | 0555, 0))
+    return;
+  snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+  add_node(path, S_IFREG | 0444, &stat_fops, pid);
+  snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+  add_node(path, S_IFDIR | 0500, &fd_fops, pid);
+}
+
+void
+proc_pid_remove(int pid)
+{
+  char path[32];
+  snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+  vfs_unlink(path);
+  snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+  vfs_rmdir(path);
+  snprintf(path, sizeof(path), "/proc/%d", pid);
+  vfs_rmdir(path);
+}

@@ -1,0 +1,168 @@
+// procpid: /proc/<pid>/stat and /proc/<pid>/fd/ (proc(5)), as trinity reads them: a child's
+// stat while it runs (pid, name, state, parent, its 52 fields), as a zombie (state Z) and gone
+// once reaped; the caller's fd directory listing every open fd and no other. Linux is the
+// oracle (tests/host/test_user_native.sh). Exits 0 when all hold; names each check that does not.
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PROG "procpid"
+#include "check.h"
+
+// The whole of /proc/<pid>/stat into buf: its length, or -1 with errno.
+static int
+read_stat(pid_t pid, char *buf, size_t cap)
+{
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+  int fd = open(path, O_RDONLY);
+  if(fd < 0)
+    return -1;
+  int n = 0, r;
+  while(n < (int)cap - 1 && (r = read(fd, buf + n, cap - 1 - n)) > 0)
+    n += r;
+  close(fd);
+  buf[n] = 0;
+  return n;
+}
+
+// The fds /proc/self's own pid directory lists, as a bit mask; -1 if it cannot be read.
+static long long
+listed_fds(int *names)
+{
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/fd/", getpid());
+  DIR *d = opendir(path);
+  if(!d)
+    return -1;
+  long long mask = 0;
+  *names = 0;
+  struct dirent *e;
+  while((e = readdir(d))) {
+    if(!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+      continue;
+    int fd = atoi(e->d_name);
+    if(fd >= 0 && fd < 63) {   // a harness may hold higher ones (this kernel has 64)
+      mask |= 1LL << fd;
+      (*names)++;
+    }
+    check(e->d_type == DT_LNK, "an fd's entry is a symbolic link");
+  }
+  mask &= ~(1LL << dirfd(d));   // the directory's own fd, open while it is read (Linux too)
+  (*names)--;
+  closedir(d);
+  return mask;
+}
+
+// The fds open now, by fcntl: what the listing must match.
+static long long
+open_fds(void)
+{
+  long long mask = 0;
+  for(int fd = 0; fd < 63; fd++)
+    if(fcntl(fd, F_GETFD) >= 0)
+      mask |= 1LL << fd;
+  return mask;
+}
+
+static void
+test_stat(void)
+{
+  int p[2];
+  if(pipe(p)) {
+    check(0, "pipe");
+    return;
+  }
+  pid_t pid = fork();
+  if(pid == 0) {   // waits for end of file, then exits 7
+    char c;
+    close(p[1]);
+    while(read(p[0], &c, 1) > 0)
+      ;
+    _exit(7);
+  }
+  close(p[0]);
+  check(pid > 0, "fork");
+  if(pid < 0)
+    return;
+  char buf[1024], name[64], state = 0;
+  int spid = 0, ppid = 0, pgrp = 0;
+  check(read_stat(pid, buf, sizeof(buf)) > 0, "read the child's /proc/<pid>/stat");
+  check(sscanf(buf, "%d (%63[^)]) %c %d %d", &spid, name, &state, &ppid, &pgrp) == 5,
+        "stat: pid (comm) state ppid pgrp");
+  check(spid == pid, "stat's pid is the child's");
+  check(!strcmp(name, PROG), "stat's name is the program's");
+  check(state == 'R' || state == 'S', "a live child is R or S");
+  check(ppid == getpid(), "stat's ppid is the caller");
+  check(pgrp == getpgrp(), "the child is in the caller's process group");
+  // proc(5): 52 fields, the last one ending the line.
+  int fields = 0;
+  char *paren = strrchr(buf, ')');
+  for(char *s = paren ? paren + 1 : buf + strlen(buf); *s; s++)
+    if(*s == ' ')
+      fields++;
+  check(fields == 50, "stat has 52 fields");
+  check(buf[0] && buf[strlen(buf) - 1] == '\n', "stat ends with a newline");
+  // A read of a few bytes at a time gives the same text.
+  char path[64], small[1024];
+  snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+  int fd = open(path, O_RDONLY), n = 0, r;
+  while(fd >= 0 && n < (int)sizeof(small) - 1 && (r = read(fd, small + n, 5)) > 0)
+    n += r;
+  small[n] = 0;
+  if(fd >= 0)
+    close(fd);
+  check(paren && strncmp(small, buf, paren - buf + 1) == 0, "stat read 5 bytes at a time");
+
+  close(p[1]);   // the child exits; WNOWAIT leaves it a zombie
+  siginfo_t si;
+  check(waitid(P_PID, pid, &si, WEXITED | WNOWAIT) == 0, "waitid WNOWAIT");
+  check(read_stat(pid, buf, sizeof(buf)) > 0 &&
+        sscanf(buf, "%*d (%63[^)]) %c", name, &state) == 2 && state == 'Z',
+        "a zombie's state is Z");
+  int st;
+  check(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 7, "reap");
+  FAILS(read_stat(pid, buf, sizeof(buf)), ENOENT);
+}
+
+static void
+test_fd(void)
+{
+  int names = 0;
+  long long before = listed_fds(&names);
+  check(before >= 0, "opendir /proc/<pid>/fd/");
+  check(before == open_fds(), "the fd directory lists exactly the open fds");
+  check(names == __builtin_popcountll(before), "one name per open fd");
+  int p[2];
+  if(pipe(p)) {
+    check(0, "pipe");
+    return;
+  }
+  int hi = dup2(p[0], 40);
+  long long after = listed_fds(&names);
+  check(after == (before | 1LL << p[0] | 1LL << p[1] | 1LL << 40), "new fds listed");
+  check(after == open_fds(), "the listing follows the table");
+  close(p[0]);
+  close(p[1]);
+  close(hi);
+  check(listed_fds(&names) == before, "closed fds are gone from the listing");
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/%d/fd", getpid());
+  check(access(path, F_OK) == 0, "/proc/<pid>/fd exists");
+}
+
+int
+main(void)
+{
+  test_fd();
+  test_stat();
+  printf("%s: %d checks, %d failed\n", PROG, checks, fails);
+  return fails != 0 || checks < 20;
+}
