@@ -246,7 +246,7 @@ files_alloc(void)
     fs->fdt->fd[i] = con;
     set_open_fd(fs->fdt, i);
   }
-  fs->pwd = follow_mount(dget(root_mnt->mnt_root));
+  fs->pwd = get_root();
   return fs;
 }
 

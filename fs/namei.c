@@ -167,7 +167,7 @@ follow_link(struct nameidata *nd, const char *rest)
   kfree(nd->buf);   // rest pointed into it: copied above
   nd->buf = buf;
   nd->path = buf;
-  nd->dentry = buf[0] == '/' ? follow_mount(dget(root_mnt->mnt_root)) : dget_parent(link);
+  nd->dentry = buf[0] == '/' ? get_root() : dget_parent(link);
   dput(link);
   return 0;
 }

@@ -31,6 +31,14 @@ follow_mount(struct dentry *d)
   return d;
 }
 
+// The root directory where a walk of an absolute path starts: "/" past whatever is mounted on
+// it, referenced (Linux's get_fs_root, with one root for every process).
+struct dentry *
+get_root(void)
+{
+  return follow_mount(dget(root_mnt->mnt_root));
+}
+
 // ".." from the root of a mounted filesystem: the directory it covers, referenced, or NULL
 // if d is the root of no mount.
 struct dentry *

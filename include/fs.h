@@ -370,6 +370,7 @@ extern struct vfsmount *root_mnt;
 // change them under every CPU's (2.6.36's vfsmount_lock); RCU-walk takes no lock at all.
 extern struct brlock vfsmount_lock;
 struct dentry *follow_mount(struct dentry *d);   // ref-walk: d's reference moves to the root
+struct dentry *get_root(void);   // "/" past what is mounted on it, referenced
 struct dentry *mount_point_of(struct dentry *d);   // referenced, or NULL
 // The same with vfsmount_lock read-held by the caller, and no reference: the mount's own
 // keeps it while the lock is held (d_path).
