@@ -290,7 +290,10 @@ racer(void *arg)
 {
   long id = (long)arg, bad = 0;
   for(long n = 0; !atomic_load(&stop); n++) {
-    struct itimerval v = itv(1000 * (id + 1), 1000 * (id + 1)), r;
+    // The first expiry 1 us away: a racer's re-arm must not postpone the signal forever (a
+    // 1-4 ms first expiry re-armed every few microseconds by four threads never came, and the
+    // test waited for the other vCPUs' time slices); the interval is the racer's own.
+    struct itimerval v = itv(1, 1000 * (id + 1)), r;
     if(n % 3 == 0)
       setitimer_(ITIMER_REAL, &v, NULL);
     getitimer_(ITIMER_REAL, &r);
