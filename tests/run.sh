@@ -205,6 +205,8 @@ group_fuzz() {
   result "fuzz/syscalls for 60 s at 8 vCPUs" $? "($(tail -n 1 "$logs/fuzz-syscalls.out"))" \
     "$logs/fuzz-syscalls.log"
   grep -m 1 'sysfuzz: calls=' "$logs/fuzz-syscalls.out" | sed 's/^/      /'
+  grep -E '^(\[main\] Ran [0-9]+ syscalls|trinity: [0-9]+ distinct calls|fuzz-syscalls: trinity skipped)' \
+    "$logs/fuzz-syscalls.out" | sed 's/^/      /'
 }
 
 # The shell test: each selftest=all boot then runs init=/bin/sh -- /etc/test/script.sh
