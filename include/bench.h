@@ -218,6 +218,15 @@ struct bench_results {
   int npaired;
   struct bench_cmp paired[BENCH_MAX_PAIRS];
   struct stats_pair pair[BENCH_MAX_PAIRS][BENCH_MAX_SWEEP];
+  u32 margin_m;                                 // bench.margin= in milli: "same" within it
+};
+
+// What a boot's verdicts came to, for BENCH-AA: comparisons, those not same and not
+// inconclusive (in an A/A boot every one is false), and the families (a suite's comparisons
+// in a boot, the set its Bonferroni level holds together) with at least one false verdict.
+struct bench_tally {
+  u32 cmps, decided, inconclusive;
+  u32 families, false_families;
 };
 
 // Plans, comparisons and human tables (kernel/bench/table.c).
@@ -252,7 +261,7 @@ int bench_fmt_milli(char *buf, size_t size, u64 m);
 int bench_fmt_rate(char *buf, size_t size, u64 m);
 void bench_table(const struct benchsuite *s, const struct bench_results *r, u32 m);
 void bench_report(const struct benchsuite *s, const struct bench_results *r, int cpus,
-                  u32 *ncmp, u32 *nfalse);
+                  struct bench_tally *tally);
 
 // Per-point profiles with profile= (kernel/bench/point_profile.c; nothing without it): sampling
 // from the start of a run's interval to its end (also in a warm-up); the columns start empty at

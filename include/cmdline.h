@@ -50,6 +50,9 @@ struct cmdline {
   u32 profile_hz;     // profile=: samples a second of every benchmark point, 0..10000; 0: off
   bool lockstat;      // lockstat=yes: lock statistics for every benchmark point
   bool madvise_lock_write;    // madvise.lock=write: user madvise takes mmap_sem for writing
+  bool ipi_wait_spin;         // ipi.wait=spin: wait for IPI answers spinning, as Linux does
+  bool bench_rates;           // bench.rates=yes: a BENCH-RUNS line of each point's run rates
+  u32 bench_margin;           // bench.margin=: the equivalence margin of verdicts, per cent
   char init[INIT_PATH_MAX];   // init=: the program run after self-tests and benchmarks ("" none)
   int ninit_args;             // the words after a lone --, verbatim, never parsed as keys
   char init_args[INIT_ARGS_MAX][CMDLINE_WORD_MAX + 1];

@@ -1,5 +1,6 @@
 // smp_call_function: run a function on other CPUs through an IPI, waiting or not.
 // Each sender owns one call slot per target, so senders never contend; targets pop their queue.
+#include "cmdline.h"
 #include "cpumask.h"
 #include "errno.h"
 #include "panic.h"
@@ -47,7 +48,11 @@ ipi_timeout(void)
 // vCPUs than host cores the CPU it waits for may not be running at all: spinning then burns
 // the host time slice that CPU needs (Linux's answer under KVM is to yield to the preempted
 // target, "pv sched yield"; its pv spinlocks halt and kick the same way).
+// ipi.wait=spin (kcmdline.ipi_wait_spin) never halts: it spins until every target answered,
+// as Linux's csd_lock_wait does, so that a comparison with Linux under the same emulator
+// measures the two kernels' work and not their waiting policies (doc/compare-linux.md).
 #define CSD_SPIN_NS 20000
+static bool csd_may_halt = true;   // set once by ipi_init, before any other CPU runs
 
 // Runs every queued call on this CPU, oldest first. Interrupts must be off: include/smp.h
 // promises every fn runs so, and fns rely on it (mm/slab.c's drain_magazines empties this
@@ -92,6 +97,13 @@ void
 ipi_init(void)
 {
   set_irq_handler(VEC_CALL, call_function_interrupt);
+  csd_may_halt = !kcmdline.ipi_wait_spin;
+  if(csd_may_halt)
+    printk("ipi: ipi.wait=halt: a CPU waiting for IPI answers spins %d us, then halts until"
+           " woken\n", CSD_SPIN_NS / 1000);
+  else
+    printk("ipi: ipi.wait=spin: a CPU waiting for IPI answers spins until every target"
+           " answered, as Linux's csd_lock_wait\n");
 }
 
 // Halts until an interrupt, the answer's IPI most likely, unless busy has cleared meanwhile.
@@ -126,7 +138,7 @@ static int
 csd_wait(struct call_single_data *csd, int cpu)
 {
   u64 start = ktime_ns();
-  bool reported = false, may_halt = !irqs_disabled();
+  bool reported = false, may_halt = csd_may_halt && !irqs_disabled();
   while(smp_load_acquire(&csd->busy)) {
     u64 flags = local_irq_save();
     flush_call_queue();

@@ -64,7 +64,7 @@ static struct bench_results results;
 static struct column cols[BENCH_MAX_SLOTS];
 static u64 suite_ns, suite_settle_ns;   // the suite's timed intervals, and their settles
 static u64 suite_run_ns;                // its runs, warm-ups too, from release to parked
-static u32 aa_cmps, aa_false;           // bench.aa=yes: BENCH-CMP lines, and not "same"
+static struct bench_tally tally;        // the boot's verdicts, for BENCH-AA
 
 // An operation that failed with -ENOMEM is the injection's doing only while there is one.
 static void
@@ -117,6 +117,26 @@ print_point(int i, const struct stats *st, const u64 *extra_m)
     bench_fmt_milli(num, sizeof(num), extra_m[k]);
     len += scnprintf(line + len, sizeof(line) - len, " %s=%s", s->extras[k], num);
   }
+  printk("%s\n", line);
+}
+
+// bench.rates=yes: the timed runs' own rates, in the order of their rounds, after the BENCH
+// line, so that what the intervals assume (runs independent, no drift, no order effect) can
+// be checked against the runs themselves (tools/aa_check.py). A round's columns ran in slot
+// order when its number is odd, in reverse when even (run_point).
+static void
+print_rates(int i, const u64 *rate, u32 runs)
+{
+  char line[BENCH_LINE_MAX + 1];
+  u32 r;
+  int len;
+
+  len = scnprintf(line, sizeof(line), "BENCH-RUNS suite=%s ", bench_point.suite->name);
+  len += point_name(line + len, sizeof(line) - len, i);
+  len += scnprintf(line + len, sizeof(line) - len, " threads=%d slot=%d of=%d rates=",
+                   bench_point.threads, i, results.nslots);
+  for(r = 0; r < runs && len < (int)sizeof(line) - 24; r++)
+    len += scnprintf(line + len, sizeof(line) - len, "%s%lu", r ? "," : "", rate[r]);
   printk("%s\n", line);
 }
 
@@ -244,6 +264,8 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
     for(k = 0; k < BENCH_MAX_EXTRAS; k++)
       c->extra_m[k] /= runs;
     print_point(i, &results.st[i][t], c->extra_m);
+    if(kcmdline.bench_rates)
+      print_rates(i, c->rate, runs);
     print_notes(i, runs, us);
     point_name(name, sizeof(name), i);
     bench_profile_point(i, s->name, name, bench_point.threads);
@@ -328,6 +350,7 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u
 
   memset(&results, 0, sizeof(results));
   results.aa = aa;
+  results.margin_m = kcmdline.bench_margin * 10;
   results.nthreads = bench_sweep(s->sweep, cpus, quick, results.threads);
   results.nslots = bench_plan(s, quick, aa, results.slots);
   results.npaired = bench_cmps(s, &results, results.paired);
@@ -353,7 +376,7 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u
     bench_fmt_milli(share, sizeof(share), suite_settle_ns * 100000 / suite_ns);
     pr_info("bench: %s: its settle took %s%% of the timed intervals\n", s->name, share);
   }
-  bench_report(s, &results, cpus, &aa_cmps, &aa_false);
+  bench_report(s, &results, cpus, &tally);
 }
 
 // Whether the registry can take suite s: bench_suite_bad has nothing against it, and no other
@@ -483,9 +506,13 @@ bench_run(void)
 
   ms = (ktime_ns() - t0) / 1000000;
   printk("BENCH-DONE suites=%d secs=%lu.%03lu\n", nsuites, ms / 1000, ms % 1000);
-  // The A/A calibration: every verdict other than same is a false one.
+  // The A/A calibration: every faster or slower is a false verdict (inconclusive is none, only
+  // a lack of power); false_families is what the Bonferroni level of each suite promises to
+  // keep at 5% of the families.
   if(aa)
-    printk("BENCH-AA suites=%d comparisons=%u false=%u\n", nsuites, aa_cmps, aa_false);
+    printk("BENCH-AA suites=%d comparisons=%u false=%u inconclusive=%u families=%u"
+           " false_families=%u\n", nsuites, tally.cmps, tally.decided, tally.inconclusive,
+           tally.families, tally.false_families);
   if(failures)
     pr_err("bench: %d failures\n", failures);
   return failures;

@@ -326,7 +326,7 @@ bench_compare(struct ratio *q, const struct bench_results *r, struct bench_cmp c
 {
   if(!r->ran[c.a][t] || !r->ran[c.b][t])
     return -1;
-  return stats_ratio(q, &r->st[c.a][t], &r->st[c.b][t], m);
+  return stats_ratio(q, &r->st[c.a][t], &r->st[c.b][t], m, r->margin_m);
 }
 
 // The same comparison paired round by round (stats_pair_ratio: the rounds' geometric mean
@@ -338,7 +338,7 @@ bench_compare_paired(struct ratio *q, const struct bench_results *r, struct benc
 {
   for(int k = 0; k < r->npaired; k++)
     if(r->paired[k].a == c.a && r->paired[k].b == c.b && r->ran[c.a][t] && r->ran[c.b][t])
-      return stats_pair_ratio(q, &r->pair[k][t], m);
+      return stats_pair_ratio(q, &r->pair[k][t], m, r->margin_m);
   return -1;
 }
 
@@ -362,7 +362,9 @@ bench_verdict_name(int verdict)
     return "faster";
   if(verdict == STATS_SLOWER)
     return "slower";
-  return "same";
+  if(verdict == STATS_SAME)
+    return "same";
+  return "inconclusive";
 }
 
 // The fanout keys of a comparison, " fanout_a=64 fanout_b=16" (each only if it has one).
@@ -432,10 +434,33 @@ bench_headline_point(const struct benchsuite *s, const struct bench_results *r, 
   return c->a < 0 || c->b < 0 ? -1 : t;
 }
 
+// Whether this boot's verdict q says what the seed said: agrees or differs, unknown when q
+// cannot tell (inconclusive says neither same nor different).
+static const char *
+direction(const struct ratio *q, int seed_verdict)
+{
+  if(q->verdict == STATS_INCONCLUSIVE)
+    return "unknown";
+  return q->verdict == seed_verdict ? "agrees" : "differs";
+}
+
+// Whether the seed's own ratio lies inside this boot's interval, or above or below it: a
+// direction that agrees with a magnitude outside (madvise: 1.9 in 2007, 13 here) is a
+// different effect, and the README says why.
+static const char *
+magnitude(const struct ratio *q, u64 seed_m)
+{
+  if(seed_m > q->ratio_m + q->ci_m)
+    return "above";
+  if(seed_m + q->ci_m < q->ratio_m)
+    return "below";
+  return "inside";
+}
+
 // The BENCH-SEED line of suite s's headline, from the numbers of its BENCH-CMP line at thread
 // index t:
 //   BENCH-SEED suite=S a=V b=V [fanout_a=F] threads=N seed_ratio=R seed_verdict=W ratio=R
-//     ci95=H verdict=W agrees=yes|no
+//     ci95=H verdict=W direction=agrees|differs|unknown magnitude=inside|above|below
 int
 bench_seed_line(char *buf, size_t size, const struct benchsuite *s,
                 const struct bench_results *r, struct bench_cmp c, int t,
@@ -449,10 +474,10 @@ bench_seed_line(char *buf, size_t size, const struct benchsuite *s,
   bench_fmt_milli(ratio, sizeof(ratio), q->ratio_m);
   bench_fmt_milli(ci, sizeof(ci), q->ci_m);
   return scnprintf(buf, size, "BENCH-SEED suite=%s a=%s b=%s%s threads=%d seed_ratio=%s"
-                   " seed_verdict=%s ratio=%s ci95=%s verdict=%s agrees=%s", s->name, h->a,
-                   h->b, fan, r->threads[t], seed, bench_verdict_name(h->seed_verdict), ratio,
-                   ci, bench_verdict_name(q->verdict),
-                   q->verdict == h->seed_verdict ? "yes" : "no");
+                   " seed_verdict=%s ratio=%s ci95=%s verdict=%s direction=%s magnitude=%s",
+                   s->name, h->a, h->b, fan, r->threads[t], seed,
+                   bench_verdict_name(h->seed_verdict), ratio, ci, bench_verdict_name(q->verdict),
+                   direction(q, h->seed_verdict), magnitude(q, h->seed_ratio_m));
 }
 
 // The reason word of a BENCH-SKIP line for a setup's error.
@@ -582,11 +607,13 @@ bench_table(const struct benchsuite *s, const struct bench_results *r, u32 m)
 // interval each, at the Bonferroni level of their number m) and the BENCH-SEED line of its
 // headline. A headline whose point was not measured (skipped) has no BENCH-SEED line, only a
 // note saying so; with bench.aa=yes there is none (the comparisons are then no headline's).
-// Adds the BENCH-CMP lines to *ncmp and those whose verdict is not same to *nfalse.
+// Adds its BENCH-CMP lines to the tally: those faster or slower, those inconclusive, and the
+// suite as one family, false if any of its verdicts was faster or slower.
 void
-bench_report(const struct benchsuite *s, const struct bench_results *r, int cpus, u32 *ncmp,
-             u32 *nfalse)
+bench_report(const struct benchsuite *s, const struct bench_results *r, int cpus,
+             struct bench_tally *tally)
 {
+  u32 decided = tally->decided;
   struct bench_cmp cmps[BENCH_MAX_PAIRS], hc;
   int nc = bench_cmps(s, r, cmps), i, t;
   u32 m = bench_count_cmps(r, cmps, nc);
@@ -602,9 +629,14 @@ bench_report(const struct benchsuite *s, const struct bench_results *r, int cpus
       havep = bench_compare_paired(&p, r, cmps[i], t, m) == 0;
       bench_cmp_line(line, sizeof(line), s, r, cmps[i], t, &q, havep ? &p : NULL);
       printk("%s\n", line);
-      (*ncmp)++;
-      *nfalse += q.verdict != STATS_SAME;
+      tally->cmps++;
+      tally->decided += q.verdict == STATS_FASTER || q.verdict == STATS_SLOWER;
+      tally->inconclusive += q.verdict == STATS_INCONCLUSIVE;
     }
+  }
+  if(nc > 0) {
+    tally->families++;
+    tally->false_families += tally->decided > decided;
   }
   if(r->aa || (t = bench_headline_point(s, r, cpus, &hc)) < 0)
     return;

@@ -26,6 +26,7 @@ cmdline_defaults(struct cmdline *c)
   c->selftest = SELFTEST_NONE;
   c->poweroff = true;
   c->panic = PANIC_EXIT;
+  c->bench_margin = 5;    // bench.margin=: same within +-5%, the usual equivalence margin
 #ifdef CONFIG_DEBUG
   c->debug_slab = true;   // the debug image poisons and redzones from boot; debug_slab=no stops it
 #endif
@@ -358,6 +359,34 @@ parse_madvise_lock(struct cmdline *c, const char *v)
   return NULL;
 }
 
+static const char *
+parse_rates(struct cmdline *c, const char *v)
+{
+  return yesno(v, &c->bench_rates);
+}
+
+// ipi.wait=: how a CPU waits for the answers to its IPIs (kernel/ipi.c, csd_wait). halt is
+// the default; spin is Linux's csd_lock_wait, for comparing the two kernels on equal terms.
+static const char *
+parse_ipi_wait(struct cmdline *c, const char *v)
+{
+  if(strcmp(v, "halt") == 0)
+    c->ipi_wait_spin = false;
+  else if(strcmp(v, "spin") == 0)
+    c->ipi_wait_spin = true;
+  else
+    return "expected halt or spin";
+  return NULL;
+}
+
+// bench.margin=: a verdict's interval inside 1 +- margin per cent is "same" (lib/stats.c).
+// 0 leaves no room for same: every interval holding 1 is then inconclusive.
+static const char *
+parse_margin(struct cmdline *c, const char *v)
+{
+  return number(v, 0, 50, &c->bench_margin);
+}
+
 // A path, kept as written: the program is looked up when it runs.
 static const char *
 parse_init(struct cmdline *c, const char *v)
@@ -379,6 +408,7 @@ static const struct param {
   { "bench.runs", parse_runs },
   { "bench.secs", parse_secs },
   { "bench.aa", parse_aa },
+  { "bench.rates", parse_rates },
   { "torture.secs", parse_torture_secs },
   { "selftest", parse_selftest },
   { "nr_cpus", parse_nr_cpus },
@@ -391,6 +421,8 @@ static const struct param {
   { "profile", parse_profile },
   { "lockstat", parse_lockstat },
   { "madvise.lock", parse_madvise_lock },
+  { "ipi.wait", parse_ipi_wait },
+  { "bench.margin", parse_margin },
   { "init", parse_init },
 };
 

@@ -1,6 +1,6 @@
 // Benchmark statistics in integer fixed point: mean, standard deviation, Student-t 95%
 // intervals, and the ratio of two variants (unpaired, or paired round by round) with its
-// Bonferroni-adjusted interval and verdict.
+// Bonferroni-adjusted interval and its verdict of four words.
 
 #include "types.h"
 #include "compiler.h"
@@ -313,15 +313,21 @@ stats_tq(u32 df, u32 m)
   return hi;
 }
 
-// The verdict an interval printed as ratio_m +- ci_m states.
-static int
-verdict(const struct ratio *r)
+// The verdict an interval printed as ratio_m +- ci_m states, at an equivalence margin of
+// margin_m: faster or slower when it excludes 1; same when it lies inside 1 +- margin, which
+// is Schuirmann's two one-sided tests at the interval's own level (J. Pharmacokin. Biopharm.
+// 15, 1987); inconclusive when it holds 1 and reaches past the margin: a wide interval around
+// 1 is no evidence of sameness.
+int
+stats_verdict(u64 ratio_m, u64 ci_m, u32 margin_m)
 {
-  if(r->ratio_m > MILLI + r->ci_m)
+  if(ratio_m > MILLI + ci_m)
     return STATS_FASTER;
-  if(r->ratio_m + r->ci_m < MILLI)
+  if(ratio_m + ci_m < MILLI)
     return STATS_SLOWER;
-  return STATS_SAME;
+  if(ratio_m + ci_m <= MILLI + margin_m && ratio_m + margin_m >= MILLI + ci_m)
+    return STATS_SAME;
+  return STATS_INCONCLUSIVE;
 }
 
 // The ratio of means and its interval by the delta method (a first-order
@@ -334,14 +340,14 @@ verdict(const struct ratio *r)
 // exactly when all of it lies above 1, slower when all of it lies below.
 // A single run says nothing about its variance; treating it as zero would turn any
 // difference into a "significant" one. So unless both sides have two runs or more there is
-// no interval (ci_m and df 0) and the verdict is same.
+// no interval (ci_m and df 0) and the verdict is inconclusive.
 // Returns -1, with everything 0, when mean(b) is 0 and there is no ratio.
 int
-stats_ratio(struct ratio *r, const struct stats *a, const struct stats *b, u32 m)
+stats_ratio(struct ratio *r, const struct stats *a, const struct stats *b, u32 m, u32 margin_m)
 {
   u128 va, vb, rseb_u, s_u;
 
-  *r = (struct ratio){ .verdict = STATS_SAME };
+  *r = (struct ratio){ .verdict = STATS_INCONCLUSIVE };
   if(b->mean_m == 0)
     return -1;
   r->ratio_m = divr((u128)a->mean_m * MILLI, b->mean_m);
@@ -357,7 +363,7 @@ stats_ratio(struct ratio *r, const struct stats *a, const struct stats *b, u32 m
   s_u = sqrt_round(va * MICRO + rseb_u * rseb_u);
   // t * s / mb: t_m/1e3 * s_u/1e6 / (mb_m/1e3) units, times 1e3 for milli.
   r->ci_m = divr(s_u * stats_tq(r->df, m), b->mean_m * MILLI);
-  r->verdict = verdict(r);
+  r->verdict = stats_verdict(r->ratio_m, r->ci_m, margin_m);
   return 0;
 }
 
@@ -461,13 +467,14 @@ stats_pair_compute(struct stats_pair *p, const u64 *a, const u64 *b, u32 n)
 
 // The interval 2^(mean +- t se) is not symmetric around the ratio 2^mean: its upper arm is
 // the longer. ci_m is that arm (each end rounded outwards), so the printed ratio +- ci holds
-// the whole interval: the verdict "slower" is read off it exactly, "faster" errs towards same.
+// the whole interval: the verdict "slower" is read off it exactly, "faster" and "same" err
+// towards inconclusive.
 int
-stats_pair_ratio(struct ratio *r, const struct stats_pair *p, u32 m)
+stats_pair_ratio(struct ratio *r, const struct stats_pair *p, u32 m, u32 margin_m)
 {
   u64 se_q, h_q, hi, lo;
 
-  *r = (struct ratio){ .verdict = STATS_SAME };
+  *r = (struct ratio){ .verdict = STATS_INCONCLUSIVE };
   if(p->n == 0)
     return -1;
   r->pairs = p->n;
@@ -480,7 +487,7 @@ stats_pair_ratio(struct ratio *r, const struct stats_pair *p, u32 m)
   hi = stats_exp2_milli(p->mean_q + (s64)h_q, 1);
   lo = stats_exp2_milli(p->mean_q - (s64)h_q, -1);
   r->ci_m = MAX(hi - r->ratio_m, r->ratio_m - lo);
-  r->verdict = verdict(r);
+  r->verdict = stats_verdict(r->ratio_m, r->ci_m, margin_m);
   return 0;
 }
 

@@ -392,6 +392,7 @@ test_compare(void)
 
   // Four columns at 1, 4, 8 threads (quick at 4 CPUs); radix-lock/16 skipped at 8.
   memset(&r, 0, sizeof(r));
+  r.margin_m = 50;
   r.nthreads = bench_sweep(SWEEP_OVER, 4, true, r.threads);
   CHECK(r.nthreads == 3 && r.threads[2] == 8);
   r.nslots = bench_plan(&pc, true, false, r.slots);
@@ -427,14 +428,22 @@ test_compare(void)
   bench_seed_line(line, sizeof(line), &pc, &r, h, 2, &q);
   CHECK(same(line, "BENCH-SEED suite=pc a=radix-rcu b=hash-global fanout_a=64 threads=8 "
              "seed_ratio=2.000 seed_verdict=faster ratio=6.000 ci95=0.200 verdict=faster "
-             "agrees=yes"));
+             "direction=agrees magnitude=below"));
   point(&r, 3, 2, 1000000, 10, 5);
   CHECK(bench_compare(&q, &r, h, 2, 8) == 0);
   bench_seed_line(line, sizeof(line), &pc, &r, h, 2, &q);
-  CHECK(strstr(line, " ratio=1.000 ci95=0.") && strstr(line, " verdict=same agrees=no"));
+  CHECK(strstr(line, " ratio=1.000 ci95=0.") &&
+        strstr(line, " verdict=same direction=differs magnitude=above"));
+  // An interval holding 1 and reaching past the margin can tell nothing: inconclusive, and
+  // the seed's direction unknown; the seed's ratio inside it.
+  point(&r, 3, 2, 1000000, 500, 5);
+  CHECK(bench_compare(&q, &r, h, 2, 8) == 0 && q.verdict == STATS_INCONCLUSIVE);
+  bench_seed_line(line, sizeof(line), &pc, &r, h, 2, &q);
+  CHECK(strstr(line, " verdict=inconclusive direction=unknown magnitude=inside"));
 
   // A/A: the a of each pair once (radix-rcu/64 is the a of two), against its copy.
   memset(&r, 0, sizeof(r));
+  r.margin_m = 50;
   r.aa = true;
   r.nthreads = 1;
   r.threads[0] = 1;
@@ -473,9 +482,9 @@ test_compare(void)
   CHECK(bench_compare_paired(&p, &r, c[0], 0, 2) == 0 && p.pairs == 5 && p.df == 4);
   CHECK(p.ratio_m == 500 && p.verdict == STATS_SLOWER && p.ci_m < 10);
   CHECK(bench_compare(&q, &r, c[0], 0, 2) == 0 && q.pairs == 0 && q.ratio_m == 500);
-  CHECK(q.verdict == STATS_SAME && q.ci_m > 500);
+  CHECK(q.verdict == STATS_INCONCLUSIVE && q.ci_m > 500);
   bench_cmp_line(line, sizeof(line), &pc, &r, c[0], 0, &q, &p);
-  CHECK(strstr(line, " verdict=same pairs=5 paired_ratio=0.500 paired_ci95=0.00") != NULL);
+  CHECK(strstr(line, " verdict=inconclusive pairs=5 paired_ratio=0.500 paired_ci95=0.00"));
   CHECK(strstr(line, " paired_verdict=slower") == line + strlen(line) - 22);
   r.pair[1][0].n = 0;
   CHECK(bench_compare_paired(&p, &r, c[1], 0, 2) == -1);
@@ -496,11 +505,12 @@ static void
 test_report(void)
 {
   static struct bench_results r;
-  u32 ncmp = 0, nfalse = 0;
+  struct bench_tally tally = { 0 };
   int t;
 
   // pc at 2 CPUs, full sweep 1 2 3 4 5: every point, radix-rcu/64 twice as fast.
   memset(&r, 0, sizeof(r));
+  r.margin_m = 50;
   r.nthreads = bench_sweep(SWEEP_OVER, 2, false, r.threads);
   r.nslots = bench_plan(&pc, false, false, r.slots);
   for(t = 0; t < r.nthreads; t++) {
@@ -510,33 +520,36 @@ test_report(void)
     point(&r, 3, t, 2000000, 10, 5);
   }
   outlen = 0;
-  bench_report(&pc, &r, 2, &ncmp, &nfalse);
-  CHECK(lines("BENCH-CMP ") == 15 && ncmp == 15 && nfalse == 10);   // 3 pairs x 5 counts
+  bench_report(&pc, &r, 2, &tally);
+  CHECK(lines("BENCH-CMP ") == 15 && tally.cmps == 15 && tally.decided == 10);   // 3 pairs x 5
+  CHECK(tally.inconclusive == 0 && tally.families == 1 && tally.false_families == 1);
   CHECK(strstr(out, "+- its interval at 1 - 0.05/15") != NULL);
   CHECK(lines("BENCH-SEED ") == 1);
   CHECK(strstr(out, "BENCH-SEED suite=pc a=radix-rcu b=hash-global fanout_a=64 threads=4 "
                "seed_ratio=2.000 seed_verdict=faster ratio=2.000 ci95=") != NULL);
-  CHECK(strstr(out, " verdict=faster agrees=yes\n") != NULL);
+  CHECK(strstr(out, " verdict=faster direction=agrees magnitude=inside\n") != NULL);
 
   // The headline's point skipped: no BENCH-SEED, a note instead; m counts what is left.
   r.ran[3][3] = false;
   outlen = 0;
-  bench_report(&pc, &r, 2, &ncmp, &nfalse);
-  CHECK(lines("BENCH-CMP ") == 13 && ncmp == 28 && strstr(out, "1 - 0.05/13"));
+  bench_report(&pc, &r, 2, &tally);
+  CHECK(lines("BENCH-CMP ") == 13 && tally.cmps == 28 && strstr(out, "1 - 0.05/13"));
   CHECK(lines("BENCH-SEED ") == 0 && strstr(out, "was not measured: no BENCH-SEED line"));
 
   // A/A: a against its copy, no BENCH-SEED.
   memset(&r, 0, sizeof(r));
   r.aa = true;
+  r.margin_m = 50;
   r.nthreads = 1;
   r.threads[0] = 1;
   r.nslots = bench_plan(&pc, false, true, r.slots);
   for(t = 0; t < r.nslots; t++)
     point(&r, t, 0, 1000000 + t, 10, 5);
-  ncmp = nfalse = 0;
+  tally = (struct bench_tally){ 0 };
   outlen = 0;
-  bench_report(&pc, &r, 1, &ncmp, &nfalse);
-  CHECK(lines("BENCH-CMP ") == 2 && ncmp == 2 && nfalse == 0 && lines("BENCH-SEED ") == 0);
+  bench_report(&pc, &r, 1, &tally);
+  CHECK(lines("BENCH-CMP ") == 2 && tally.cmps == 2 && tally.decided == 0);
+  CHECK(tally.families == 1 && tally.false_families == 0 && lines("BENCH-SEED ") == 0);
   CHECK(strstr(out, " b=hash-bucket~aa threads=1 ") != NULL);
 }
 
@@ -549,6 +562,7 @@ test_words(void)
   CHECK(same(bench_verdict_name(STATS_FASTER), "faster"));
   CHECK(same(bench_verdict_name(STATS_SLOWER), "slower"));
   CHECK(same(bench_verdict_name(STATS_SAME), "same"));
+  CHECK(same(bench_verdict_name(STATS_INCONCLUSIVE), "inconclusive"));
 }
 
 int

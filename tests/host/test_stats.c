@@ -357,15 +357,22 @@ ref_ratio_half(const u64 *xa, u32 na, const u64 *xb, u32 nb, u32 m, double *df)
   return ref_tq(*df, m) * sqrt(va + r * r * vb) / mb;
 }
 
-// The verdict a printed interval ratio_m +- ci_m states.
+// The verdict a printed interval ratio_m +- ci_m states at the margin MARGIN (+-5%), in
+// double: beyond 1 either way, inside 1 +- margin, or holding 1 and reaching past the margin;
+// no interval at all says nothing.
+#define MARGIN 50
 static int
 stated(const struct ratio *r)
 {
-  if(r->ratio_m > 1000 + r->ci_m)
+  double lo = (double)r->ratio_m - r->ci_m, hi = (double)r->ratio_m + r->ci_m;
+
+  if(lo > 1000)
     return STATS_FASTER;
-  if(r->ratio_m + r->ci_m < 1000)
+  if(hi < 1000)
     return STATS_SLOWER;
-  return STATS_SAME;
+  if(r->df > 0 && lo >= 1000 - MARGIN && hi <= 1000 + MARGIN)
+    return STATS_SAME;
+  return STATS_INCONCLUSIVE;
 }
 
 static void
@@ -379,30 +386,32 @@ test_welch_df(void)
   // Example 2: df 9.9 floors to 9; a/b = 20.61/22.135 = 0.931.
   from_tenths(&a, xa, ex_a2, 10);
   from_tenths(&b, xb, ex_b2, 20);
-  CHECK(stats_ratio(&r, &a, &b, 1) == 0);
+  CHECK(stats_ratio(&r, &a, &b, 1, MARGIN) == 0);
   CHECK(r.df == 9 && r.ratio_m == 931);
   half = ref_ratio_half(xa, 10, xb, 20, 1, &df);
   CHECK(df == 9 && near(r.ci_m, half));
-  CHECK(r.verdict == stated(&r) && r.verdict == STATS_SAME);
-  CHECK(stats_ratio(&r, &b, &a, 1) == 0 && r.df == 9);
+  // 0.931 +- 0.1: holds 1, reaches past 5%: cannot tell
+  CHECK(r.verdict == stated(&r) && r.verdict == STATS_INCONCLUSIVE);
+  CHECK(stats_ratio(&r, &b, &a, 1, MARGIN) == 0 && r.df == 9);
 
   // Example 3: df 24.5 floors to 24; a/b = 19.37/21.59 = 0.897, about 2.2 standard errors
-  // below 1: slower at 95%, same once 10 comparisons share the 5%.
+  // below 1: slower at 95%, inconclusive once 10 comparisons share the 5%.
   from_tenths(&a, xa, ex_a3, 10);
   from_tenths(&b, xb, ex_b3, 20);
-  CHECK(stats_ratio(&r, &a, &b, 1) == 0);
+  CHECK(stats_ratio(&r, &a, &b, 1, MARGIN) == 0);
   half = ref_ratio_half(xa, 10, xb, 20, 1, &df);
   CHECK(r.df == 24 && df == 24 && r.ratio_m == 897 && near(r.ci_m, half));
   CHECK(r.verdict == STATS_SLOWER);
-  CHECK(stats_ratio(&r, &a, &b, 10) == 0);
+  CHECK(stats_ratio(&r, &a, &b, 10, MARGIN) == 0);
   half = ref_ratio_half(xa, 10, xb, 20, 10, &df);
-  CHECK(near(r.ci_m, half) && r.verdict == STATS_SAME);
-  CHECK(stats_ratio(&r, &b, &a, 1) == 0 && r.df == 24 && r.verdict == STATS_FASTER);
+  CHECK(near(r.ci_m, half) && r.verdict == STATS_INCONCLUSIVE);
+  CHECK(stats_ratio(&r, &b, &a, 1, MARGIN) == 0 && r.df == 24 && r.verdict == STATS_FASTER);
 
   // The R example: df 17.9 floors to 17.
   stats_compute(&a, r_a, 10);
   stats_compute(&b, r_b, 10);
-  CHECK(stats_ratio(&r, &a, &b, 1) == 0 && r.df == 17 && r.verdict == STATS_SAME);
+  CHECK(stats_ratio(&r, &a, &b, 1, MARGIN) == 0 && r.df == 17);
+  CHECK(r.verdict == STATS_INCONCLUSIVE && r.verdict == stated(&r));
 }
 
 // Random comparisons, benchmark-shaped: the interval against the double computation, and
@@ -414,7 +423,7 @@ test_ratio_random(void)
   struct stats a, b;
   struct ratio r;
   double df, half;
-  int i, k, na, nb, m, ok = 1, near_ok = 1, verdicts[3] = { 0 };
+  int i, k, na, nb, m, ok = 1, near_ok = 1, verdicts[4] = { 0 };
   u64 base, spread, shift;
 
   for(i = 0; i < 3000; i++) {
@@ -430,7 +439,7 @@ test_ratio_random(void)
       xb[k] = base + next() % (spread + 1);
     stats_compute(&a, xa, na);
     stats_compute(&b, xb, nb);
-    if(stats_ratio(&r, &a, &b, m) < 0) {
+    if(stats_ratio(&r, &a, &b, m, MARGIN) < 0) {
       ok = 0;
       continue;
     }
@@ -442,8 +451,10 @@ test_ratio_random(void)
   }
   CHECK(ok);
   CHECK(near_ok);
-  printf("random ratios: %d slower, %d same, %d faster\n", verdicts[0], verdicts[1], verdicts[2]);
-  CHECK(verdicts[0] > 100 && verdicts[1] > 100 && verdicts[2] > 100);   // all three seen
+  printf("random ratios: %d slower, %d same, %d faster, %d inconclusive\n", verdicts[0],
+         verdicts[1], verdicts[2], verdicts[3]);
+  // all four seen
+  CHECK(verdicts[0] > 50 && verdicts[1] > 50 && verdicts[2] > 50 && verdicts[3] > 50);
 }
 
 static void
@@ -462,7 +473,7 @@ test_ratio(void)
   }
   stats_compute(&a, xa, 12);
   stats_compute(&b, xb, 12);
-  CHECK(stats_ratio(&r, &a, &b, 1) == 0);
+  CHECK(stats_ratio(&r, &a, &b, 1, MARGIN) == 0);
   ma = ref_mean(xa, 12);
   mb = ref_mean(xb, 12);
   rr = ma / mb;
@@ -479,7 +490,7 @@ test_ratio(void)
   }
   stats_compute(&a, xa, 100);
   stats_compute(&b, xb, 100);
-  CHECK(stats_ratio(&r, &a, &b, 3) == 0);
+  CHECK(stats_ratio(&r, &a, &b, 3, MARGIN) == 0);
   ma = ref_mean(xa, 100);
   mb = ref_mean(xb, 100);
   rr = ma / mb;
@@ -494,29 +505,38 @@ test_ratio(void)
   }
   stats_compute(&a, xa, 5);
   stats_compute(&b, xb, 5);
-  CHECK(stats_ratio(&r, &a, &b, 7) == 0 && r.ratio_m == 2000 && r.ci_m == 0 && r.df == 8);
+  CHECK(stats_ratio(&r, &a, &b, 7, MARGIN) == 0 && r.ratio_m == 2000 && r.ci_m == 0 && r.df == 8);
   CHECK(r.verdict == STATS_FASTER);
-  CHECK(stats_ratio(&r, &b, &a, 7) == 0 && r.ratio_m == 500 && r.verdict == STATS_SLOWER);
-  CHECK(stats_ratio(&r, &a, &a, 7) == 0 && r.ratio_m == 1000 && r.ci_m == 0);
+  CHECK(stats_ratio(&r, &b, &a, 7, MARGIN) == 0 && r.ratio_m == 500 && r.verdict == STATS_SLOWER);
+  CHECK(stats_ratio(&r, &a, &a, 7, MARGIN) == 0 && r.ratio_m == 1000 && r.ci_m == 0);
   CHECK(r.verdict == STATS_SAME);
 
   // mean(a) = 0 is a ratio of 0; mean(b) = 0 has no ratio.
   for(i = 0; i < 4; i++)
     xb[i] = 0;
   stats_compute(&b, xb, 4);
-  CHECK(stats_ratio(&r, &b, &a, 1) == 0 && r.ratio_m == 0 && r.ci_m == 0);
+  CHECK(stats_ratio(&r, &b, &a, 1, MARGIN) == 0 && r.ratio_m == 0 && r.ci_m == 0);
   CHECK(r.verdict == STATS_SLOWER);
-  CHECK(stats_ratio(&r, &a, &b, 1) == -1 && r.ratio_m == 0 && r.ci_m == 0);
-  CHECK(r.verdict == STATS_SAME);
+  CHECK(stats_ratio(&r, &a, &b, 1, MARGIN) == -1 && r.ratio_m == 0 && r.ci_m == 0);
+  CHECK(r.verdict == STATS_INCONCLUSIVE);
 
-  // A single run on either side: a ratio, but no interval, and the verdict same.
+  // The four words at their edges: an interval exactly inside 1 +- margin is same; one milli
+  // past it inconclusive; one that leaves 1 out faster or slower, however wide.
+  CHECK(stats_verdict(1000, 50, 50) == STATS_SAME && stats_verdict(1000, 51, 50) == 0 + 2);
+  CHECK(stats_verdict(1020, 30, 50) == STATS_SAME && stats_verdict(1021, 30, 50) == 2);
+  CHECK(stats_verdict(1051, 50, 50) == STATS_FASTER && stats_verdict(949, 50, 50) == STATS_SLOWER);
+  CHECK(stats_verdict(1050, 50, 50) == STATS_INCONCLUSIVE && stats_verdict(5000, 3999, 50) == 1);
+  CHECK(stats_verdict(1000, 0, 0) == STATS_SAME && stats_verdict(1000, 1, 0) == 2);
+
+  // A single run on either side: a ratio, but no interval, and the verdict inconclusive.
   stats_compute(&a, xa, 1);
   stats_compute(&b, xa + 1, 4);
-  CHECK(stats_ratio(&r, &a, &b, 1) == 0 && r.ratio_m == 1000 && r.ci_m == 0 && r.df == 0);
+  CHECK(stats_ratio(&r, &a, &b, 1, MARGIN) == 0 && r.ratio_m == 1000 && r.ci_m == 0 && r.df == 0);
   stats_compute(&b, xb, 1);
   xb[0] = 1000;
   stats_compute(&b, xb, 1);
-  CHECK(stats_ratio(&r, &a, &b, 1) == 0 && r.ratio_m == 2000 && r.verdict == STATS_SAME);
+  CHECK(stats_ratio(&r, &a, &b, 1, MARGIN) == 0 && r.ratio_m == 2000);
+  CHECK(r.verdict == STATS_INCONCLUSIVE);
 }
 
 static void
@@ -605,7 +625,7 @@ test_pair_exact(void)
   stats_pair_compute(&p, a, b, 5);
   CHECK(p.n == 5 && fabs(p.mean_q / 4294967296.0 - mean) < 1e-8);
   CHECK(fabs(p.sd_q / 4294967296.0 - sd) < 1e-8);
-  CHECK(stats_pair_ratio(&r, &p, 3) == 0 && r.df == 4 && r.pairs == 5);
+  CHECK(stats_pair_ratio(&r, &p, 3, MARGIN) == 0 && r.df == 4 && r.pairs == 5);
   g = 1000 * exp2(mean);
   h = ref_tq(4, 3) * sd / sqrt(5);
   hi = 1000 * exp2(mean + h);
@@ -617,14 +637,14 @@ test_pair_exact(void)
   // Constant ratios: no spread, so any difference counts; one round has no interval; a
   // zero rate has no logarithm.
   stats_pair_compute(&p, a, a, 5);
-  CHECK(stats_pair_ratio(&r, &p, 1) == 0 && r.ratio_m == 1000 && r.ci_m == 0);
+  CHECK(stats_pair_ratio(&r, &p, 1, MARGIN) == 0 && r.ratio_m == 1000 && r.ci_m == 0);
   CHECK(r.verdict == STATS_SAME);
   stats_pair_compute(&p, a, a + 1, 1);
-  CHECK(stats_pair_ratio(&r, &p, 1) == 0 && r.ratio_m == 909 && r.ci_m == 0 && r.df == 0);
-  CHECK(r.verdict == STATS_SAME && r.pairs == 1);
+  CHECK(stats_pair_ratio(&r, &p, 1, MARGIN) == 0 && r.ratio_m == 909 && r.ci_m == 0 && r.df == 0);
+  CHECK(r.verdict == STATS_INCONCLUSIVE && r.pairs == 1);
   static const u64 z[] = { 5, 0, 5 };
   stats_pair_compute(&p, a, z, 3);
-  CHECK(p.n == 0 && stats_pair_ratio(&r, &p, 1) == -1 && r.ratio_m == 0 && r.pairs == 0);
+  CHECK(p.n == 0 && stats_pair_ratio(&r, &p, 1, MARGIN) == -1 && r.ratio_m == 0 && r.pairs == 0);
 }
 
 // Synthetic rounds as a loaded host makes them: each round's two runs share a slowdown (the
@@ -657,15 +677,15 @@ test_pair_drift(void)
       stats_compute(&sa, a, n);
       stats_compute(&sb, b, n);
       want = 1000 * truth[j];
-      ok &= stats_pair_ratio(&r, &p, 1) == 0 && r.verdict == stated(&r);
+      ok &= stats_pair_ratio(&r, &p, 1, MARGIN) == 0 && r.verdict == stated(&r);
       cover1 += r.ratio_m - r.ci_m <= want && want <= r.ratio_m + r.ci_m;
       wp += r.ci_m;
-      stats_ratio(&u, &sa, &sb, 1);
+      stats_ratio(&u, &sa, &sb, 1, MARGIN);
       wu += u.ci_m;
-      stats_pair_ratio(&r, &p, 8);
+      stats_pair_ratio(&r, &p, 8, MARGIN);
       cover8 += r.ratio_m - r.ci_m <= want && want <= r.ratio_m + r.ci_m;
       slower += r.verdict == STATS_SLOWER;
-      stats_ratio(&u, &sa, &sb, 8);
+      stats_ratio(&u, &sa, &sb, 8, MARGIN);
       uslower += u.verdict == STATS_SLOWER;
     }
     printf("paired, true ratio %.2f: covered %d and %d of %d (m 1, 8), mean half-width %.4f"
@@ -702,8 +722,8 @@ test_pair_aa(void)
       b[k] = 1000 + llround(1e5 * drift * (0.9 + (next() % 1000) / 5000.0));
     }
     stats_pair_compute(&p, a, b, 5);
-    stats_pair_ratio(&r, &p, 1);
-    falses += r.verdict != STATS_SAME;
+    stats_pair_ratio(&r, &p, 1, MARGIN);
+    falses += r.verdict == STATS_FASTER || r.verdict == STATS_SLOWER;
   }
   printf("paired A/A, uniform noise, 5 rounds: %d false verdicts of %d\n", falses, trials);
   CHECK(falses <= trials * 0.06 && falses >= trials * 0.02);

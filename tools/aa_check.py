@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+# A/A boots read run by run: what the verdicts' intervals assume (runs independent, no order
+# or round effect) checked against the BENCH-RUNS lines of bench.rates=yes boots.
+"""Usage: aa_check.py LOG...
+
+Reads the BENCH-RUNS lines (bench.rates=yes) of bench.aa=yes boots and prints, over all of
+them:
+- the round effect: per timed round r, the mean over points of log2(run r / the point's
+  median run), each point's columns together (a drift inside a point, or a first run that
+  pays what the warm-up did not);
+- the order effect: per comparison (a against its copy a~aa) and round, log2(the run that
+  went first in the round / the one that went second);
+- per method, the false verdicts: comparisons faster or slower, and families (a suite in a
+  boot) with at least one, against the 5% the Bonferroni level of each suite promises.
+Methods: welch (the kernel's before 2026-12-05: means, delta method, Welch's df), log-welch
+(the same on log rates), paired (round by round log ratios), and each of them with the first
+timed round left out (-drop1)."""
+
+import math
+import re
+import sys
+from collections import defaultdict
+
+sys.path.insert(0, __import__("os").path.dirname(__file__))
+from logratio import t_quantile  # noqa: E402
+
+RUNS = re.compile(r"BENCH-RUNS suite=(\S+) variant=(\S+?)(?: fanout=(\d+))? threads=(\d+) "
+                  r"slot=(\d+) of=(\d+) rates=([\d,]+)")
+
+
+def read(paths):
+    """{(boot, suite, threads): {(variant, fanout): (slot, of, [rates])}}"""
+    points = defaultdict(dict)
+    for b, path in enumerate(paths):
+        with open(path, errors="replace") as f:
+            for line in f:
+                m = RUNS.search(line)
+                if m:
+                    s, v, fan, t, slot, of, rates = m.groups()
+                    points[(b, s, int(t))][(v, fan)] = (int(slot), int(of),
+                                                        [int(x) for x in rates.split(",")])
+    return points
+
+
+def mean(xs):
+    return sum(xs) / len(xs)
+
+
+def var(xs):
+    m = mean(xs)
+    return sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
+
+
+def interval(method, a, b, m):
+    """(lo, hi) of the ratio a/b by method, at the level 1 - 0.05/m."""
+    if method == "welch":
+        ma, mb = mean(a), mean(b)
+        va, vb = var(a) / len(a), var(b) / len(b)
+        r = ma / mb
+        df = (va + vb) ** 2 / ((va ** 2 / (len(a) - 1) if va else 0) +
+                               (vb ** 2 / (len(b) - 1) if vb else 0) or 1e-300)
+        df = max(min(len(a), len(b)) - 1, min(math.floor(df), len(a) + len(b) - 2))
+        h = t_quantile(df, 0.05 / m) * math.sqrt(va + r * r * vb) / mb
+        return r - h, r + h
+    if method == "log-welch":
+        la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
+        va, vb = var(la) / len(la), var(lb) / len(lb)
+        df = (va + vb) ** 2 / ((va ** 2 / (len(a) - 1)) + (vb ** 2 / (len(b) - 1)) or 1e-300)
+        df = max(min(len(a), len(b)) - 1, min(math.floor(df), len(a) + len(b) - 2))
+        d = mean(la) - mean(lb)
+        h = t_quantile(df, 0.05 / m) * math.sqrt(va + vb)
+        return math.exp(d - h), math.exp(d + h)
+    d = [math.log(x / y) for x, y in zip(a, b)]
+    h = t_quantile(len(d) - 1, 0.05 / m) * math.sqrt(var(d) / len(d))
+    return math.exp(mean(d) - h), math.exp(mean(d) + h)
+
+
+def main(paths):
+    points = read(paths)
+    # The comparisons: each a against its copy, at each point.
+    cmps = []   # (boot, suite, threads, a rates, copy rates, a first in odd rounds)
+    for (b, s, t), cols in points.items():
+        for (v, fan), (slot, of, rates) in cols.items():
+            if v.endswith("~aa"):
+                continue
+            copy = cols.get((v + "~aa", fan))
+            if copy and 0 not in rates and 0 not in copy[2]:
+                cmps.append((b, s, t, rates, copy[2], slot < copy[0]))
+
+    # Round effect.
+    by_round = defaultdict(list)
+    for cols in points.values():
+        for slot, of, rates in cols.values():
+            if 0 in rates:
+                continue
+            med = sorted(rates)[len(rates) // 2]
+            for r, x in enumerate(rates):
+                by_round[r].append(math.log2(x / med))
+    print("round effect: mean log2(run / median run of its column) by timed round:")
+    print("  " + "  ".join("r%d %+.3f (%d)" % (r + 1, mean(v), len(v))
+                           for r, v in sorted(by_round.items())))
+
+    # Order effect: the run that went first in its round against the one that went second.
+    first = defaultdict(list)
+    for b, s, t, a, c, a_first in cmps:
+        for r in range(len(a)):
+            odd = r % 2 == 0   # timed round r + 1 is odd: slot order
+            x, y = (a[r], c[r]) if a_first == odd else (c[r], a[r])
+            first[r].append(math.log2(x / y))
+    print("order effect: mean log2(first / second of a and its copy) by timed round:")
+    print("  " + "  ".join("r%d %+.3f" % (r + 1, mean(v)) for r, v in sorted(first.items())))
+    allf = [x for v in first.values() for x in v]
+    print("  all rounds %+.4f (sd %.3f, n %d)" % (mean(allf), math.sqrt(var(allf)), len(allf)))
+
+    # False verdicts per method, Bonferroni over each suite's comparisons in each boot.
+    fam = defaultdict(list)
+    for c in cmps:
+        fam[(c[0], c[1])].append(c)
+    print("false verdicts (A/A: every faster or slower), by method:")
+    for method in ("welch", "log-welch", "paired"):
+        for drop in (0, 1):
+            nf = nfam = nfalse_fam = ncmp = 0
+            per_suite = defaultdict(lambda: [0, 0])
+            naive = 0
+            for (b, s), cs in fam.items():
+                m = len(cs)
+                false_here = 0
+                for _, _, _, a, c, _ in cs:
+                    a, c = a[drop:], c[drop:]
+                    lo, hi = interval(method, a, c, m)
+                    false_here += lo > 1 or hi < 1
+                    lo1, hi1 = interval(method, a, c, 1)
+                    naive += lo1 > 1 or hi1 < 1
+                    ncmp += 1
+                nf += false_here
+                nfam += 1
+                nfalse_fam += false_here > 0
+                per_suite[s][0] += 1
+                per_suite[s][1] += false_here > 0
+            print("  %-9s%s comparisons %d, false %d; at 95%% each (no correction) %d (%.1f%%);"
+                  " families %d, false %d (%.1f%%): %s" %
+                  (method, "-drop1" if drop else "      ", ncmp, nf, naive, 100.0 * naive / ncmp,
+                   nfam, nfalse_fam, 100.0 * nfalse_fam / nfam,
+                   " ".join("%s %d/%d" % (s, v[1], v[0]) for s, v in sorted(per_suite.items()))))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        print(__doc__)
+        sys.exit(2)
+    main(sys.argv[1:])
