@@ -126,7 +126,7 @@ CHECKS = [
     ("auto-init", lambda s: "heap alloc:off" in s.get("auto-init", "") and
      "heap free:off" in s.get("auto-init", ""), "mem auto-init: heap alloc:off, heap free:off"),
     ("preempt", lambda s: s.get("preempt", "").endswith(": none"), "Dynamic Preempt: none"),
-    ("switched", lambda s: s.get("switched", "").endswith(" tsc"), "clocksource tsc"),
+    ("clocksource", lambda s: s.get("clocksource") == "tsc", "clocksource tsc"),
     # lockdown is initialized early whatever lsm= says (CONFIG_SECURITY_LOCKDOWN_LSM_EARLY);
     # without a lockdown= level its one hook, security_locked_down, runs on none of ubench's
     # paths.
@@ -157,6 +157,6 @@ def check(kind, s):
 
 # The report's rows of what each boot saw: (label, key).
 SHOWN = [("transparent huge pages", "thp"), ("mem auto-init", "auto-init"),
-         ("preemption", "preempt"), ("clocksource", "switched"), ("LSMs", "lsm"),
+         ("preemption", "preempt"), ("clocksource", "clocksource"), ("LSMs", "lsm"),
          ("PSI (/proc/pressure/cpu)", "psi"), ("memory cgroup", "memcg"), ("audit", "audit"),
          ("unknown parameters", "unknown"), ("ipi.wait=", "ipi.wait")]

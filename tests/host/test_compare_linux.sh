@@ -50,6 +50,7 @@ seen_equal() {
   echo "init: seen thp: always madvise [never]"
   echo "init: seen lsm: lockdown,capability"
   echo "init: seen psi: absent"
+  echo "init: seen clocksource: tsc"
   echo "init: seen klog: Dynamic Preempt: none"
   echo "init: seen klog: cgroup: Disabling memory control group subsystem"
   echo "init: seen klog: audit: disabled (until reboot)"
@@ -61,6 +62,7 @@ seen_equal() {
 seen_debian() {
   echo "init: seen cmdline: console=ttyS0,115200 quiet panic=-1 no5lvl -- --secs 0.25"
   echo "init: seen thp: [always] madvise never"
+  echo "init: seen clocksource: hpet"
   echo "init: seen klog: mem auto-init: stack:all(zero), heap alloc:on, heap free:off"
 }
 
@@ -156,6 +158,7 @@ check "QEMU's options in the report" grep -qF '`-machine pc -cpu max -smp 2 -m 1
 check "the host's load in the report" grep -qF '1.50 1.20 1.00 at the start, 1.70 1.30 1.10 at the end' "$md"
 check "Holm and the margin named in the report" grep -qF 'corrected for the 4 rows with two rounds or more by Holm' "$md"
 check "what each Linux showed, in the report" grep -qxF '| transparent huge pages | — | — | `always madvise [never]` | `[always] madvise never` |' "$md"
+check "the clocksource each Linux used, in the report" grep -qxF '| clocksource | — | — | `tsc` | `hpet` |' "$md"
 check "an ipi.wait= this kernel did not know, in the report" grep -qF '`ipi.wait=spin unknown to this kernel`' "$md"
 if command -v gnuplot > /dev/null; then
   check "compare-linux.png is a PNG" [ "$(head -c 8 "$tmp/rep/compare-linux.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]
@@ -279,12 +282,12 @@ check "this kernel alone: no chart named" [ "$(grep -c 'png' "$tmp/rep2/compare-
 mk3 "$tmp/bad"
 sed -i 's/exited with status 0/killed by signal 9/' "$tmp/bad/r2-linux.log"
 sed -i '/BENCH-DONE suites=2/,$d' "$tmp/bad/r3-this.log"
-sed -i 's/init: seen thp: always madvise \[never\]/init: seen thp: [always] madvise never/; s/heap alloc:off/heap alloc:on/' "$tmp/bad/r1-linux.log"
+sed -i 's/init: seen thp: always madvise \[never\]/init: seen thp: [always] madvise never/; s/heap alloc:off/heap alloc:on/; s/seen clocksource: tsc/seen clocksource: hpet/' "$tmp/bad/r1-linux.log"
 "$compare" --logs "$tmp/bad" --report "$tmp/repbad" > "$tmp/outbad" 2>&1
 check "exit 1 when a boot failed" [ $? -eq 1 ]
 check "the killed program named" grep -qF 'round 2, linux: no exit status of the program' "$tmp/outbad"
 check "the boot cut short named" grep -qF 'round 3, this: no exit status of the program' "$tmp/outbad"
-check "equal terms not in effect: named" grep -qxF 'compare-linux: round 1, linux: did not take effect: [never] in transparent_hugepage/enabled; mem auto-init: heap alloc:off, heap free:off' "$tmp/outbad"
+check "equal terms not in effect: named" grep -qxF 'compare-linux: round 1, linux: did not take effect: [never] in transparent_hugepage/enabled; mem auto-init: heap alloc:off, heap free:off; clocksource tsc' "$tmp/outbad"
 check "the report says which failed" grep -q '^| round 2, linux | FAILED' "$tmp/repbad/compare-linux.md"
 check "still a table of what was measured" grep -q '^COMPARE suite=ucreate variant=private threads=1 ' "$tmp/outbad"
 mk3 "$tmp/old"
