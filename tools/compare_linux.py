@@ -336,6 +336,11 @@ def chart(rows, outdir, title):
                                            num(c["lo"] or c["ratio"], "%r"),
                                            num(c["hi"] or c["ratio"], "%r"),
                                            num(halt, "%r"), num(deb, "%r")))
+    # The y range holds every point and 1 with a factor of 4 to spare, not every interval: with
+    # two rounds a Holm-corrected interval on one degree of freedom spans many decades, which
+    # would flatten the points; such a bar runs off the chart.
+    pts = [1.0] + [x for c in rows.values() for x in
+                   (c["ratio"], c["halt"] and c["halt"][0], c["debian"] and c["debian"][0]) if x]
     gnuplot = shutil.which("gnuplot")
     term = report.terminal() if gnuplot else "pngcairo"
     font = ' font ",10"' if term == "pngcairo" else ""
@@ -344,7 +349,8 @@ def chart(rows, outdir, title):
           "set output 'compare-linux.png'",
           "set title %s" % report.lines(*title),
           "set ylabel 'ratio of operations per second (log scale)'",
-          "set logscale y 2", "set grid ytics",
+          "set logscale y 2", "set grid ytics", "set format y '%g'",
+          "set yrange [%r:%r]" % (min(pts) / 4, max(pts) * 4),
           "set datafile missing 'n/a'",
           "set xrange [-0.5:%g]" % (len(labels) - 0.5),
           "set xtics rotate by -45 (%s)" % ", ".join("%s %d" % (report.quote(l), i)
