@@ -448,10 +448,13 @@ bench-repeat: all
 	@tools/bench_repeat.py --boots $(or $(N),5) --smp $(SMP) --mem $(MEM) \
 	  --cmdline "$(CMDLINE)" --accel "$(ACCEL)" --timeout $(TIMEOUT)
 
-# make compare-linux [SMP=8] [ROUNDS=3] [SECS=] [SUITES=] [THREADS=] [LINUX_PKG=] [CPU=max]: /bin/ubench on this kernel,
-# on Debian's Linux (tools/fetch_linux.sh, cached in build/linux/) and on Linux with
-# mitigations=off, alternating, through tools/qemu.sh with the same QEMU options; tables and
-# COMPARE lines, build/report/compare-linux.md and .png (tools/compare_linux.py). Linux boots
+# make compare-linux [SMP=8] [ROUNDS=3] [SECS=] [SUITES=] [THREADS=] [LINUX_PKG=] [CPU=max]
+# [MARGIN=5] [EXPLAIN=no]: /bin/ubench on this kernel (ipi.wait=spin and =halt) and on Debian's
+# Linux (tools/fetch_linux.sh, cached in build/linux/) on equal terms and with Debian's
+# defaults, alternating, through tools/qemu.sh with the same QEMU options; tables and COMPARE
+# lines, build/report/compare-linux.md and .png (tools/compare_linux.py, doc/compare-linux.md;
+# MARGIN= the percentage within which a ratio is `same`, EXPLAIN=no boots only the verdict's
+# pair). Linux boots
 # build/linux/initrd.cpio: user/linux/init.c as /init (never in this kernel's initramfs),
 # /bin/ubench, /bin/exit0 (ubench's uexec runs it), /dev/console, written by tools/newc.py
 # (no root needed for the device node).
@@ -472,6 +475,7 @@ compare-linux: all $(LINUX_INITRD)
 	  --cpu $(if $(call given,CPU),$(CPU),max) $(if $(call given,SECS),--secs $(SECS)) \
 	  $(if $(call given,TIMEOUT),--timeout $(TIMEOUT)) --pkg "$(LINUX_PKG)" --accel "$(ACCEL)" \
 	  $(if $(SUITES),--suites $(SUITES)) $(if $(THREADS),--threads $(THREADS)) \
+	  $(if $(MARGIN),--margin $(MARGIN)) $(if $(EXPLAIN),--explain $(EXPLAIN)) \
 	  --initrd $(LINUX_INITRD)
 
 report:

@@ -2,29 +2,34 @@
 # make compare-linux: the same user-space benchmark program (user/ubench) on this kernel and on
 # Debian's Linux in the same QEMU, booted alternately; a table per benchmark and COMPARE lines.
 """Usage: compare_linux.py [--smp N] [--rounds R] [--secs S] [--runs K] [--threads LIST]
-                        [--suites LIST]
+                        [--suites LIST] [--margin PERCENT] [--explain yes|no]
                         [--pkg PACKAGE] [--cpu MODEL] [--mem M] [--accel A] [--timeout T]
-                        [--nomit yes|no] [--initrd CPIO] [--logdir DIR] [--report DIR]
-       compare_linux.py --logs DIR [--report DIR]
+                        [--initrd CPIO] [--logdir DIR] [--report DIR]
+       compare_linux.py --logs DIR [--margin PERCENT] [--report DIR]
        compare_linux.py --agree FILE1 FILE2
 
 Fetches Linux (tools/fetch_linux.sh: PACKAGE, default the one linux-image-amd64 depends
-on) and prints its COMPARE-LINUX line; then R rounds of boots, each round Linux, this kernel,
-Linux with mitigations=off (--nomit no leaves that one out), all through tools/qemu.sh with
-the same QEMU options (-machine pc -cpu MODEL -smp N -m M, the accelerator) but for how the
-kernel is loaded. Every boot runs /bin/ubench with the same arguments: --secs S --runs K
---threads LIST [--suites LIST] --dir /tmp/ubench (on Linux, /tmp is a ramfs that user/linux/init.c mounts).
-Logs go to DIR/compare-<date>-<time>/r<round>-<this|linux|nomit>.log (DIR: build/logs).
+on) and prints its COMPARE-LINUX line; then R rounds of four boots (tools/terms.py): this
+kernel with ipi.wait=spin (this), with ipi.wait=halt (this_halt), Linux on equal terms
+(linux) and Linux with Debian's defaults (linux_debian), kernels alternating, the order
+reversed every other round; --explain no boots only this and linux. All through
+tools/qemu.sh with the same QEMU options (-machine pc -cpu MODEL -smp N -m M, the
+accelerator) but for how the kernel is loaded. Every boot runs /bin/ubench with the same
+arguments: --secs S --runs K --threads LIST [--suites LIST] --dir /tmp/ubench (on Linux,
+/tmp is a ramfs that user/linux/init.c mounts). An equal-terms Linux boot whose log does not
+show its terms in effect (tools/terms.py, CHECKS) counts as failed. Logs go to
+DIR/compare-<date>-<time>/r<round>-<kind>.log (DIR: build/logs).
 
 Then, per point of the program's u* BENCH lines (suite, variant, threads): the mean over
-the rounds of this kernel's, Linux's and Linux mitigations=off's operations per second,
-and the ratio this/Linux: the mean of the rounds' ratios with the half-width of its
-Student-t 95% interval across rounds (n/a with one round). verdict: faster or slower when
-that interval excludes 1, same when it holds it, n/a without an interval. Printed as a
-table per suite and variant and as COMPARE lines; written to REPORT/compare-linux.md and
-.png (REPORT: build/report). Without Linux (COMPARE-LINUX missing=) this kernel's boots
-still run. Exit 1 when a boot failed, 2 on bad usage, else 0. --logs re-reads the logs
-of an earlier run.
+the rounds of each kind's operations per second, and ratio, the geometric mean of the
+rounds' ratios this/linux with its interval on the log scale, Holm-corrected over the rows
+(tools/logratio.py); verdict faster or slower when the interval excludes 1, same when it
+lies inside 1 +- MARGIN percent (default 5), inconclusive otherwise, n/a with one round.
+this_halt/this and linux/linux_debian, geometric means with 95% intervals, say what the
+wait policy and Debian's defaults are worth. Printed as a table per suite and variant and as
+COMPARE lines; written to REPORT/compare-linux.md and .png (REPORT: build/report). Without
+Linux (COMPARE-LINUX missing=) this kernel's boots still run. Exit 1 when a boot failed, 2
+on bad usage, else 0. --logs re-reads the logs of an earlier run.
 
 Agreement: a run (or --logs) keeps its verdicts in REPORT/compare-linux.verdicts (its
 options, then its COMPARE lines); the next one with the same options sets its own beside
@@ -45,16 +50,17 @@ import sys
 import time
 
 import boots
+import logratio
 import report
+import terms
 from benchlog import label, parse
+from terms import KINDS, NAMES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KINDS = ("linux", "this", "nomit")     # a round's boots, in this order
-NAMES = {"this": "this kernel", "linux": "Linux", "nomit": "Linux mitigations=off"}
 PROGRAM = "/bin/ubench"
 # ubench's own default, inside the ramfs user/linux/init.c mounts at /tmp on Linux.
 WORKDIR = "/tmp/ubench"
-LOG_NAME = re.compile(r"r(\d+)-(this|linux|nomit)\.log")
+LOG_NAME = re.compile(r"r(\d+)-(%s)\.log" % "|".join(KINDS))
 PROGRAM_DONE = re.compile(r"^(\[\s*\d+\.\d+\] ?)?init: %s exited with status (\d+)$" % PROGRAM)
 
 
@@ -69,7 +75,8 @@ def defaults(smp):
 def options(argv):
     opts = {"smp": "8", "rounds": "3", "secs": "", "runs": "", "threads": "", "suites": "",
             "pkg": "",
-            "cpu": "max", "mem": "1G", "accel": "", "timeout": "", "nomit": "yes",
+            "cpu": "max", "mem": "1G", "accel": "", "timeout": "", "explain": "yes",
+            "margin": "5",
             "initrd": os.path.join(ROOT, "build", "linux", "initrd.cpio"),
             "logdir": os.path.join(ROOT, "build", "logs"),
             "report": os.path.join(ROOT, "build", "report"), "logs": None,
@@ -81,6 +88,8 @@ def options(argv):
         if not key.startswith("--") or key[2:] not in opts or not args:
             return "%s: unknown option or no value" % key
         opts[key[2:]] = args.pop(0)
+    if not re.fullmatch(r"\d+(\.\d+)?", opts["margin"]) or float(opts["margin"]) >= 100:
+        return "--margin (make's MARGIN=) must be a percentage below 100"
     if opts["logs"] is not None:
         return opts
     for k in ("smp", "rounds"):
@@ -97,8 +106,8 @@ def options(argv):
         return "--threads must be a comma list of thread counts (and a last 2x)"
     if not re.fullmatch(r"([a-z0-9]+)(,[a-z0-9]+)*|", opts["suites"]):
         return "--suites must be a comma list of ubench's suites"
-    if opts["nomit"] not in ("yes", "no"):
-        return "--nomit is yes or no"
+    if opts["explain"] not in ("yes", "no"):
+        return "--explain is yes or no"
     if not opts["timeout"]:
         # Generous: a warm-up and the runs of some 10 variants per thread count, and boots.
         points = 10 * len(opts["threads"].split(","))
@@ -113,23 +122,14 @@ def program_args(opts):
 
 
 def cmdline(kind, opts):
-    """The kernel command line of a boot of kind."""
-    args = " ".join(program_args(opts))
-    if kind == "this":
-        return "bench=none init=%s -- %s" % (PROGRAM, args)
-    # panic=-1: a panic reboots at once, which -no-reboot turns into the end of the run.
-    # no5lvl: -cpu max offers LA57, and Linux would walk five levels of page tables where
-    # this kernel walks four (arch/x86/boot/compressed/pgtable_64.c); the same depth for both.
-    line = "console=ttyS0,115200 quiet panic=-1 no5lvl"
-    if kind == "nomit":
-        line += " mitigations=off"
-    return "%s -- %s" % (line, args)
+    """The kernel command line of a boot of kind (tools/terms.py)."""
+    return terms.cmdline(kind, " ".join(program_args(opts)))
 
 
 def qemu_argv(kind, opts, vmlinuz, log):
     argv = [opts["qemu"], "--smp", opts["smp"], "--mem", opts["mem"], "--cpu", opts["cpu"],
             "--accel", opts["accel"], "--timeout", opts["timeout"], "--log", log]
-    if kind == "this":
+    if kind.startswith("this"):
         return argv + ["--cmdline", cmdline(kind, opts), "--image", "release"]
     return argv + ["--linux", vmlinuz, "--linux-initrd", opts["initrd"],
                    "--append", cmdline(kind, opts)]
@@ -197,7 +197,7 @@ def outcome(kind, path):
         return "the program exited with status %d" % status
     if not done:
         return "no BENCH-DONE from the program"
-    return None
+    return terms.check(kind, terms.seen(path))
 
 
 def read_logs(where):
@@ -215,7 +215,7 @@ def points(rounds):
     ({kind: [(round, ops/s)]}), with the suites' BENCH-SUITE texts."""
     table, suites = {}, {}
     for i, logs in enumerate(rounds):
-        for kind in ("this", "linux", "nomit"):
+        for kind in KINDS:
             if kind not in logs:
                 continue
             log = parse(logs[kind])
@@ -235,23 +235,27 @@ def points(rounds):
     return {k: table[k] for k in order}, suites
 
 
-def compare(values):
-    """One row's numbers from its values: means of each kind, ratio, ci95, verdict, n."""
-    out = {k: (boots.spread([m for _, m in values[k]]) if values[k] else None)
-           for k in KINDS}
-    linux = dict(values["linux"])
-    ratios = [m / linux[i] for i, m in values["this"] if linux.get(i)]
-    out["n"] = len(ratios)
-    out["ratio"] = sum(ratios) / len(ratios) if ratios else None
-    out["ci95"] = boots.spread(ratios)[1] if len(ratios) >= 2 else None
-    if out["ci95"] is None:
-        out["verdict"] = "n/a"
-    elif out["ratio"] - out["ci95"] > 1:
-        out["verdict"] = "faster"
-    elif out["ratio"] + out["ci95"] < 1:
-        out["verdict"] = "slower"
-    else:
-        out["verdict"] = "same"
+def paired(values, a, b):
+    """Round by round, a's rate over b's, for the rounds that have both."""
+    other = dict(values[b])
+    return [m / other[i] for i, m in values[a] if other.get(i) and m > 0]
+
+
+def analyse(table, margin):
+    """Every row's numbers: means of each kind (with their own 95% half-widths), the
+    verdict's ratio this/linux (tools/logratio.py: geometric mean, log-scale interval,
+    Holm over the rows with two rounds or more) and the explanatory ratios this_halt/this and
+    linux/linux_debian with plain 95% intervals. {key: dict}."""
+    verdicts = logratio.rows({k: paired(v, "this", "linux") for k, v in table.items()},
+                             0.05, margin / 100)
+    out = {}
+    for key, values in table.items():
+        c = {k: (boots.spread([m for _, m in values[k]]) if values[k] else None) for k in KINDS}
+        c.update(verdicts[key])
+        for name, a, b in (("halt", "this_halt", "this"), ("debian", "linux", "linux_debian")):
+            ratios = paired(values, a, b)
+            c[name] = logratio.interval(ratios, 0.05) if ratios else None
+        out[key] = c
     return out
 
 
@@ -260,13 +264,14 @@ def num(x, fmt="%.1f"):
 
 
 def compare_line(key, c):
+    """The COMPARE line of a row (doc/console.md); variant= only where the suite has one."""
     s, v, t = key
-    return ("COMPARE suite=%s variant=%s threads=%d this=%s linux=%s linux_nomit=%s ratio=%s "
-            "ci95=%s verdict=%s" % (s, v, t, num(c["this"] and c["this"][0]),
-                                    num(c["linux"] and c["linux"][0]),
-                                    num(c["nomit"] and c["nomit"][0]),
-                                    num(c["ratio"], "%.3f"), num(c["ci95"], "%.3f"),
-                                    c["verdict"]))
+    mean = lambda k: num(c[k] and c[k][0])
+    return ("COMPARE suite=%s%s threads=%d this=%s this_halt=%s linux=%s linux_debian=%s "
+            "ratio=%s ci95=%s verdict=%s" % (s, " variant=%s" % v if v else "", t,
+                                             mean("this"), mean("this_halt"), mean("linux"),
+                                             mean("linux_debian"), num(c["ratio"], "%.3f"),
+                                             num(c["ci95"], "%.3f"), c["verdict"]))
 
 
 def ops_cell(x):
@@ -277,12 +282,23 @@ def ops_cell(x):
 
 
 def ratio_cell(c):
+    """ratio ± ci95 and the log-scale interval the verdict reads."""
     if c["ratio"] is None:
         return "—"
-    return "%.3f" % c["ratio"] + (" ± %.3f" % c["ci95"] if c["ci95"] is not None else " (n/a)")
+    if c["ci95"] is None:
+        return "%.3f (n/a)" % c["ratio"]
+    return "%.3f ± %.3f [%.3f, %.3f]" % (c["ratio"], c["ci95"], c["lo"], c["hi"])
 
 
-def tables(table, suites, smp):
+def explain_cell(x):
+    """An explanatory ratio: geometric mean [its 95% interval]."""
+    if x is None:
+        return "—"
+    gm, lo, hi = x
+    return "%.3f" % gm + (" [%.3f, %.3f]" % (lo, hi) if lo is not None else " (n/a)")
+
+
+def tables(table, rows, suites, smp):
     """Markdown: a heading and a table per suite and variant."""
     out = []
     groups = {}
@@ -292,30 +308,39 @@ def tables(table, suites, smp):
         out += ["### %s %s" % (s, v), ""]
         if s in suites:
             out += ["One operation: %s; seed: %s." % (suites[s]["op"], suites[s]["seed"]), ""]
-        rows = []
+        cells = []
         for key in sorted(keys, key=lambda k: k[2]):
-            c = compare(table[key])
+            c = rows[key]
             t = key[2]
-            rows.append(("%d%s" % (t, " (>ncpu)" if smp and t > smp else ""),
-                         ops_cell(c["this"]), ops_cell(c["linux"]), ops_cell(c["nomit"]),
-                         ratio_cell(c), c["verdict"]))
-        out += report.table(("threads", "this kernel", "Linux", "Linux mitigations=off",
-                             "this/Linux", "verdict"), rows) + [""]
+            cells.append(("%d%s" % (t, " (>ncpu)" if smp and t > smp else ""),
+                          ops_cell(c["this"]), ops_cell(c["this_halt"]), ops_cell(c["linux"]),
+                          ops_cell(c["linux_debian"]), ratio_cell(c), c["verdict"],
+                          explain_cell(c["halt"]), explain_cell(c["debian"])))
+        out += report.table(("threads", "this", "this_halt", "linux", "linux_debian",
+                             "this/linux", "verdict", "this_halt/this",
+                             "linux/linux_debian"), cells) + [""]
     return out
 
 
-def chart(table, outdir, title):
-    """compare-linux.png: per point, this/Linux with its interval and this/(Linux
-    mitigations=off), on a log scale around 1. Returns an error message or None."""
-    data = ["# index label this/linux ci95 this/linux_nomit"]
-    labels, nomits = [], 0
-    for i, (key, values) in enumerate(table.items()):
-        c = compare(values)
-        nomit = (c["this"][0] / c["nomit"][0]) if c["this"] and c["nomit"] else None
+def chart(rows, outdir, title):
+    """compare-linux.png: per point, this/linux with the interval its verdict read, and the
+    two explanatory ratios, on a log scale around 1. Returns an error message or None."""
+    data = ["# index this/linux lo hi this_halt/this linux/linux_debian"]
+    labels, explained = [], 0
+    for i, (key, c) in enumerate(rows.items()):
         labels.append("%s %s %d" % key)
-        nomits += nomit is not None
-        data.append("%d %s %s %s" % (i, num(c["ratio"], "%r"), num(c["ci95"] or 0, "%r"),
-                                      num(nomit, "%r")))
+        halt = c["halt"][0] if c["halt"] else None
+        deb = c["debian"][0] if c["debian"] else None
+        explained += halt is not None or deb is not None
+        data.append("%d %s %s %s %s %s" % (i, num(c["ratio"], "%r"),
+                                           num(c["lo"] or c["ratio"], "%r"),
+                                           num(c["hi"] or c["ratio"], "%r"),
+                                           num(halt, "%r"), num(deb, "%r")))
+    # The y range holds every point and 1 with a factor of 4 to spare, not every interval: with
+    # two rounds a Holm-corrected interval on one degree of freedom spans many decades, which
+    # would flatten the points; such a bar runs off the chart.
+    pts = [1.0] + [x for c in rows.values() for x in
+                   (c["ratio"], c["halt"] and c["halt"][0], c["debian"] and c["debian"][0]) if x]
     gnuplot = shutil.which("gnuplot")
     term = report.terminal() if gnuplot else "pngcairo"
     font = ' font ",10"' if term == "pngcairo" else ""
@@ -323,8 +348,9 @@ def chart(table, outdir, title):
           "set terminal %s size 1100,600 noenhanced%s" % (term, font),
           "set output 'compare-linux.png'",
           "set title %s" % report.lines(*title),
-          "set ylabel 'this kernel / Linux (operations per second)'",
-          "set logscale y 2", "set grid ytics",
+          "set ylabel 'ratio of operations per second (log scale)'",
+          "set logscale y 2", "set grid ytics", "set format y '%g'",
+          "set yrange [%r:%r]" % (min(pts) / 4, max(pts) * 4),
           "set datafile missing 'n/a'",
           "set xrange [-0.5:%g]" % (len(labels) - 0.5),
           "set xtics rotate by -45 (%s)" % ", ".join("%s %d" % (report.quote(l), i)
@@ -332,11 +358,13 @@ def chart(table, outdir, title):
           "set key top left box opaque",
           "set arrow from graph 0, first 1 to graph 1, first 1 nohead dashtype 2 "
           "linecolor rgb 'gray30'",
-          "plot 'compare-linux.dat' using 1:2:3 with yerrorbars pointtype 7 linewidth 2 "
-          "title 'this / Linux (95% interval over rounds)'" + (", \\" if nomits else "")]
-    if nomits:
-        gp.append("     'compare-linux.dat' using 1:4 with points pointtype 5 "
-                  "title 'this / Linux mitigations=off'")
+          "plot 'compare-linux.dat' using 1:2:3:4 with yerrorbars pointtype 7 linewidth 2 "
+          "title 'this / linux (Holm-corrected interval)'" + (", \\" if explained else "")]
+    if explained:
+        gp += ["     'compare-linux.dat' using ($1-0.15):5 with points pointtype 5 "
+               "title 'this_halt / this (the halt policy)', \\",
+               "     'compare-linux.dat' using ($1+0.15):6 with points pointtype 9 "
+               "title 'linux / linux_debian (Debian defaults)'"]
     written = []
     report.write(os.path.join(outdir, "compare-linux.dat"), "\n".join(data) + "\n", written)
     report.write(os.path.join(outdir, "compare-linux.gp"), "\n".join(gp) + "\n", written)
@@ -345,35 +373,68 @@ def chart(table, outdir, title):
     return report.draw(outdir, "compare-linux")
 
 
-def summary(meta, rounds, fails):
-    """The report's header: what was booted, how, and how each boot went."""
+def summary(meta, rounds, fails, rows, margin):
+    """The report's header: what was booted, how, what each Linux showed of its terms, how
+    each boot went, the host's load, and how the verdicts were reached."""
     out = ["# This kernel and Linux, the same program in the same QEMU", ""]
-    rows = [("Linux", "`%s`" % meta["fetch"])]
+    head = [("Linux", "`%s`" % meta["fetch"])]
     if meta.get("opts"):
         o = meta["opts"]
-        rows += [("QEMU", "`-machine pc -cpu %s -smp %s -m %s -accel %s`, then this kernel "
+        head += [("QEMU", "`-machine pc -cpu %s -smp %s -m %s -accel %s`, then this kernel "
                   "through GRUB (`-cdrom`), Linux with `-kernel -initrd -append`"
-                  % (o["cpu"], o["smp"], o["mem"], o["accel"] or "(tools/qemu.sh's: KVM where usable, else tcg,thread=multi)")),
-                 ("this kernel's command line", "`%s`" % cmdline("this", o)),
-                 ("Linux's", "`%s` (and `mitigations=off`)" % cmdline("linux", o)),
-                 ("rounds", "%d, each %s" % (len(rounds), ", ".join(
-                     NAMES[k] for k in KINDS if rounds and k in rounds[0])))]
+                  % (o["cpu"], o["smp"], o["mem"], o["accel"] or "(tools/qemu.sh's: KVM where usable, else tcg,thread=multi)"))]
+        head += [("%s: command line" % k, "`%s`" % cmdline(k, o)) for k in KINDS]
+        head += [("rounds", "%d, each %s; every other round in reverse order" % (
+            len(rounds), ", ".join(k for k in terms.order(rounds[0] if rounds else (), 0))))]
+    load = meta.get("load") or {}
+    if load:
+        head.append(("host load (/proc/loadavg: 1, 5, 15 min)", "%s at the start, %s at the end"
+                     % (load.get("start", "?"), load.get("end", "?"))))
     for i, logs in enumerate(rounds):
-        for kind in KINDS:
-            if kind in logs:
-                why = fails.get((i, kind))
-                rows.append(("round %d, %s" % (i + 1, NAMES[kind]),
-                             ("FAILED: %s" % why if why else "pass") +
-                             " (`%s`)" % shown(logs[kind])))
-    out += report.table(("", ""), rows) + [""]
+        for kind in terms.order(logs, i):
+            why = fails.get((i, kind))
+            head.append(("round %d, %s" % (i + 1, kind), ("FAILED: %s" % why if why else "pass")
+                         + " (`%s`)" % shown(logs[kind])))
+    out += report.table(("", ""), head) + [""]
+    # What each kind of Linux showed of its terms (user/linux/init.c's `init: seen` lines), and
+    # whether this kernel knew ipi.wait=: round 1's log of each kind.
+    shows = {}
+    for kind in KINDS:
+        logs = [r[kind] for r in rounds if kind in r]
+        if logs:
+            shows[kind] = terms.seen(logs[0])
+    kinds = [k for k in KINDS if k in shows]
+    settings = [(label,) + tuple("`%s`" % shows[k][key] if key in shows[k] else "—"
+                                 for k in kinds)
+                for label, key in terms.SHOWN if any(key in shows[k] for k in kinds)]
+    if settings:
+        out += ["What each kind of boot showed of its settings (round 1's log):", ""]
+        out += report.table(("",) + tuple(kinds), settings) + [""]
+    m = sum(1 for c in rows.values() if c["p"] is not None)
     out += ["Cells are operations per second, the mean over the rounds (± the half-width of "
-            "its 95% interval when there are several); this/Linux is the mean of the rounds' "
-            "ratios with its 95% interval; verdict says whether that interval excludes 1. "
-            "The host's other load is not controlled: compare rows, not single cells.", ""]
+            "its 95%% interval when there are several). **this/linux** is the geometric mean "
+            "of the rounds' ratios (round i's this against round i's linux), ± ci95, the "
+            "longer arm of its interval on the log scale, and that interval in brackets; "
+            "**verdict** reads the interval: `faster` or `slower` when it excludes 1, `same` "
+            "inside 1 ± %g%% (the margin, `--margin`/`MARGIN=`), `inconclusive` when it holds "
+            "1 and reaches beyond the margin, `n/a` with one round." % margin]
+    if m:
+        out[-1] += (" The intervals are corrected for the %d rows with two rounds or more by "
+                    "Holm's step-down procedure, so that all the verdicts of the table hold "
+                    "together at 95%%: the row with the smallest p-value is tested at 5%%/%d, "
+                    "the next at 5%%/%d, and so on until one is not rejected; each row's "
+                    "interval is computed at the level its step used, and the rows from the "
+                    "first one not rejected on at that step's level (`tools/logratio.py`)."
+                    % (m, m, max(m - 1, 1)))
+    out[-1] += (" **this_halt/this** (what this kernel's default wait, halting, is worth) and "
+                "**linux/linux_debian** (what Debian's defaults are worth) are geometric means "
+                "with plain 95% intervals, explanations without a verdict. The host's other "
+                "load is not controlled: compare rows, not single cells.")
+    out.append("")
     return out
 
 
-COMPARE_ROW = re.compile(r"^COMPARE suite=(\S+) variant=(\S+) threads=(\d+) .* verdict=(\S+)$")
+COMPARE_ROW = re.compile(r"^COMPARE suite=(\S+)(?: variant=(\S+))? threads=(\d+) .* verdict=(\S+)$")
 DECIDED = ("faster", "slower")
 
 
@@ -383,7 +444,7 @@ def verdicts(lines):
     for l in lines:
         m = COMPARE_ROW.match(l.strip())
         if m:
-            out[(m.group(1), m.group(2), int(m.group(3)))] = m.group(4)
+            out[(m.group(1), m.group(2) or "", int(m.group(3)))] = m.group(4)
     return out
 
 
@@ -392,8 +453,8 @@ def agreement(old, new, older="the first", newer="the second"):
     1 in either run (faster or slower) without the same verdict in the other. A row that only
     one run has is not compared. opposite counts the disagreements that are contradictions,
     faster in one run and slower in the other; the rest are a verdict in one run that the
-    other's wider or shifted interval did not reach (same). Returns the number of
-    disagreements."""
+    other's wider or shifted interval did not reach (same or inconclusive). Returns the
+    number of disagreements."""
     decided, bad = 0, []
     for key in sorted(set(old) & set(new)):
         a, b = old[key], new[key]
@@ -415,7 +476,7 @@ def options_line(meta, nrounds):
     o = dict(meta.get("opts") or {}, rounds=str(nrounds))
     return "# options: " + " ".join("%s=%s" % (k, o.get(k, "")) for k in
                                     ("smp", "cpu", "mem", "secs", "runs", "threads", "suites",
-                                     "rounds"))
+                                     "margin", "rounds"))
 
 
 def agree_with_previous(meta, nrounds, lines, outdir):
@@ -452,20 +513,21 @@ def agree_files(a, b):
     return 1 if agreement(runs[0], runs[1], shown(a), shown(b)) else 0
 
 
-def finish(meta, rounds, fails, outdir, smp, keep=False):
+def finish(meta, rounds, fails, outdir, smp, margin, keep=False):
     """Prints the table and the COMPARE lines; writes the report. Returns error messages."""
     table, suites = points(rounds)
+    rows = analyse(table, margin)
     errors = []
-    md = summary(meta, rounds, fails)
+    md = summary(meta, rounds, fails, rows, margin)
     if not table:
         md += ["No u* BENCH line in any log.", ""]
         errors.append("no u* BENCH line in any log")
-    md += tables(table, suites, smp)
-    lines = [compare_line(k, compare(v)) for k, v in table.items()]
-    ratios = any(compare(v)["ratio"] is not None for v in table.values())
+    md += tables(table, rows, suites, smp)
+    lines = [compare_line(k, c) for k, c in rows.items()]
+    ratios = any(c["ratio"] is not None for c in rows.values())
     md += ["Machine-read lines (doc/console.md):", "", "```", meta["fetch"]] + lines + \
         ["```", ""] + (["![this kernel / Linux](compare-linux.png)", ""] if ratios else [])
-    print("\n".join(tables(table, suites, smp)))
+    print("\n".join(tables(table, rows, suites, smp)))
     for l in lines:
         print(l)
     try:
@@ -473,13 +535,15 @@ def finish(meta, rounds, fails, outdir, smp, keep=False):
         with open(os.path.join(outdir, "compare-linux.md"), "w", encoding="utf-8") as f:
             f.write("\n".join(md))
         if keep and lines:
-            agree_with_previous(meta, len(rounds), lines, outdir)
+            agree_with_previous(dict(meta, opts=dict(meta.get("opts") or {},
+                                                     margin="%g" % margin)),
+                                len(rounds), lines, outdir)
         png = os.path.join(outdir, "compare-linux.png")
         if os.path.exists(png):
             os.remove(png)    # never an older run's chart beside this report
         if ratios:
-            err = chart(table, outdir, ["this kernel / Linux: the same program, same QEMU",
-                                        meta["fetch"]])
+            err = chart(rows, outdir, ["this kernel / Linux: the same program, same QEMU",
+                                       meta["fetch"]])
             if err:
                 errors.append(err)
     except OSError as e:
@@ -489,12 +553,21 @@ def finish(meta, rounds, fails, outdir, smp, keep=False):
     return errors
 
 
+def loadavg():
+    """The host's load averages over 1, 5 and 15 minutes (proc(5)), or "?"."""
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "?"
+
+
 def run(opts):
     line, vmlinuz = fetch(opts)
-    kinds = ["linux", "this"] + (["nomit"] if opts["nomit"] == "yes" else [])
+    kinds = list(terms.MAIN) if opts["explain"] == "no" else list(KINDS)
     if vmlinuz is None:
         print("compare-linux: no Linux to boot; this kernel's boots run alone", flush=True)
-        kinds = ["this"]
+        kinds = [k for k in kinds if k.startswith("this")]
     elif not os.path.isfile(opts["initrd"]):
         print("compare-linux: no %s (make compare-linux builds it)" % opts["initrd"])
         return 2
@@ -505,22 +578,23 @@ def run(opts):
               e.strerror), file=sys.stderr)
         return 2
     meta = {"fetch": line, "opts": {k: opts[k] for k in ("smp", "cpu", "mem", "accel", "secs",
-                                                         "runs", "threads", "suites")}}
+                                                         "runs", "threads", "suites")},
+            "load": {"start": loadavg()}}
     with open(os.path.join(where, "compare.json"), "w") as f:
         json.dump(meta, f)
     n = int(opts["rounds"])
-    print("compare-linux: %d round%s of %s on %s vCPUs; logs in %s" %
-          (n, "" if n == 1 else "s", ", ".join(NAMES[k] for k in kinds), opts["smp"],
-           shown(where)), flush=True)
+    print("compare-linux: %d round%s of %s on %s vCPUs (every other round reversed); logs in %s"
+          % (n, "" if n == 1 else "s", ", ".join(NAMES[k] for k in terms.order(kinds, 0)),
+             opts["smp"], shown(where)), flush=True)
     fails = {}
     rounds = []
     try:
         for i in range(n):
             rounds.append({})
-            for kind in kinds:
+            for kind in terms.order(kinds, i):
                 log = os.path.join(where, "r%d-%s.log" % (i + 1, kind))
                 rounds[i][kind] = log
-                print("compare-linux: round %d of %d, %s ..." % (i + 1, n, NAMES[kind]),
+                print("compare-linux: round %d of %d, %s ..." % (i + 1, n, kind),
                       end=" ", flush=True)
                 start = time.time()
                 r = subprocess.run(qemu_argv(kind, opts, vmlinuz, log),
@@ -537,7 +611,17 @@ def run(opts):
     except KeyboardInterrupt:
         print("\ncompare-linux: interrupted; the logs so far are in %s" % where)
         return 130
-    errors = finish(meta, rounds, fails, opts["report"], int(opts["smp"]), keep=True)
+    meta["load"]["end"] = loadavg()
+    with open(os.path.join(where, "compare.json"), "w") as f:
+        json.dump(meta, f)
+    print("compare-linux: host load %s at the start, %s at the end" % (meta["load"]["start"],
+                                                                      meta["load"]["end"]))
+    for kind in KINDS:
+        said = terms.seen(rounds[0][kind]) if kind in rounds[0] else {}
+        if "ipi.wait" in said:
+            print("compare-linux: %s: %s: it waited as this_halt does" % (kind, said["ipi.wait"]))
+    errors = finish(meta, rounds, fails, opts["report"], int(opts["smp"]),
+                    float(opts["margin"]), keep=True)
     for e in errors:
         print("compare-linux: " + e)
     if fails:
@@ -563,9 +647,9 @@ def reread(opts):
             why = outcome(kind, path)
             if why:
                 fails[(i, kind)] = why
-                print("compare-linux: round %d, %s: %s" % (i + 1, NAMES[kind], why))
+                print("compare-linux: round %d, %s: %s" % (i + 1, kind, why))
     smp = int(meta["opts"]["smp"]) if meta.get("opts") else 0
-    errors = finish(meta, rounds, fails, opts["report"], smp, keep=True)
+    errors = finish(meta, rounds, fails, opts["report"], smp, float(opts["margin"]), keep=True)
     for e in errors:
         print("compare-linux: " + e)
     return 1 if fails else 0

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Fetches Debian's Linux kernel for make compare-linux with apt-get download and keeps its
-# bzImage under build/linux/<package>_<version>/, so the same version is never fetched twice.
+# bzImage (and its config) under build/linux/<package>_<version>/, so the same version is never
+# fetched twice.
 # Usage: fetch_linux.sh [PACKAGE]
 #   PACKAGE (make's LINUX_PKG=): a linux-image-* package; default, the one linux-image-amd64
 #   depends on (Debian 12: linux-image-6.1.0-<abi>-amd64).
@@ -69,13 +70,17 @@ fi
 deb=$(ls "$tmp"/*.deb 2>/dev/null | head -n 1)
 [ -n "$deb" ] || missing download-failed "apt-get download $pkg=$version left no .deb"
 # dpkg -x unpacks every file (some 400 MB of modules); only the bzImage is needed, which the
-# same data archive gives through dpkg-deb --fsys-tarfile.
+# same data archive gives through dpkg-deb --fsys-tarfile, and the kernel's .config (200 KB),
+# kept as config beside it: doc/compare-linux.md reads what Debian built in from it
+# (CONFIG_INIT_STACK_ALL_ZERO, SLAB_FREELIST_HARDENED, the preemption model).
 mkdir -p "$tmp/root"
-dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp/root" --wildcards './boot/vmlinuz-*' 2> "$tmp/tar.log"
+dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp/root" --wildcards './boot/vmlinuz-*' './boot/config-*' 2> "$tmp/tar.log"
 vmlinuz=$(ls "$tmp"/root/boot/vmlinuz-* 2>/dev/null | head -n 1)
 [ -n "$vmlinuz" ] || missing no-vmlinuz "$pkg $version has no /boot/vmlinuz-*: $(tail -n 1 "$tmp/tar.log")"
 mkdir -p "$dir.new"
 mv "$vmlinuz" "$dir.new/vmlinuz"
+config=$(ls "$tmp"/root/boot/config-* 2>/dev/null | head -n 1)
+[ -n "$config" ] && mv "$config" "$dir.new/config"
 printf '%s\n' "$pkg" > "$dir.new/package"
 dpkg-deb -f "$deb" Version > "$dir.new/version"
 sha256sum "$dir.new/vmlinuz" | cut -d' ' -f1 > "$dir.new/sha256"

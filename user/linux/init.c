@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
@@ -94,6 +95,76 @@ tlb_shootdowns(void)
   return sum;
 }
 
+// What this Linux was configured to do, for tools/compare_linux.py to check against what its
+// command line asked (doc/compare-linux.md, "Equal terms"): `init: seen <what>: <value>`
+// lines. The boot is `quiet` (a serial console at 115200 baud under TCG is slow to print the
+// ~370 lines of a verbose boot), so the kernel's own lines about it are read back from its log
+// buffer, which keeps every level (klogctl(2), SYSLOG_ACTION_READ_ALL).
+static void
+seen_file(const char *what, const char *path)
+{
+  char buf[512];
+  int fd = open(path, O_RDONLY), n;
+
+  if(fd < 0) {
+    printf("init: seen %s: absent\n", what);
+    return;
+  }
+  n = read(fd, buf, sizeof(buf) - 1);
+  close(fd);
+  buf[n > 0 ? n : 0] = 0;
+  buf[strcspn(buf, "\n")] = 0;
+  printf("init: seen %s: %s\n", what, buf);
+}
+
+// The kernel's lines that say what it does differently from this kernel, by their prefixes:
+// mm/page_alloc.c (mem auto-init), kernel/sched/core.c (Dynamic Preempt),
+// kernel/time/clocksource.c, init/main.c (unknown parameters), security/ (each LSM's
+// greeting), kernel/audit.c, kernel/cgroup/cgroup.c (cgroup_disable=).
+static const char *const klog_prefixes[] = {
+  "mem auto-init:", "Dynamic Preempt:", "clocksource: Switched to clocksource",
+  "Unknown kernel command line parameters", "landlock:", "AppArmor:", "LSM support for eBPF",
+  "Yama:", "SELinux:", "TOMOYO", "audit:", "cgroup: Disabling",
+};
+
+static void
+seen_klog(void)
+{
+  int size = klogctl(10, NULL, 0);   // SYSLOG_ACTION_SIZE_BUFFER
+  char *buf, *line, *next;
+  int n;
+
+  if(size <= 0 || !(buf = malloc(size + 1)))
+    return;
+  n = klogctl(3, buf, size);         // SYSLOG_ACTION_READ_ALL: "<level>[time] text" lines
+  buf[n > 0 ? n : 0] = 0;
+  for(line = buf; *line; line = next) {
+    next = line + strcspn(line, "\n");
+    if(*next)
+      *next++ = 0;
+    char *text = strchr(line, ']');
+    if(!text)
+      continue;
+    text += 1 + (text[1] == ' ');
+    for(size_t i = 0; i < sizeof(klog_prefixes) / sizeof(klog_prefixes[0]); i++)
+      if(strncmp(text, klog_prefixes[i], strlen(klog_prefixes[i])) == 0)
+        printf("init: seen klog: %s\n", text);
+  }
+  free(buf);
+}
+
+static void
+seen_all(void)
+{
+  seen_file("cmdline", "/proc/cmdline");
+  seen_file("thp", "/sys/kernel/mm/transparent_hugepage/enabled");
+  seen_file("lsm", "/sys/kernel/security/lsm");
+  // psi=0: no /proc/pressure (kernel/sched/psi.c, psi_proc_init).
+  seen_file("psi", "/proc/pressure/cpu");
+  seen_file("clocksource", "/sys/devices/system/clocksource/clocksource0/current_clocksource");
+  seen_klog();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -105,6 +176,8 @@ main(int argc, char **argv)
   mount_or_say("proc", "/proc", "proc", NULL);
   mount_or_say("sysfs", "/sys", "sysfs", NULL);
   mount_or_say("ramfs", RAMFS_DIR, "ramfs", "mode=1777");
+  mount_or_say("securityfs", "/sys/kernel/security", "securityfs", NULL);
+  seen_all();
 
   // The program gets the words after "--" on Linux's command line, as init= gets them on this
   // kernel. They are in argv, but after any word Linux did not know (no5lvl, read by the

@@ -25,7 +25,8 @@
 // flushes the other CPUs' TLBs), for the file it drops the mapping's reference. Unmapping
 // outside the interval would credit a kernel with a cheap fault and an expensive unmap for
 // what it does not measure. A 1 MiB chunk cannot hold an aligned 2 MiB range, so Linux's
-// transparent huge pages never replace the 256 faults by one.
+// transparent huge pages should never replace the 256 faults by one (not measured here; the
+// equal-terms Linux of make compare-linux has them off anyway: umadvise, below, for figures).
 //
 // "file-shared": the chunks of one file written before the runs (all its pages cached),
 // worker i mapping its own 1 MiB of it, MAP_SHARED: the faults look pages up in the one
@@ -177,6 +178,21 @@ const struct ub_suite ub_ufault = {
 // pages. Each run starts from fresh
 // heaps (mapped and unmapped outside the interval), as each boot run starts from a fresh mm.
 // The kernel's lock mode (madvise.lock=) is chosen on its command line, not here.
+//
+// Transparent huge pages change the work: an arena is TXN_HEAP_PAGES pages (2016 KiB), less
+// than an aligned 2 MiB range, yet from 2 threads Debian's Linux (THP "always") took fewer
+// faults a transaction, presumably because the threads' arenas, mapped one after another,
+// merge into one VMA that holds such a range (not checked: /proc/self/smaps would say).
+// make compare-linux therefore boots its equal-terms Linux with transparent_hugepage=never
+// (tools/terms.py). faults_per_op measured 2026-12-05, make compare-linux SMP=2 SUITES=
+// usyscall,umadvise THREADS=1,2, three boots of each kind (one ROUNDS=1 run, one ROUNDS=2;
+// the host loaded, which moves rates, not fault counts), at 1 and at 2 threads:
+//   dontneed: this kernel 47.6-50.1 and 47.3-47.4; Linux, transparent_hugepage=never,
+//             47.9-50.2 and 46.1-46.6; Linux, Debian's defaults, 48.4-50.1 and 36.3-39.5.
+//   free:     this kernel 0.15-0.34 and 1.4-1.7; never 0.17-0.33 and 7.8-35; Debian's
+//             0.10-0.36 and 6.9-8.1 (refaults of lazily freed pages: they vary with timing).
+// So with THP off both kernels fault the same pages for dontneed, and at 1 thread THP
+// changed nothing measurable.
 enum { MADV_DONTNEED_V, MADV_FREE_V };
 
 struct arena {
