@@ -60,7 +60,7 @@ def interval(method, a, b, m):
         df = (va + vb) ** 2 / ((va ** 2 / (len(a) - 1) if va else 0) +
                                (vb ** 2 / (len(b) - 1) if vb else 0) or 1e-300)
         df = max(min(len(a), len(b)) - 1, min(math.floor(df), len(a) + len(b) - 2))
-        h = t_quantile(df, 0.05 / m) * math.sqrt(va + r * r * vb) / mb
+        h = t_quantile(0.05 / m, df) * math.sqrt(va + r * r * vb) / mb
         return r - h, r + h
     if method == "log-welch":
         la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
@@ -68,10 +68,10 @@ def interval(method, a, b, m):
         df = (va + vb) ** 2 / ((va ** 2 / (len(a) - 1)) + (vb ** 2 / (len(b) - 1)) or 1e-300)
         df = max(min(len(a), len(b)) - 1, min(math.floor(df), len(a) + len(b) - 2))
         d = mean(la) - mean(lb)
-        h = t_quantile(df, 0.05 / m) * math.sqrt(va + vb)
+        h = t_quantile(0.05 / m, df) * math.sqrt(va + vb)
         return math.exp(d - h), math.exp(d + h)
     d = [math.log(x / y) for x, y in zip(a, b)]
-    h = t_quantile(len(d) - 1, 0.05 / m) * math.sqrt(var(d) / len(d))
+    h = t_quantile(0.05 / m, len(d) - 1) * math.sqrt(var(d) / len(d))
     return math.exp(mean(d) - h), math.exp(mean(d) + h)
 
 
