@@ -69,11 +69,16 @@ struct super_block {
 // The i_mutex subclasses where one thread holds several (Linux's I_MUTEX_*), each a lockdep
 // class of its own, nested in this order only: rename's two parents, then the directory that
 // rename replaces or rmdir removes. Two parents are never ordered by the tree, only by
-// s_rename_mutex, which every holder of two i_mutexes takes first.
+// s_rename_mutex, which every holder of two i_mutexes takes first. The one exception is
+// I_MUTEX_NONDIR, a regular file's, which a write fault's page_mkwrite may take while a
+// getdents(2) holds its directory's (its dirents copied into a MAP_SHARED file mapping): no
+// path holds a regular file's i_mutex while it takes another, so this nesting closes no cycle.
+// (Linux gives directories an i_rwsem class of their own, i_mutex_dir_key, for the same case.)
 enum {
   I_MUTEX_NORMAL,    // one directory, or rename's source parent
   I_MUTEX_PARENT2,   // rename's target parent, when it is another directory
   I_MUTEX_CHILD,     // a directory inside one held: rmdir's victim, rename's target
+  I_MUTEX_NONDIR,    // a regular file's, taken by file_update_time from a write fault
 };
 
 struct inode {
@@ -254,6 +259,11 @@ void inode_set_times(struct inode *inode, const struct timespec64 *atime,
 struct timespec64 current_time(void);
 void inode_touch_mc(struct inode *inode);
 void inode_touch_c(struct inode *inode);
+// Linux's file_update_time (fs/inode.c), as page_mkwrite calls it for a write fault on a
+// MAP_SHARED mapping of f: mtime and ctime to now where they differ from it, under f's
+// i_mutex. i_mutex comes before mmap_sem (mm/truncate.c), so a caller holding mmap_sem passes
+// nowait: false, nothing done, when i_mutex is not free at once.
+bool file_update_time(struct file *f, bool nowait);
 void touch_atime(struct inode *inode);
 int vfs_ioctl(struct file *f, unsigned cmd, void *arg);   // -ENOTTY unless f_op knows cmd
 int vfs_unlink(const char *path);

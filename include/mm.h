@@ -10,7 +10,9 @@
 // Page flags: bit numbers in page->flags. gdb's kpage decodes them by these names.
 enum pageflags {
   PG_locked,         // someone holds the page lock (I/O, truncation)
-  PG_dirty,          // must be written back before it can be dropped
+  PG_dirty,          // must be written back before it can be dropped: set by a write
+                     // fault's page_mkwrite (set_page_dirty); ramfs has no writeback, so
+                     // only truncation clears it (delete_from_page_cache), as on Linux
   PG_lru,            // on an LRU list
   PG_active,         // on the active LRU list
   PG_referenced,     // accessed since the LRU last looked

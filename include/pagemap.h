@@ -86,6 +86,14 @@ void delete_from_page_cache(struct page *page);        // page locked by the cal
 int filemap_fault(struct address_space *m, unsigned long index, const u64 *size,
                   struct page **pagep);
 void truncate_inode_pages(struct address_space *m, unsigned long start);   // indices >= start
+// Linux's set_page_dirty for a mapping without writeback (ramfs's
+// __set_page_dirty_no_writeback): PG_dirty, and nothing to schedule. Nothing cleans a ramfs
+// page (no writeback, as on Linux); truncation clears the flag as it drops the page.
+void set_page_dirty(struct page *page);
+// The page half of Linux's filemap_page_mkwrite (the fault did file_update_time first,
+// mm/memory.c): page, locked by the caller, is marked dirty if it is still m's; false when a
+// truncation took it meanwhile, and the fault must be retried (Linux's VM_FAULT_NOPAGE).
+bool filemap_page_mkwrite(struct address_space *m, struct page *page);
 
 // remove(refs) sets the count from refs to zero while it unlinks the page, so that
 // get_page_unless_zero fails meanwhile, then gives the references back (release: the

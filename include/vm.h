@@ -143,9 +143,16 @@ void free_pgtables(struct mm *mm);
 int handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags);
 u64 vma_pte_prot(struct mm *mm, unsigned long vm_flags);   // a PTE's bits for such a VMA
 // The PTE bits for page in v: as vma_pte_prot, but read-only for a page-cache page in a
-// private mapping, whose first write copies it (copy-on-write).
+// private mapping, whose first write copies it (copy-on-write), and for every page of a
+// write-notified shared mapping, whose first write goes through page_mkwrite.
 u64 vma_page_prot(struct mm *mm, struct vma *v, struct page *page);
 bool page_is_file(struct page *page);   // in a file's page cache (not anonymous)
+// Linux's vma_wants_writenotify: v's pages are mapped read-only until a write fault has
+// marked them dirty and updated the file's times (a MAP_SHARED ramfs file mapping).
+bool vma_wants_writenotify(struct vma *v);
+// The rights of v's present PTE pte after a change of the VMA's (mprotect, a racing fault):
+// vma_page_prot, keeping PTE_W on a write-notified page that page_mkwrite made writable.
+u64 vma_present_prot(struct mm *mm, struct vma *v, u64 pte);
 u64 *pte_lookup(struct mm *mm, unsigned long addr);   // NULL if no page table; under the lock
 u64 *pte_alloc(struct mm *mm, unsigned long addr);    // the tables made; NULL without memory
 // mremap: the present PTEs of [old, old + len) to the same offsets from new; -ENOMEM before

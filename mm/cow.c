@@ -104,9 +104,14 @@ copy_vma_ptes(struct mm *dst, struct mm *src, struct vma *v)
       u64 e = READ_ONCE(*spte);
       if(!(e & PTE_P))
         continue;
-      // A shared file mapping's pages stay writable on both sides: they are the file's.
+      // A shared file mapping's pages stay writable in src: they are the file's. The
+      // child's copy of a write-notified one is read-only, so that its first write goes
+      // through page_mkwrite and updates the file's times, as on Linux, whose fork copies no
+      // PTE of such a mapping (vma_needs_copy) and the child faults.
       if((e & PTE_W) && !(v->flags & VM_SHARED) && !READ_ONCE(cow_planted_shared))
         e = __atomic_and_fetch(spte, ~PTE_W, __ATOMIC_RELAXED);
+      else if(vma_wants_writenotify(v))
+        e &= ~PTE_W;
       get_page(pte_page(e));
       WRITE_ONCE(*dpte, e & ~PTE_A);
       dst->rss++;

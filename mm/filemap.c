@@ -169,6 +169,24 @@ filemap_fault(struct address_space *m, unsigned long index, const u64 *size, str
   return 0;
 }
 
+void
+set_page_dirty(struct page *page)
+{
+  if(!page_flag(page, PG_dirty))   // a page written again stays dirty: no store to share
+    set_page_flag(page, PG_dirty);
+}
+
+// The page lock is what truncation takes to drop the page (truncate_inode_pages), so a page
+// found here still in m stays there until the caller has mapped it writable.
+bool
+filemap_page_mkwrite(struct address_space *m, struct page *page)
+{
+  if(page->mapping != m)
+    return false;
+  set_page_dirty(page);
+  return true;
+}
+
 // The cache holds a reference of its own, and the LRU another (lru_cache_add). The page
 // stays locked until the caller has filled it, so nobody reads it half-written. A page no
 // reclaim may take (ramfs) stays off the LRU, as Linux keeps such pages on its unevictable

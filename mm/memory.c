@@ -1,9 +1,11 @@
 // Demand paging of the lower half: page-table walks, the fault handler that maps a zeroed page
-// on first touch or a file's page-cache page (copied on write in a private mapping), moving
-// PTEs for mremap, and zapping a range with its TLB flush batched in an mmu_gather.
+// on first touch or a file's page-cache page (copied on write in a private mapping, made
+// writable through page_mkwrite in a shared one), moving PTEs for mremap, and zapping a range
+// with its TLB flush batched in an mmu_gather.
 #include "errno.h"
 #include "fs.h"
 #include "mm.h"
+#include "pagemap.h"
 #include "rwsem.h"
 #include "sched.h"
 #include "string.h"
@@ -40,12 +42,41 @@ page_is_file(struct page *page)
   return m && m != (void *)&anon_owner;
 }
 
+// Linux's vma_wants_writenotify (mm/mmap.c): a shared mapping of a file whose vm_ops has
+// page_mkwrite wants to hear of the first write to each page, so its pages are mapped
+// read-only until a write fault has gone through page_mkwrite. Every file mmap(2) takes here
+// without f_op is a ramfs file, Linux's generic_file_vm_ops with filemap_page_mkwrite; the
+// shared anonymous memory of mm/shmem.c has shmem_fops, and Linux's shmem_vm_ops has no
+// page_mkwrite (and shmem no writeback), so its stores never fault after the first touch.
+// Read-only mappings are included: mprotect may add PROT_WRITE later, and the page's first
+// write must still fault (Linux computes it again in mprotect_fixup; here it is the VMA's
+// file alone, which mprotect does not change).
+bool
+vma_wants_writenotify(struct vma *v)
+{
+  return (v->flags & VM_SHARED) && v->file && !v->file->f_op;
+}
+
 u64
 vma_page_prot(struct mm *mm, struct vma *v, struct page *page)
 {
   u64 prot = vma_pte_prot(mm, v->flags);
-  if(!(v->flags & VM_SHARED) && page_is_file(page))
+  if(page_is_file(page) && (!(v->flags & VM_SHARED) || vma_wants_writenotify(v)))
     prot &= ~PTE_W;
+  return prot;
+}
+
+// The rights of a present PTE (its entry pte) when its VMA's change (mprotect, a fault that
+// meets a racing one): vma_page_prot, except that a write-notified page already made
+// writable by page_mkwrite stays so while the VMA allows writes, since it is dirty and the
+// file's times were updated (Linux's can_change_pte_writable: a dirty MAP_SHARED PTE may be
+// writable). The caller never adds PTE_W to an entry that lacks it.
+u64
+vma_present_prot(struct mm *mm, struct vma *v, u64 pte)
+{
+  u64 prot = vma_page_prot(mm, v, pfn_to_page((pte & PTE_ADDR) >> PAGE_SHIFT));
+  if(vma_wants_writenotify(v) && (v->flags & VM_WRITE))
+    prot |= pte & PTE_W;
   return prot;
 }
 
@@ -192,18 +223,18 @@ cow_needed(struct vma *v, struct page *page)
   return !(v->flags & VM_SHARED) && page_is_file(page);
 }
 
-// Installs page (the caller's reference moves to the PTE) if the PTE is still empty, as an
-// anonymous page of mm when anon; false if another fault got there first.
+// Installs page with the rights prot (the caller's reference moves to the PTE) if the PTE is
+// still empty, as an anonymous page of mm when anon; false if another fault got there first.
 static bool
-set_pte_page(struct mm *mm, struct vma *v, unsigned long addr, u64 *pte, struct page *page,
-             bool anon)
+set_pte_page(struct mm *mm, unsigned long addr, u64 *pte, struct page *page, bool anon,
+             u64 prot)
 {
   spin_lock(&mm->page_table_lock);
   bool empty = !(*pte & PTE_P);
   if(empty) {
     if(anon)
       anon_page_init(page, mm, addr);
-    WRITE_ONCE(*pte, page_to_phys(page) | vma_page_prot(mm, v, page));
+    WRITE_ONCE(*pte, page_to_phys(page) | prot);
     mm->rss++;
   }
   spin_unlock(&mm->page_table_lock);
@@ -238,16 +269,54 @@ cow_fault(struct mm *mm, struct vma *v, unsigned long addr, u64 *pte, struct pag
     flush_tlb_range(mm, addr, addr + PAGE_SIZE);
     put_page(src);   // the old PTE's reference
   }
-  if(!set_pte_page(mm, v, addr, pte, copy, true))
+  if(!set_pte_page(mm, addr, pte, copy, true, vma_pte_prot(mm, v->flags)))
     __free_page(copy);
   return 0;
 }
 
-// A fault in a file mapping. Not present: the page-cache page (filemap_fault), mapped as it
-// is in a shared mapping (a store is the file's data at once) and read-only in a private one,
-// or copied at once for a private write. Present: copy-on-write, or a racing mprotect's rights.
+// A write-notified page made writable (page_mkwrite's page half, after the fault updated the
+// file's times): dirty, then mapped writable and dirty (Linux's maybe_mkwrite(pte_mkdirty())).
+// The page lock (caller's, or taken here) holds off truncation meanwhile.
+static u64
+mkwrite_prot(struct mm *mm, struct vma *v)
+{
+  return vma_pte_prot(mm, v->flags) | PTE_A | PTE_D;
+}
+
+// A write fault on the read-only PTE old of a write-notified page (Linux's wp_page_shared
+// with do_page_mkwrite): the caller's reference on page is dropped here. If truncation took
+// the page meanwhile, or another fault changed the PTE, nothing is done: the CPU faults
+// again if it must. Growing rights needs no flush: other CPUs still holding the read-only
+// entry fault and find it writable (SDM vol. 3A, 4.10.4.3).
 static int
-do_file_fault(struct mm *mm, struct vma *v, unsigned long addr, u64 *pte, bool write)
+wp_page_shared(struct mm *mm, struct vma *v, u64 *pte, struct page *page, u64 old)
+{
+  lock_page(page);
+  if(filemap_page_mkwrite(&v->file->f_inode->i_data, page)) {
+    spin_lock(&mm->page_table_lock);
+    if((*pte & (PTE_ADDR | PTE_P | PTE_W)) == (old & (PTE_ADDR | PTE_P | PTE_W)))
+      WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) | mkwrite_prot(mm, v));
+    spin_unlock(&mm->page_table_lock);
+  }
+  unlock_page(page);
+  put_page(page);
+  return 0;
+}
+
+// do_file_fault's answer when the write needs page_mkwrite and the file's times are not yet
+// updated by this fault: handle_mm_fault updates them and calls it again.
+#define FAULT_NEED_TIMES 1
+
+// A fault in a file mapping. Not present: the page-cache page (filemap_fault), mapped
+// read-only for a read, or copied at once for a private write; a shared mapping's write
+// (Linux's do_shared_fault) marks it dirty and maps it writable. Present: copy-on-write,
+// page_mkwrite for a write-notified page still read-only (Linux's wp_page_shared), or a
+// racing mprotect's rights. A page_mkwrite comes after the file's times are updated
+// (timed: this fault did it), as Linux's file_update_time comes first in
+// filemap_page_mkwrite; otherwise FAULT_NEED_TIMES, with nothing held or changed.
+static int
+do_file_fault(struct mm *mm, struct vma *v, unsigned long addr, u64 *pte, bool write,
+              bool timed)
 {
   u64 old = READ_ONCE(*pte);
   if(old & PTE_P) {
@@ -261,11 +330,18 @@ do_file_fault(struct mm *mm, struct vma *v, unsigned long addr, u64 *pte, bool w
       return copy ? do_wp_page(mm, addr, pte, prot) : 0;
     }
     bool cow = same && write && cow_needed(v, page);
-    if(cow)
+    bool mkwrite = same && write && vma_wants_writenotify(v) && !(*pte & PTE_W);
+    if(mkwrite && !timed) {
+      spin_unlock(&mm->page_table_lock);
+      return FAULT_NEED_TIMES;
+    }
+    if(cow || mkwrite)
       get_page(page);   // kept while it is copied: a racing MADV_DONTNEED may unmap it
     else
-      fix_pte_prot(pte, vma_page_prot(mm, v, page));
+      fix_pte_prot(pte, vma_present_prot(mm, v, *pte));
     spin_unlock(&mm->page_table_lock);
+    if(mkwrite)
+      return wp_page_shared(mm, v, pte, page, old);
     if(!cow)
       return 0;
     int err = cow_fault(mm, v, addr, pte, page, old);
@@ -273,6 +349,8 @@ do_file_fault(struct mm *mm, struct vma *v, unsigned long addr, u64 *pte, bool w
     return err;
   }
   struct inode *inode = v->file->f_inode;
+  if(write && vma_wants_writenotify(v) && !timed)
+    return FAULT_NEED_TIMES;
   unsigned long index = v->pgoff + ((addr - v->start) >> PAGE_SHIFT);
   struct page *page;
   int err = filemap_fault(&inode->i_data, index, &inode->i_size, &page);
@@ -284,8 +362,12 @@ do_file_fault(struct mm *mm, struct vma *v, unsigned long addr, u64 *pte, bool w
     put_page(page);
     return err;
   }
-  // Mapped under the page lock, so a truncation that drops this page comes after.
-  bool mapped = set_pte_page(mm, v, addr, pte, page, false);
+  // Mapped under the page lock, so a truncation that drops this page comes after; locked
+  // and found in the cache by filemap_fault, it is still the file's for page_mkwrite.
+  u64 prot = vma_page_prot(mm, v, page);
+  if(write && vma_wants_writenotify(v) && filemap_page_mkwrite(&inode->i_data, page))
+    prot = mkwrite_prot(mm, v);
+  bool mapped = set_pte_page(mm, addr, pte, page, false, prot);
   unlock_page(page);
   if(!mapped)
     put_page(page);
@@ -296,13 +378,27 @@ do_file_fault(struct mm *mm, struct vma *v, unsigned long addr, u64 *pte, bool w
 // do_file_fault. A fault on a PTE that is already present (another CPU won the race) just
 // returns: the CPU walks again. The accessed and dirty bits are left to the hardware (SDM
 // vol. 3A, 4.8).
+//
+// A write that must go through page_mkwrite (a write-notified mapping's page not yet
+// writable: FAULT_NEED_TIMES) first updates the file's times (file_update_time), under its
+// i_mutex. i_mutex
+// comes before mmap_sem (a write(2) faults on its user buffer holding it; truncation walks
+// the mappings holding it), so under mmap_sem the fault only tries it; when it is busy the
+// fault drops mmap_sem, takes a reference on the file, waits for i_mutex, updates the times
+// and starts again (as Linux's VM_FAULT_RETRY): the VMA may have changed meanwhile, and a
+// file other than the one updated is updated in turn. Linux's filemap_page_mkwrite calls
+// file_update_time under mmap_lock, but its times take no lock; here they are i_mutex's.
 int
 handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
 {
   bool write = flags & FAULT_WRITE;
+  struct inode *updated = NULL;  // the file whose times this fault updated
+  struct file *ref = NULL;       // the reference held on it across a retry
   addr = ALIGN_DOWN(addr, PAGE_SIZE);
   __atomic_fetch_add(&nr_page_faults, 1, __ATOMIC_RELAXED);
-  int err = -EFAULT;
+  int err;
+retry:
+  err = -EFAULT;
   down_read(&mm->mmap_sem);
   struct vma *v = find_vma(mm, addr);
   if(!v || v->start > addr || (write && !(v->flags & VM_WRITE)))
@@ -314,7 +410,20 @@ handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
   if(!pte)
     goto out;
   if(v->file) {
-    err = do_file_fault(mm, v, addr, pte, write);
+    err = do_file_fault(mm, v, addr, pte, write, updated == v->file->f_inode);
+    if(err == FAULT_NEED_TIMES && file_update_time(v->file, true)) {
+      updated = v->file->f_inode;
+      err = do_file_fault(mm, v, addr, pte, write, true);
+    } else if(err == FAULT_NEED_TIMES) {
+      struct file *f = get_file(v->file);
+      up_read(&mm->mmap_sem);
+      if(ref)
+        vfs_close(ref);
+      ref = f;
+      file_update_time(f, false);
+      updated = f->f_inode;
+      goto retry;
+    }
     goto out;
   }
   struct page *page = NULL;
@@ -340,6 +449,8 @@ handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
   err = 0;
 out:
   up_read(&mm->mmap_sem);
+  if(ref)
+    vfs_close(ref);
   return err;
 }
 

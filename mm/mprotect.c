@@ -55,8 +55,10 @@ vm_mprotect(struct mm *mm, unsigned long start, size_t len, int prot)
     goto out;
   vma_split_at(mm, start, &spare[0]);
   vma_split_at(mm, end, &spare[1]);
-  // Each page gets its VMA's rights as vma_page_prot gives them: a private file mapping's
-  // page-cache pages stay read-only, so that a write still copies them.
+  // Each page gets its VMA's rights as vma_present_prot gives them: a private file mapping's
+  // page-cache pages stay read-only, so that a write still copies them, and so do a shared
+  // file mapping's pages not yet written (Linux: vma_wants_writenotify), so that the first
+  // write still goes through page_mkwrite.
   for(struct vma *v = find_vma(mm, start); v && v->start < end; v = vma_next(mm, v)) {
     v->flags = (v->flags & ~VM_PROT) | vm;
     spin_lock(&mm->page_table_lock);
@@ -65,9 +67,10 @@ vm_mprotect(struct mm *mm, unsigned long start, size_t len, int prot)
       if(!pte)   // no page table: skip its 2 MiB
         p = ALIGN_DOWN(p, PMD_SIZE) + PMD_SIZE - PAGE_SIZE;
       else if(*pte & PTE_P)   // write access is added by the next write fault, which copies
-                              // a page still shared since a fork (mm/cow.c)
+                              // a page still shared since a fork (mm/cow.c) or goes
+                              // through page_mkwrite (mm/memory.c)
         WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) |
-                         (vma_page_prot(mm, v, pfn_to_page((*pte & PTE_ADDR) >> PAGE_SHIFT)) &
+                         (vma_present_prot(mm, v, *pte) &
                           (~PTE_W | (*pte & PTE_W))));
     }
     spin_unlock(&mm->page_table_lock);

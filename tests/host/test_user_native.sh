@@ -57,6 +57,7 @@ expect 0 mem
 expect 0 fmap
 expect 135 fmap sigbus
 expect 135 fmap truncate
+expect 0 mkwrite
 expect 0 fpu
 expect 0 spin 0.5
 expect 0 hostile

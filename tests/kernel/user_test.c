@@ -125,6 +125,17 @@ user_fmap(void)
 }
 SELFTEST_NOINJECT("user-fmap", user_fmap);
 
+// A MAP_SHARED file mapping's first write to a page updates the file's mtime and ctime
+// (page_mkwrite, tests/user/mkwrite.c); a read fault, a MAP_PRIVATE write and a store to a
+// page already writable do not; mprotect and fork keep the write-notification.
+static bool
+user_mkwrite(void)
+{
+  const char *const argv[] = { TEST_BIN_DIR "mkwrite", NULL };
+  return run("mkwrite", argv, 0);
+}
+SELFTEST_NOINJECT("user-mkwrite", user_mkwrite);
+
 // exit_group from main while a thread spins on every CPU, one waits on a futex for ever and
 // one sleeps for an hour: status 3, at once.
 static bool
