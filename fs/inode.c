@@ -2,6 +2,7 @@
 // period or at once, per superblock (Nick Piggin, "fs: icache RCU free inodes", LKML 2010).
 #include "errno.h"
 #include "fs.h"
+#include "tick.h"
 #include "panic.h"
 #include "slab.h"
 #include "string.h"
@@ -171,19 +172,35 @@ time_equal(const struct timespec64 *t, struct timespec64 now)
   return t->tv_sec == now.tv_sec && t->tv_nsec == now.tv_nsec;
 }
 
-// Linux's file_update_time: each of mtime and ctime is stored only when it differs from now
-// (inode_needs_update_time; with Linux's coarse clock most faults within a tick store
-// nothing, with this nanosecond one nearly every fault stores). Under i_mutex, as every
-// other writer of the times (the lock rule on struct inode's fields), with now read under
-// it too, so a pwrite(2) racing with the fault cannot have its newer time overwritten by an
-// older one. Linux has no i_version here to bump (no NFS, no IMA). nowait: only if i_mutex is
-// free at once (mutex_trylock; Linux's IOCB_NOWAIT callers of file_modified_flags), for a
-// fault that holds mmap_sem, which comes after i_mutex. The subclass is for a fault taken in
-// a getdents(2) that holds the directory's i_mutex (include/fs.h).
+// Whether a time was stamped between from and to (nanoseconds of CLOCK_REALTIME), read
+// without i_mutex as Linux's inode_needs_update_time reads it.
+static bool
+stamped_in(const struct timespec64 *t, u64 from, u64 to)
+{
+  u64 ns = (u64)READ_ONCE(t->tv_sec) * 1000000000 + READ_ONCE(t->tv_nsec);
+  return ns >= from && ns <= to;
+}
+
+// Linux's file_update_time: mtime and ctime set to now where they are not current. Linux
+// stamps files with its tick-based coarse clock, so every fault after the first in a tick
+// finds both times equal to now and stores nothing, unlocked (inode_needs_update_time). The
+// same test here against the start of the current tick: times stamped since then are
+// current (a time ahead of now, set by utimensat(2), is not: Linux compares for equality).
+// Without it every write fault took i_mutex and stored both times, work Linux does not do.
+// A store is under i_mutex, as every other writer of the times (the lock rule on struct
+// inode's fields), with now read under it too, so a pwrite(2) racing with the fault cannot
+// have its newer time overwritten by an older one. Linux has no i_version here to bump (no
+// NFS, no IMA). nowait: only if i_mutex is free at once (mutex_trylock; Linux's IOCB_NOWAIT
+// callers of file_modified_flags), for a fault that holds mmap_sem, which comes after
+// i_mutex. The subclass is for a fault taken in a getdents(2) that holds the directory's
+// i_mutex (include/fs.h).
 bool
 file_update_time(struct file *f, bool nowait)
 {
   struct inode *inode = f->f_inode;
+  u64 ns = realtime_ns(), tick = ns / TICK_NS * TICK_NS;
+  if(stamped_in(&inode->i_mtime, tick, ns) && stamped_in(&inode->i_ctime, tick, ns))
+    return true;
   if(nowait) {
     if(!mutex_trylock(&inode->i_mutex))
       return false;

@@ -62,4 +62,7 @@ u64 stats_exp2_milli(s64 x_q, int round);
 u32 stats_t975(u32 df);
 u32 stats_tq(u32 df, u32 m);
 u64 stats_rate(u64 ops, u64 ns);
+// n runs of ops[i] operations in ns[i] nanoseconds: samples y[i] (operations a second) whose
+// mean is sum ops / sum ns and whose spread gives that rate's standard error.
+void stats_time_weighted(u64 *y, const u64 *ops, const u64 *ns, u32 n);
 u64 isqrt_u128(unsigned __int128 x);

@@ -12,7 +12,8 @@ them:
   went first in the round / the one that went second);
 - per method, the false verdicts: comparisons faster or slower, and families (a suite in a
   boot) with at least one, against the 5% the Bonferroni level of each suite promises.
-Methods: welch (the kernel's before 2026-12-05: means, delta method, Welch's df), log-welch
+Methods: weighted (the kernel's since 2026-12-05: each run counted for its time, then welch),
+welch (the kernel's before: the runs' mean rates, delta method, Welch's df), log-welch
 (the same on log rates), paired (round by round log ratios), and each of them with the first
 timed round left out (-drop1)."""
 
@@ -25,20 +26,21 @@ sys.path.insert(0, __import__("os").path.dirname(__file__))
 from logratio import t_quantile  # noqa: E402
 
 RUNS = re.compile(r"BENCH-RUNS suite=(\S+) variant=(\S+?)(?: fanout=(\d+))? threads=(\d+) "
-                  r"slot=(\d+) of=(\d+) rates=([\d,]+)")
+                  r"slot=(\d+) of=(\d+) rates=([\d,]+)(?: us=([\d,]+))?")
 
 
 def read(paths):
-    """{(boot, suite, threads): {(variant, fanout): (slot, of, [rates])}}"""
+    """{(boot, suite, threads): {(variant, fanout): (slot, of, [rates], [us] or None)}}"""
     points = defaultdict(dict)
     for b, path in enumerate(paths):
         with open(path, errors="replace") as f:
             for line in f:
                 m = RUNS.search(line)
                 if m:
-                    s, v, fan, t, slot, of, rates = m.groups()
-                    points[(b, s, int(t))][(v, fan)] = (int(slot), int(of),
-                                                        [int(x) for x in rates.split(",")])
+                    s, v, fan, t, slot, of, rates, us = m.groups()
+                    points[(b, s, int(t))][(v, fan)] = (
+                        int(slot), int(of), [int(x) for x in rates.split(",")],
+                        [int(x) for x in us.split(",")] if us else None)
     return points
 
 
@@ -75,22 +77,33 @@ def interval(method, a, b, m):
     return math.exp(mean(d) - h), math.exp(mean(d) + h)
 
 
+def weighted(rates, us):
+    """The runs as the kernel's runner counts them (stats_time_weighted): pseudo-values whose
+    mean is all operations over all time; the rates themselves without lengths."""
+    if not us:
+        return rates
+    ops = [r * u / 1e6 for r, u in zip(rates, us)]
+    rate = sum(ops) / sum(us) * 1e6
+    n = len(rates)
+    return [max(0.0, rate + (o - rate * u / 1e6) * n / (sum(us) / 1e6)) for o, u in zip(ops, us)]
+
+
 def main(paths):
     points = read(paths)
     # The comparisons: each a against its copy, at each point.
     cmps = []   # (boot, suite, threads, a rates, copy rates, a first in odd rounds)
     for (b, s, t), cols in points.items():
-        for (v, fan), (slot, of, rates) in cols.items():
+        for (v, fan), (slot, of, rates, us) in cols.items():
             if v.endswith("~aa"):
                 continue
             copy = cols.get((v + "~aa", fan))
             if copy and 0 not in rates and 0 not in copy[2]:
-                cmps.append((b, s, t, rates, copy[2], slot < copy[0]))
+                cmps.append((b, s, t, rates, copy[2], slot < copy[0], us, copy[3]))
 
     # Round effect.
     by_round = defaultdict(list)
     for cols in points.values():
-        for slot, of, rates in cols.values():
+        for slot, of, rates, _ in cols.values():
             if 0 in rates:
                 continue
             med = sorted(rates)[len(rates) // 2]
@@ -102,7 +115,7 @@ def main(paths):
 
     # Order effect: the run that went first in its round against the one that went second.
     first = defaultdict(list)
-    for b, s, t, a, c, a_first in cmps:
+    for b, s, t, a, c, a_first, _, _ in cmps:
         for r in range(len(a)):
             odd = r % 2 == 0   # timed round r + 1 is odd: slot order
             x, y = (a[r], c[r]) if a_first == odd else (c[r], a[r])
@@ -117,7 +130,7 @@ def main(paths):
     for c in cmps:
         fam[(c[0], c[1])].append(c)
     print("false verdicts (A/A: every faster or slower), by method:")
-    for method in ("welch", "log-welch", "paired"):
+    for method in ("weighted", "welch", "log-welch", "paired"):
         for drop in (0, 1):
             nf = nfam = nfalse_fam = ncmp = 0
             per_suite = defaultdict(lambda: [0, 0])
@@ -125,11 +138,14 @@ def main(paths):
             for (b, s), cs in fam.items():
                 m = len(cs)
                 false_here = 0
-                for _, _, _, a, c, _ in cs:
-                    a, c = a[drop:], c[drop:]
-                    lo, hi = interval(method, a, c, m)
+                for _, _, _, a, c, _, ua, uc in cs:
+                    if method == "weighted":
+                        a, c, meth = weighted(a, ua)[drop:], weighted(c, uc)[drop:], "welch"
+                    else:
+                        a, c, meth = a[drop:], c[drop:], method
+                    lo, hi = interval(meth, a, c, m)
                     false_here += lo > 1 or hi < 1
-                    lo1, hi1 = interval(method, a, c, 1)
+                    lo1, hi1 = interval(meth, a, c, 1)
                     naive += lo1 > 1 or hi1 < 1
                     ncmp += 1
                 nf += false_here

@@ -56,12 +56,13 @@ struct column {
   u64 rcu_left, lazy_left;   // RCU callbacks and lazily freed pages its runs left behind
   u64 enomem;                // operations its runs lost to -ENOMEM (bench_enomem)
   u64 extra_m[BENCH_MAX_EXTRAS];
-  u64 rate[MAX_RUNS];
+  u64 ops[MAX_RUNS], ns[MAX_RUNS];   // each timed run's operations and interval
 };
 
 static int failures;
 static struct bench_results results;
 static struct column cols[BENCH_MAX_SLOTS];
+static u64 scratch[MAX_RUNS], scratch_b[MAX_RUNS];   // a column's samples, while computed
 static u64 suite_ns, suite_settle_ns;   // the suite's timed intervals, and their settles
 static u64 suite_run_ns;                // its runs, warm-ups too, from release to parked
 static struct bench_tally tally;        // the boot's verdicts, for BENCH-AA
@@ -120,13 +121,14 @@ print_point(int i, const struct stats *st, const u64 *extra_m)
   printk("%s\n", line);
 }
 
-// bench.rates=yes: the timed runs' own rates, in the order of their rounds, after the BENCH
-// line, so that what the intervals assume (runs independent, no drift, no order effect) can
+// bench.rates=yes: the timed runs' own rates and lengths (µs), in the order of their rounds,
+// after the BENCH line, so that what the intervals assume (runs independent, no drift, no order effect) can
 // be checked against the runs themselves (tools/aa_check.py). A round's columns ran in slot
 // order when its number is odd, in reverse when even (run_point).
 static void
-print_rates(int i, const u64 *rate, u32 runs)
+print_rates(int i, const struct column *c)
 {
+  u32 runs = bench_point.runs;
   char line[BENCH_LINE_MAX + 1];
   u32 r;
   int len;
@@ -135,8 +137,12 @@ print_rates(int i, const u64 *rate, u32 runs)
   len += point_name(line + len, sizeof(line) - len, i);
   len += scnprintf(line + len, sizeof(line) - len, " threads=%d slot=%d of=%d rates=",
                    bench_point.threads, i, results.nslots);
+  for(r = 0; r < runs && len < (int)sizeof(line) / 2; r++)
+    len += scnprintf(line + len, sizeof(line) - len, "%s%lu", r ? "," : "",
+                     stats_rate(c->ops[r], c->ns[r]));
+  len += scnprintf(line + len, sizeof(line) - len, " us=");
   for(r = 0; r < runs && len < (int)sizeof(line) - 24; r++)
-    len += scnprintf(line + len, sizeof(line) - len, "%s%lu", r ? "," : "", rate[r]);
+    len += scnprintf(line + len, sizeof(line) - len, "%s%lu", r ? "," : "", c->ns[r] / 1000);
   printk("%s\n", line);
 }
 
@@ -164,9 +170,10 @@ print_notes(int i, u32 runs, u32 us)
     bench_fmt_milli(longest, sizeof(longest), c->longest_ns / 1000000);
     bench_fmt_milli(cap, sizeof(cap), bench_cap_ns(us) / 1000000);
     pr_info("bench: %s: %s at %d threads: %u of %u runs went on past %s s until every worker"
-            " had done %d operations (longest %s s)%s%u at the cap of %s s\n",
+            " had done %d operations (longest %s s)%s%u at the cap of %s s%s\n",
             bench_point.suite->name, name, bench_point.threads, c->longer, runs, secs,
-            BENCH_MIN_OPS, longest, c->capped ? "; STOPPED SHORT: " : "; ", c->capped, cap);
+            BENCH_MIN_OPS, longest, c->capped ? "; STOPPED SHORT: " : "; ", c->capped, cap,
+            "; each run counts for its time");
   }
   if(c->enomem)
     pr_info("bench: %s: %s at %d threads: %lu operations of its %u runs failed by fault"
@@ -243,7 +250,8 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
   bench_profile_run_end(r > 0 ? i : -1);
   check_run(run.ops, run.enomem);
   if(r > 0) {
-    c->rate[r - 1] = stats_rate(run.ops, run.ns);
+    c->ops[r - 1] = run.ops;
+    c->ns[r - 1] = run.ns;
     c->longer += run.extended;
     c->capped += run.capped;
     c->longest_ns = MAX(c->longest_ns, run.ns);
@@ -259,13 +267,16 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
     }
   }
   if(r == runs) {
-    stats_compute(&results.st[i][t], c->rate, runs);
+    // A run that went on past bench.secs, or stopped at the cap, counts for its time: the
+    // point's rate is all its runs' operations over all their time (stats_time_weighted).
+    stats_time_weighted(scratch, c->ops, c->ns, runs);
+    stats_compute(&results.st[i][t], scratch, runs);
     results.ran[i][t] = true;
     for(k = 0; k < BENCH_MAX_EXTRAS; k++)
       c->extra_m[k] /= runs;
     print_point(i, &results.st[i][t], c->extra_m);
     if(kcmdline.bench_rates)
-      print_rates(i, c->rate, runs);
+      print_rates(i, c);
     print_notes(i, runs, us);
     point_name(name, sizeof(name), i);
     bench_profile_point(i, s->name, name, bench_point.threads);
@@ -318,8 +329,13 @@ run_point(int t, u32 runs, u32 us)
   for(k = 0; k < results.npaired; k++) {
     a = results.paired[k].a;
     b = results.paired[k].b;
-    if(results.ran[a][t] && results.ran[b][t])
-      stats_pair_compute(&results.pair[k][t], cols[a].rate, cols[b].rate, runs);
+    if(!results.ran[a][t] || !results.ran[b][t])
+      continue;
+    for(r = 0; r < runs; r++) {
+      scratch[r] = stats_rate(cols[a].ops[r], cols[a].ns[r]);
+      scratch_b[r] = stats_rate(cols[b].ops[r], cols[b].ns[r]);
+    }
+    stats_pair_compute(&results.pair[k][t], scratch, scratch_b, runs);
   }
 }
 

@@ -491,6 +491,49 @@ stats_pair_ratio(struct ratio *r, const struct stats_pair *p, u32 m, u32 margin_
   return 0;
 }
 
+// Time-weighted samples. The runs of a point do not all last as long: a run goes on past
+// bench.secs until every worker has done BENCH_MIN_OPS, up to a cap (kernel/bench/run.c).
+// The point's rate is then all its operations over all its time, R = sum ops / sum ns (the
+// ratio estimator of survey sampling: each run weighted by its time), not the mean of the
+// runs' rates, where a run cut short at the cap would count as much as a full one. Its
+// standard error is the ratio estimator's (Cochran, Sampling Techniques, 3rd ed., 1977, 6.3):
+//   se(R)^2 = sum (ops_i - R ns_i)^2 / ((n-1) n Tbar^2),   Tbar = sum ns / n.
+// stats_compute gives both, unchanged, from the pseudo-values
+//   y_i = R + (ops_i - R ns_i) / Tbar,
+// whose mean is R (the deviations sum to 0) and whose spread is the deviations' over Tbar.
+// With equal times each y_i is its run's own rate. In operations a second, rounded; a y_i
+// below 0 (a long run of almost nothing beside short fast ones) is clamped at 0.
+void
+stats_time_weighted(u64 *y, const u64 *ops, const u64 *ns, u32 n)
+{
+  u128 sum_ops = 0, sum_ns = 0, rate, dev;
+  u32 i;
+
+  for(i = 0; i < n; i++) {
+    sum_ops += ops[i];
+    sum_ns += ns[i];
+  }
+  if(n == 0)
+    return;
+  if(sum_ns == 0 || sum_ns >> 64) {   // nothing timed, or beyond any run's length
+    for(i = 0; i < n; i++)
+      y[i] = 0;
+    return;
+  }
+  rate = divr(sum_ops * 1000000000, (u64)sum_ns);
+  for(i = 0; i < n; i++) {
+    u128 done = (u128)ops[i] * 1000000000, due = rate * ns[i];
+    // (done - due) * n / sum_ns, its sign kept apart: the division is unsigned.
+    if(done >= due) {
+      dev = divr((done - due) * n, (u64)sum_ns);
+      y[i] = rate + dev;
+    } else {
+      dev = divr((due - done) * n, (u64)sum_ns);
+      y[i] = dev >= rate ? 0 : rate - dev;
+    }
+  }
+}
+
 // Rate in operations per second, rounded, of ops done in ns nanoseconds.
 // ops * 1e9 overflows a u64 beyond 1.8e10 ops, hence 128 bits. Returns 0
 // for ns 0 (nothing was timed) and saturates at the u64 maximum.

@@ -729,6 +729,59 @@ test_pair_aa(void)
   CHECK(falses <= trials * 0.06 && falses >= trials * 0.02);
 }
 
+// Time-weighted samples: with equal times, each run's own rate; with unequal ones, a mean of
+// all operations over all time and the ratio estimator's standard error, checked in double.
+static void
+test_time_weighted(void)
+{
+  static u64 ops[50], ns[50], y[50];
+  struct stats st;
+  int i, k, n, ok = 1;
+
+  for(i = 0; i < 5; i++) {
+    ops[i] = 1000 + 37 * i;
+    ns[i] = 100000000;
+  }
+  stats_time_weighted(y, ops, ns, 5);
+  for(i = 0; i < 5; i++)
+    ok &= y[i] == stats_rate(ops[i], ns[i]);
+  CHECK(ok);
+
+  // A run cut short at 0.1 s beside one of 1 s: 200 operations in 1.1 s is 181.8/s, where
+  // the mean of the two rates (1000 and 100) would say 550.
+  ops[0] = 100, ns[0] = 100000000, ops[1] = 100, ns[1] = 1000000000;
+  stats_time_weighted(y, ops, ns, 2);
+  stats_compute(&st, y, 2);
+  CHECK(st.mean_m / 1000 == 181 || st.mean_m / 1000 == 182);
+
+  for(k = 0; k < 200; k++) {
+    double sops = 0, sns = 0, r, tbar, dev, ss = 0;
+    n = 2 + next() % 40;
+    for(i = 0; i < n; i++) {
+      ns[i] = 50000000 + next() % 1000000000;
+      ops[i] = ns[i] / (1000 + next() % 300) + next() % 5000;
+      sops += ops[i];
+      sns += ns[i];
+    }
+    r = sops * 1e9 / sns;
+    tbar = sns / n;
+    for(i = 0; i < n; i++) {
+      dev = (ops[i] - r * ns[i] / 1e9) / (tbar / 1e9);
+      ss += dev * dev;
+    }
+    stats_time_weighted(y, ops, ns, n);
+    stats_compute(&st, y, n);
+    ok &= fabs(st.mean_m / 1000.0 - r) <= 1 + 1e-6 * r;
+    ok &= fabs(st.stddev_m / 1000.0 - sqrt(ss / (n - 1))) <= 1 + 1e-3 * sqrt(ss / (n - 1));
+  }
+  CHECK(ok);
+
+  // Nothing timed: zeros, not a division by zero.
+  ns[0] = ns[1] = 0;
+  stats_time_weighted(y, ops, ns, 2);
+  CHECK(y[0] == 0 && y[1] == 0);
+}
+
 int
 main(void)
 {
@@ -744,5 +797,6 @@ main(void)
   test_pair_exact();
   test_pair_drift();
   test_pair_aa();
+  test_time_weighted();
   return check_summary("test_stats");
 }

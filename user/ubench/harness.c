@@ -49,7 +49,7 @@ struct column {
   bool skip;
   u64 ops, ns;           // of the timed runs, summed: the point's human line
   unsigned capped;       // timed runs stopped at the cap before every worker had MIN_OPS
-  u64 rate[MAX_RUNS];
+  u64 run_ops[MAX_RUNS], run_ns[MAX_RUNS];   // each timed run's, for the time-weighted rate
   u64 faults_m;          // faults per operation, summed over the timed runs (milli)
 };
 static struct column cols[UB_MAX_VARIANTS];
@@ -259,10 +259,14 @@ print_skip(int vi, const char *what, int err)
 static void
 print_point(int vi, unsigned runs)
 {
+  static u64 y[MAX_RUNS];
   struct stats st;
   char mean[32], sd[32], ci[32], extra[64] = "";
 
-  stats_compute(&st, cols[vi].rate, runs);
+  // Runs differ in length (past --secs until every worker has MIN_OPS, up to the cap): each
+  // counts for its time, as in the kernel's runner (stats_time_weighted, kernel/lib/stats.c).
+  stats_time_weighted(y, cols[vi].run_ops, cols[vi].run_ns, runs);
+  stats_compute(&st, y, runs);
   fmt_milli(mean, sizeof(mean), st.mean_m);
   fmt_milli(sd, sizeof(sd), st.stddev_m);
   fmt_milli(ci, sizeof(ci), st.ci95_m);
@@ -324,7 +328,8 @@ run_slot(int vi, unsigned r, const struct ub_opts *o)
            ctx.suite->variants[vi], ctx.threads, ctx.threads == 1 ? "" : "s");
   if(cols[vi].skip || r == 0)
     return failed;
-  cols[vi].rate[r - 1] = stats_rate(ops, ns);
+  cols[vi].run_ops[r - 1] = ops;
+  cols[vi].run_ns[r - 1] = ns;
   cols[vi].ops += ops;
   cols[vi].ns += ns;
   cols[vi].capped += capped;
