@@ -8,6 +8,7 @@ them:
 - the round effect: per timed round r, the mean over points of log2(run r / the point's
   median run), each point's columns together (a drift inside a point, or a first run that
   pays what the warm-up did not);
+- the place effect: per suite, runs first, last or in the middle of their round;
 - the order effect: per comparison (a against its copy a~aa) and round, log2(the run that
   went first in the round / the one that went second);
 - per method, the false verdicts: comparisons faster or slower, and families (a suite in a
@@ -26,21 +27,26 @@ sys.path.insert(0, __import__("os").path.dirname(__file__))
 from logratio import t_quantile  # noqa: E402
 
 RUNS = re.compile(r"BENCH-RUNS suite=(\S+) variant=(\S+?)(?: fanout=(\d+))? threads=(\d+) "
-                  r"slot=(\d+) of=(\d+) rates=([\d,]+)(?: us=([\d,]+))?")
+                  r"slot=(\d+) of=(\d+) rates=([\d,]+)(?: us=([\d,]+))?(?: pos=([\d,]+))?")
 
 
 def read(paths):
-    """{(boot, suite, threads): {(variant, fanout): (slot, of, [rates], [us] or None)}}"""
+    """{(boot, suite, threads): {(variant, fanout): (slot, of, [rates], [us] or None,
+    [place in each round])}}. Without pos= (boots before random order), the place is ABBA's:
+    slot order in odd rounds, reverse in even ones."""
     points = defaultdict(dict)
     for b, path in enumerate(paths):
         with open(path, errors="replace") as f:
             for line in f:
                 m = RUNS.search(line)
                 if m:
-                    s, v, fan, t, slot, of, rates, us = m.groups()
+                    s, v, fan, t, slot, of, rates, us, pos = m.groups()
+                    rates = [int(x) for x in rates.split(",")]
+                    slot, of = int(slot), int(of)
+                    pos = [int(x) for x in pos.split(",")] if pos else \
+                        [slot if r % 2 == 0 else of - 1 - slot for r in range(len(rates))]
                     points[(b, s, int(t))][(v, fan)] = (
-                        int(slot), int(of), [int(x) for x in rates.split(",")],
-                        [int(x) for x in us.split(",")] if us else None)
+                        slot, of, rates, [int(x) for x in us.split(",")] if us else None, pos)
     return points
 
 
@@ -93,17 +99,18 @@ def main(paths):
     # The comparisons: each a against its copy, at each point.
     cmps = []   # (boot, suite, threads, a rates, copy rates, a first in odd rounds)
     for (b, s, t), cols in points.items():
-        for (v, fan), (slot, of, rates, us) in cols.items():
+        for (v, fan), (slot, of, rates, us, pos) in cols.items():
             if v.endswith("~aa"):
                 continue
             copy = cols.get((v + "~aa", fan))
             if copy and 0 not in rates and 0 not in copy[2]:
-                cmps.append((b, s, t, rates, copy[2], slot < copy[0], us, copy[3]))
+                cmps.append((b, s, t, rates, copy[2], [p < q for p, q in zip(pos, copy[4])],
+                             us, copy[3]))
 
     # Round effect.
     by_round = defaultdict(list)
     for cols in points.values():
-        for slot, of, rates, _ in cols.values():
+        for slot, of, rates, _, _ in cols.values():
             if 0 in rates:
                 continue
             med = sorted(rates)[len(rates) // 2]
@@ -113,12 +120,26 @@ def main(paths):
     print("  " + "  ".join("r%d %+.3f (%d)" % (r + 1, mean(v), len(v))
                            for r, v in sorted(by_round.items())))
 
+    # The first run of a round (under ABBA it followed a run of its own column) per suite.
+    place = defaultdict(lambda: defaultdict(list))
+    for (b, s, t), cols in points.items():
+        for slot, of, rates, _, pos in cols.values():
+            if 0 in rates:
+                continue
+            med = sorted(rates)[len(rates) // 2]
+            for r, x in enumerate(rates):
+                kind = "first" if pos[r] == 0 else "last" if pos[r] == of - 1 else "middle"
+                place[s][kind].append(math.log2(x / med))
+    print("place effect: mean log2(run / median run of its column) by place in its round:")
+    for s, d in sorted(place.items()):
+        print("  %-10s %s" % (s, "  ".join("%s %+.3f (%d)" % (k, mean(v), len(v))
+                                           for k, v in sorted(d.items()))))
+
     # Order effect: the run that went first in its round against the one that went second.
     first = defaultdict(list)
     for b, s, t, a, c, a_first, _, _ in cmps:
         for r in range(len(a)):
-            odd = r % 2 == 0   # timed round r + 1 is odd: slot order
-            x, y = (a[r], c[r]) if a_first == odd else (c[r], a[r])
+            x, y = (a[r], c[r]) if a_first[r] else (c[r], a[r])
             first[r].append(math.log2(x / y))
     print("order effect: mean log2(first / second of a and its copy) by timed round:")
     print("  " + "  ".join("r%d %+.3f" % (r + 1, mean(v)) for r, v in sorted(first.items())))

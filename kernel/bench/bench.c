@@ -34,9 +34,15 @@ extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 #define WARMUP_DIV 4
 
 // Interleaving. At each thread count, the columns measured there (a suite's variants, or
-// with bench.aa=yes its a variants and their copies) take turns run by run in ABBA order:
-// the warm-up round goes C B A, the first timed run A B C, the second C B A, and so on, so
-// that a slow drift of the host falls on every column alike whatever its place. The runs of
+// with bench.aa=yes its a variants and their copies) take turns run by run, in rounds of one
+// run each, in an order drawn afresh for every round (round_order), so that neither a drift of
+// the host nor what a run inherits from the run before it falls on one column more than
+// another. The order was ABBA (A B C, then C B A) until A/A boots showed a carry-over
+// (doc/notebook/2026-12-05-aa.md): at each turnaround the first column of a round followed
+// itself, and locks' runs there were 14% slower; with A/A's layout the end slots hold an a
+// and the copy of another, so a and its copy met that effect unequally. A random order makes
+// whatever a run inherits noise that the intervals count: the randomization argument (R. A.
+// Fisher, The Design of Experiments, 1935, ch. II). The runs of
 // one round are also kept in pairs, for the comparisons' paired intervals: what slowed the
 // host for a whole round slowed both sides of it, and the round's ratio cancels it
 // (bench_compare_paired). Every run
@@ -57,6 +63,7 @@ struct column {
   u64 enomem;                // operations its runs lost to -ENOMEM (bench_enomem)
   u64 extra_m[BENCH_MAX_EXTRAS];
   u64 ops[MAX_RUNS], ns[MAX_RUNS];   // each timed run's operations and interval
+  u8 pos[MAX_RUNS];                  // its place in its round (round_order)
 };
 
 static int failures;
@@ -123,8 +130,8 @@ print_point(int i, const struct stats *st, const u64 *extra_m)
 
 // bench.rates=yes: the timed runs' own rates and lengths (µs), in the order of their rounds,
 // after the BENCH line, so that what the intervals assume (runs independent, no drift, no order effect) can
-// be checked against the runs themselves (tools/aa_check.py). A round's columns ran in slot
-// order when its number is odd, in reverse when even (run_point).
+// be checked against the runs themselves (tools/aa_check.py), with each run's place in its
+// round (round_order).
 static void
 print_rates(int i, const struct column *c)
 {
@@ -141,8 +148,11 @@ print_rates(int i, const struct column *c)
     len += scnprintf(line + len, sizeof(line) - len, "%s%lu", r ? "," : "",
                      stats_rate(c->ops[r], c->ns[r]));
   len += scnprintf(line + len, sizeof(line) - len, " us=");
-  for(r = 0; r < runs && len < (int)sizeof(line) - 24; r++)
+  for(r = 0; r < runs && len < (int)sizeof(line) * 7 / 8; r++)
     len += scnprintf(line + len, sizeof(line) - len, "%s%lu", r ? "," : "", c->ns[r] / 1000);
+  len += scnprintf(line + len, sizeof(line) - len, " pos=");
+  for(r = 0; r < runs && len < (int)sizeof(line) - 8; r++)
+    len += scnprintf(line + len, sizeof(line) - len, "%s%u", r ? "," : "", c->pos[r]);
   printk("%s\n", line);
 }
 
@@ -291,6 +301,33 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
   return true;
 }
 
+// The order of round r's n columns into order[]: a random permutation (Fisher and Yates's
+// shuffle, Knuth TAOCP vol. 2, 3.4.2, algorithm P) from the point's own generator
+// (xorshift64*, Marsaglia 2003 and Vigna 2016), seeded by the suite and thread count so that
+// a boot's order can be replayed; a round never starts with the column that ended the one
+// before (that run would follow itself, the carry-over ABBA suffered).
+static void
+round_order(int *order, int n, int prev_last, u64 *state)
+{
+  int i, j, tmp;
+
+  for(i = 0; i < n; i++)
+    order[i] = i;
+  for(i = n - 1; i > 0; i--) {
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    j = (*state * 0x2545f4914f6cdd1dULL >> 33) % (i + 1);
+    tmp = order[i];
+    order[i] = order[j];
+    order[j] = tmp;
+  }
+  if(n > 1 && order[0] == prev_last) {
+    order[0] = order[1];
+    order[1] = prev_last;
+  }
+}
+
 // One thread count: its workers, started once (and once more if that fails, with injection
 // paused: at 16 workers and failslab=20 a third of the tries lose one, and the first try
 // already took the error path), take every column's runs in ABBA order; a column whose setup
@@ -299,6 +336,8 @@ static void
 run_point(int t, u32 runs, u32 us)
 {
   int n = results.threads[t], nslots = results.nslots, got, tries, k, i, a, b;
+  int order[BENCH_MAX_SLOTS];
+  u64 seed;
   u32 r;
 
   memset(cols, 0, sizeof(cols));
@@ -316,9 +355,16 @@ run_point(int t, u32 runs, u32 us)
   }
   bench_wait_parked();
   bench_profile_point_begin(nslots);
+  seed = 0x9e3779b97f4a7c15ULL ^ ((u64)n << 32);   // FNV-1a over the suite's name
+  for(const char *p = bench_point.suite->name; *p; p++)
+    seed = (seed ^ (u8)*p) * 0x100000001b3ULL;
+  seed |= 1;   // xorshift never leaves 0
   for(r = 0; r <= runs; r++) {
+    round_order(order, nslots, r ? order[nslots - 1] : -1, &seed);
     for(k = 0; k < nslots; k++) {
-      i = r % 2 ? k : nslots - 1 - k;
+      i = order[k];
+      if(r > 0)
+        cols[i].pos[r - 1] = k;
       if(!cols[i].skip)
         cols[i].skip = !run_slot(i, t, r, runs, us);
     }
