@@ -11,14 +11,24 @@ time, so no log is ever overwritten. Then, for each BENCH-CMP comparison of the
 boots that passed, in the order they first printed them:
 
   BENCH-REPEAT suite=<s> a=<v> b=<v> [fanout_a=<f>] [fanout_b=<f>] threads=<n>
-    boots=<N> ratio=<mean> ci95=<h> faster=<k> same=<k> slower=<k>
+    boots=<N> ratio=<mean> ci95=<h> faster=<k> same=<k> inconclusive=<k> slower=<k>
 
 (one line): boots is how many boots printed the comparison, ratio the mean of
 their ratios, ci95 the half-width of the Student-t 95% interval of that mean
-across the boots (0 with one boot, which has no spread), and faster, same and
-slower count the boots' verdicts. Exit status 0 when every boot passed, 1 when
-one did not (qemu.sh's non-zero exit), 2 on bad usage. --logs prints the lines
-for logs saved before, without booting.
+across the boots (0 with one boot, which has no spread), and faster, same,
+inconclusive and slower count the boots' verdicts. Boots with bench.aa=yes (A/A:
+every faster or slower is false) are then summed up, for people, per suite and
+in all:
+
+  bench-repeat: A/A suite=<s> families=<boots> false_families=<k> rate=<p>%
+  bench-repeat: A/A all families=<n> false_families=<k> rate=<p>% comparisons=<m>
+    false=<k> inconclusive=<k>
+
+a family being one suite's BENCH-CMP lines in one boot, false when one of them
+is faster or slower: the rate each suite's Bonferroni level promises to keep at
+5%. Exit status 0 when every boot passed, 1 when one did not (qemu.sh's
+non-zero exit), 2 on bad usage. --logs prints the lines for logs saved before,
+without booting.
 """
 
 import os
@@ -101,9 +111,48 @@ def repeat_lines(logs):
         fan = "".join(" fanout_%s=%d" % (s, q["f" + s]) for s in ("a", "b")
                       if q["f" + s] is not None)
         out.append("BENCH-REPEAT suite=%s a=%s b=%s%s threads=%d boots=%d ratio=%.3f "
-                   "ci95=%.3f faster=%d same=%d slower=%d"
+                   "ci95=%.3f faster=%d same=%d inconclusive=%d slower=%d"
                    % (q["suite"], q["va"], q["vb"], fan, q["threads"], q["n"], q["ratio"],
-                      q["ci95"], q["faster"], q["same"], q["slower"]))
+                      q["ci95"], q["faster"], q["same"], q["inconclusive"], q["slower"]))
+    return out
+
+
+def aa_boot(log):
+    """Whether a log is of a bench.aa=yes boot: its command line says so, or it printed
+    BENCH-AA (a boot cut short before it is still one)."""
+    return log.aa is not None or "bench.aa=yes" in (log.cmdline or "").split()
+
+
+def rate(k, n):
+    return "%.1f%%" % (100.0 * k / n) if n else "n/a"
+
+
+def aa_lines(logs):
+    """The A/A summary of the bench.aa=yes boots among logs, from their BENCH-CMP lines: per
+    suite in first-seen order, the boots that compared it (families) and those with a false
+    verdict; then all suites together, with the comparisons and their verdicts."""
+    per = {}   # suite -> [families, false families]
+    cmps = false = inconclusive = 0
+    for log in logs:
+        if not aa_boot(log):
+            continue
+        for suite, cs in log.cmps.items():
+            if not cs:
+                continue
+            wrong = [c for c in cs if c["verdict"] in ("faster", "slower")]
+            f = per.setdefault(suite, [0, 0])
+            f[0] += 1
+            f[1] += bool(wrong)
+            cmps += len(cs)
+            false += len(wrong)
+            inconclusive += sum(1 for c in cs if c["verdict"] == "inconclusive")
+    if not per:
+        return []
+    out = ["bench-repeat: A/A suite=%s families=%d false_families=%d rate=%s"
+           % (s, n, k, rate(k, n)) for s, (n, k) in per.items()]
+    n, k = sum(f[0] for f in per.values()), sum(f[1] for f in per.values())
+    out.append("bench-repeat: A/A all families=%d false_families=%d rate=%s comparisons=%d "
+               "false=%d inconclusive=%d" % (n, k, rate(k, n), cmps, false, inconclusive))
     return out
 
 
@@ -117,7 +166,7 @@ def report(paths):
             print("bench_repeat: cannot read %s: %s" % (p, e.strerror), file=sys.stderr)
             return False
     lines = repeat_lines(logs)
-    for line in lines:
+    for line in lines + aa_lines(logs):
         print(line)
     if not lines:
         print("bench_repeat: no BENCH-CMP line in %d log%s" % (len(logs),

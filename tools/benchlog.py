@@ -17,9 +17,17 @@ EXTRAS = {
 
 STAMP = re.compile(r"\[\s*\d+\.\d+\] ?")
 CMDLINE = re.compile(r"command line '(.*)'")
+# The lines read here; any other, BENCH-RUNS among them (tools/aa_check.py reads it), is passed
+# over like the human text.
 MACHINE = ("BOOT", "BENCH-SUITE", "BENCH", "BENCH-SKIP", "BENCH-CMP", "BENCH-SEED",
            "BENCH-DONE", "BENCH-AA", "PROFILE", "LOCKSTAT", "SELFTEST", "PANIC", "END")
-VERDICTS = ("same", "faster", "slower")
+# doc/console.md's four verdict words; BENCH-SEED's direction and magnitude words.
+VERDICTS = ("faster", "slower", "same", "inconclusive")
+DIRECTIONS = ("agrees", "differs", "unknown")
+MAGNITUDES = ("inside", "above", "below")
+# BENCH-AA's counts: the first three since the line began, the rest since the four words.
+AA_FIELDS = ("suites", "comparisons", "false")
+AA_ADDED = ("inconclusive", "families", "false_families")
 # BENCH-SUITE: space-free key=value words, then op= and seed=, texts without '='.
 SUITE_LINE = re.compile(r"(?P<words>.*?) op=(?P<op>[^=]*) seed=(?P<seed>[^=]*)")
 DECIMAL = re.compile(r"\d+(\.\d+)?")
@@ -49,7 +57,7 @@ class Log:
         self.cmps = {}            # suite -> [comparison]
         self.skips = {}           # suite -> [point left out: variant, fanout, threads, reason]
         self.seeds = {}           # suite -> [headline: BENCH-SEED's fields]
-        self.aa = None            # fields of BENCH-AA (a bench.aa=yes boot)
+        self.aa = None            # BENCH-AA's counts (a bench.aa=yes boot), as ints
         self.profiles = {}        # suite -> {(variant, fanout, threads): profile}
         self.locks = {}           # suite -> {(variant, fanout, threads): [LOCKSTAT's fields]}
         self.cmdline = None       # the kernel's command line, as the boot reported it
@@ -143,11 +151,43 @@ def take_bench(log, d):
     pts[ident] = p
 
 
-def verdict(d, key):
+def one_of(d, key, words):
+    """The field key of d, which must be one of words."""
     v = need(d, key)
-    if v not in VERDICTS:
-        raise BadLine("%s=%s is not same, faster or slower" % (key, v))
+    if v not in words:
+        raise BadLine("%s=%s is not %s or %s" % (key, v, ", ".join(words[:-1]), words[-1]))
     return v
+
+
+def verdict(d, key):
+    return one_of(d, key, VERDICTS)
+
+
+def direction(verdict, seed_verdict):
+    """BENCH-SEED's direction= (doc/console.md): whether this boot's verdict says what the
+    seed's did; unknown when it is inconclusive."""
+    if verdict == "inconclusive":
+        return "unknown"
+    return "agrees" if verdict == seed_verdict else "differs"
+
+
+def magnitude(seed_ratio, ratio, ci95):
+    """BENCH-SEED's magnitude= from its printed numbers (strings, as the kernel compares
+    them in thousandths): the seed's ratio inside the interval ratio +- ci95, or above or
+    below it."""
+    s, r, c = milli(seed_ratio), milli(ratio), milli(ci95)
+    if s > r + c:
+        return "above"
+    if s + c < r:
+        return "below"
+    return "inside"
+
+
+def milli(text):
+    """A printed decimal in thousandths, exactly (the kernel prints three places; more are
+    cut, fewer filled with zeros)."""
+    whole, _, frac = text.partition(".")
+    return int(whole) * 1000 + int((frac + "000")[:3])
 
 
 def take_cmp(log, d):
@@ -177,9 +217,11 @@ def take_skip(log, d):
 
 
 def take_seed(log, d):
-    """A BENCH-SEED line: a headline comparison beside the seed's own ratio."""
+    """A BENCH-SEED line: a headline comparison beside the seed's own ratio. A line from
+    before direction= and magnitude= (it ended agrees=yes|no) gets both from its own
+    numbers and verdicts, as the kernel computes them."""
     suite = need(d, "suite")
-    log.seeds.setdefault(suite, []).append({
+    seed = {
         "a": label(need(d, "a"), optional(d, "fanout_a", "count")),
         "b": need(d, "b"),
         "threads": need(d, "threads", "count"),
@@ -188,8 +230,14 @@ def take_seed(log, d):
         "ratio": need(d, "ratio", "decimal"),
         "ci95": need(d, "ci95", "decimal"),
         "verdict": verdict(d, "verdict"),
-        "agrees": need(d, "agrees"),
-    })
+    }
+    if "direction" in d or "agrees" not in d:
+        seed["direction"] = one_of(d, "direction", DIRECTIONS)
+        seed["magnitude"] = one_of(d, "magnitude", MAGNITUDES)
+    else:
+        seed["direction"] = direction(seed["verdict"], seed["seed_verdict"])
+        seed["magnitude"] = magnitude(d["seed_ratio"], d["ratio"], d["ci95"])
+    log.seeds.setdefault(suite, []).append(seed)
 
 
 def point_of(d):
@@ -250,9 +298,9 @@ def take(log, word, rest):
     elif word == "LOCKSTAT":
         take_lockstat(log, d)
     elif word == "BENCH-AA":
-        for key in ("suites", "comparisons", "false"):
-            need(d, key, "decimal")
-        log.aa = d
+        aa = {key: need(d, key, "tally") for key in AA_FIELDS}
+        aa.update({key: need(d, key, "tally") for key in AA_ADDED if key in d})
+        log.aa = aa
     elif word == "BOOT":
         need(d, "cpus", "count")
         for key in ("possible", "mem_mib", "tsc_khz", "boot_us"):

@@ -6,6 +6,8 @@ interval across boots measures. Within-boot intervals do not enter it."""
 
 import math
 
+from benchlog import MAGNITUDES, VERDICTS
+
 # Two-sided 95% quantiles of Student's t, t(0.975, df), the rows kernel/lib/stats.c uses
 # (NIST/SEMATECH e-Handbook of Statistical Methods, section 1.3.6.7.2). Between rows the row
 # of the next lower df is taken: t falls as df grows, so the interval errs on the wide side.
@@ -69,7 +71,8 @@ def comparisons(logs, suite=None):
     """The BENCH-CMP comparisons of the logs (of one suite, or all), in first-seen order:
     suite, a, b (labels), va, fa, vb, fb (names and fanouts), threads; boots ([(index,
     that boot's comparison)]); n; ratio and ci95 (the mean of the boots' ratios and its
-    interval across boots); and how many boots said faster, same and slower."""
+    interval across boots); and how many boots said faster, same, inconclusive and
+    slower."""
     out = {}
     for i, log in enumerate(logs):
         for s in ([suite] if suite else list(log.cmps)):
@@ -82,15 +85,17 @@ def comparisons(logs, suite=None):
     for q in out.values():
         q["n"] = len(q["boots"])
         q["ratio"], q["ci95"] = spread([c["ratio"] for _, c in q["boots"]])
-        for v in ("faster", "same", "slower"):
+        for v in VERDICTS:
             q[v] = sum(1 for _, c in q["boots"] if c["verdict"] == v)
     return list(out.values())
 
 
 def seeds(logs, suite):
     """The suite's BENCH-SEED headlines in first-seen order: a, b, threads, boots ([(index,
-    that boot's BENCH-SEED line)]), n, ratio and ci95 across boots, verdict counts and
-    agrees (boots whose verdict was the seed's)."""
+    that boot's BENCH-SEED line)]), n, ratio and ci95 across boots, the count of each
+    verdict word, agrees (boots whose direction= was agrees: a verdict the seed's) and the
+    count of each magnitude word (the seed's ratio inside, above or below a boot's
+    interval)."""
     out = {}
     for i, log in enumerate(logs):
         for d in log.seeds.get(suite, []):
@@ -101,7 +106,9 @@ def seeds(logs, suite):
     for q in out.values():
         q["n"] = len(q["boots"])
         q["ratio"], q["ci95"] = spread([d["ratio"] for _, d in q["boots"]])
-        for v in ("faster", "same", "slower"):
+        for v in VERDICTS:
             q[v] = sum(1 for _, d in q["boots"] if d["verdict"] == v)
-        q["agrees"] = sum(1 for _, d in q["boots"] if d["agrees"] == "yes")
+        q["agrees"] = sum(1 for _, d in q["boots"] if d["direction"] == "agrees")
+        for m in MAGNITUDES:
+            q[m] = sum(1 for _, d in q["boots"] if d["magnitude"] == m)
     return list(out.values())

@@ -21,7 +21,9 @@ from benchlog import EXTRAS, extras_of, label, parse, warn
 
 # Series colours of multi-boot charts: gnuplot 5's default line colours, in its order.
 COLOURS = ["9400d3", "009e73", "56b4e9", "e69f00", "f0e442", "0072b2", "e51e10", "000000"]
-SIGN = {"faster": "+", "same": "=", "slower": "-"}
+# A verdict in one character, for the per-boot cells: ? is an interval that holds 1 but is too
+# wide to call the two the same (doc/console.md, BENCH-CMP).
+SIGN = {"faster": "+", "same": "=", "inconclusive": "?", "slower": "-"}
 
 def series(log, suite, pts):
     """The suite's points grouped by variant(/fanout), in its BENCH-SUITE
@@ -123,8 +125,15 @@ def header(log, path):
 
 
 def aa_text(d):
-    return ("each b replaced by a second copy of a: %s of %s comparisons not same"
-            % (d["false"], d["comparisons"]))
+    """BENCH-AA's counts in words; a line from before the four verdicts has only false=."""
+    text = ("each b replaced by a second copy of a: %d of %d comparisons faster or slower "
+            "(false)" % (d["false"], d["comparisons"]))
+    if "inconclusive" in d:
+        text += ", %d inconclusive" % d["inconclusive"]
+    if "families" in d and "false_families" in d:
+        text += "; %d of %d suites with a false verdict" % (d["false_families"],
+                                                            d["families"])
+    return text
 
 
 def skipped_points(log, suite):
@@ -143,10 +152,13 @@ def seed_table(log, suite):
     if not seeds:
         return []
     rows = [(d["a"], d["b"], d["threads"], seed_cell(d),
-             "%.3f ± %.3f (%s)" % (d["ratio"], d["ci95"], d["verdict"]), d["agrees"])
-            for d in seeds]
-    return (["Against the seed (doc/seeds.md): the seed's ratio a/b and this boot's:", ""]
-            + table(("a", "b", "threads", "seed", "this boot", "agrees"), rows) + [""])
+             "%.3f ± %.3f (%s)" % (d["ratio"], d["ci95"], d["verdict"]), d["direction"],
+             d["magnitude"]) for d in seeds]
+    return (["Against the seed (doc/seeds.md): the seed's ratio a/b and this boot's; "
+             "direction: this boot's verdict against the seed's, magnitude: the seed's ratio "
+             "against this boot's interval:", ""]
+            + table(("a", "b", "threads", "seed", "this boot", "direction", "magnitude"),
+                    rows) + [""])
 
 
 def section(log, suite, chart):
@@ -260,21 +272,25 @@ def spread_section(logs, suite, chart):
                         ["%.3f %s" % (per[i]["ratio"], SIGN[per[i]["verdict"]])
                          if i in per else "" for i in range(len(logs))] +
                         ["%.3f ± %.3f" % (q["ratio"], q["ci95"]),
-                         "%d/%d/%d" % (q["faster"], q["same"], q["slower"])])
-        out += ["Comparisons, boot by boot (ratio a/b; + faster, = same, - slower), and "
-                "the mean ratio ± 95% across boots:", ""]
+                         "%d/%d/%d/%d" % (q["faster"], q["same"], q["inconclusive"],
+                                          q["slower"])])
+        out += ["Comparisons, boot by boot (ratio a/b; + faster, = same, ? inconclusive, "
+                "- slower), and the mean ratio ± 95% across boots:", ""]
         out += table(["a", "b", "threads"] + ["boot %d" % (i + 1) for i in range(len(logs))]
-                     + ["mean ± 95%", "faster/same/slower"], rows) + [""]
+                     + ["mean ± 95%", "faster/same/inconclusive/slower"], rows) + [""]
     for q in boots.seeds(logs, suite):
         rows = [(i + 1, seed_cell(d), "%.3f ± %.3f" % (d["ratio"], d["ci95"]), d["verdict"],
-                 d["agrees"]) for i, d in q["boots"]]
+                 d["direction"], d["magnitude"]) for i, d in q["boots"]]
         rows.append(("mean of %d" % q["n"], seed_cell(q["boots"][0][1]),
                      "%.3f ± %.3f" % (q["ratio"], q["ci95"]),
-                     "faster %d, same %d, slower %d" % (q["faster"], q["same"], q["slower"]),
-                     "%d of %d" % (q["agrees"], q["n"])))
+                     "faster %d, same %d, inconclusive %d, slower %d"
+                     % (q["faster"], q["same"], q["inconclusive"], q["slower"]),
+                     "agrees in %d of %d" % (q["agrees"], q["n"]),
+                     "inside %d, above %d, below %d" % (q["inside"], q["above"], q["below"])))
         out += ["Headline %s vs %s at %d threads against the seed (doc/seeds.md), boot by "
                 "boot:" % (q["a"], q["b"], q["threads"]), ""]
-        out += table(("boot", "seed", "ratio a/b", "verdict", "agrees"), rows) + [""]
+        out += table(("boot", "seed", "ratio a/b", "verdict", "direction", "magnitude"),
+                     rows) + [""]
     if chart:
         out += ["![%s](%s)" % (suite, chart), ""]
     return out

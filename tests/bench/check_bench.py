@@ -18,21 +18,32 @@ finite). With 3 runs or fewer (bench=quick) Student's t is 4.3 or more, so one
 run slowed by the host breaks that bound without anything being wrong in the
 kernel: there the bound is the standard deviation below the mean.
 
-BENCH-CMP lines must name measured points, and their verdict must follow from
-their interval: same exactly when |ratio - 1| <= ci95, give or take one unit in
-the last printed place of each; likewise the paired interval's fields where the
-line has them (pairs= a count). Each headline comparison (doc/console.md's five,
-scaled to CPUS by headlines() below) whose two points were measured (bench=quick
-may not measure one) must have its BENCH-CMP line and, after its suite's table,
-one BENCH-SEED line carrying that line's ratio, ci95 and verdict, with agrees=
-saying whether the verdict is the seed's. In a calib suite plus25 must be
-slower than base at every thread count (under bench=quick, with 3 runs a point,
-a verdict of same is only noted; faster is always a problem): the suite is there to show that the harness
-sees a 25% difference; plus10's verdicts are printed, not required. A
-bench.aa=yes boot compares each a with a second copy of itself (b=<a>~aa),
-prints no other comparison and ends its benchmarks with one BENCH-AA line after
-BENCH-DONE counting the suites, the BENCH-CMP lines and those not same; any
-other boot prints no BENCH-AA line and no ~aa variant. BENCH-DONE must appear
+BENCH-CMP lines must name measured points, and their verdict must be the one
+their interval ratio +- ci95 states at the boot's margin (bench.margin= of its
+command line, per cent, else 5): faster or slower when it excludes 1, same when
+it lies inside 1 +- margin, inconclusive when it holds 1 and reaches past the
+margin. The kernel reads the verdict off the numbers it prints with three
+decimals, so such a line is checked exactly; a line printed with other places
+(older kernels) may be off by one unit in the last place of each number. Likewise
+the paired interval's fields where the line has them (pairs= a count). Each
+headline comparison (doc/console.md's five, scaled to CPUS by headlines() below)
+whose two points were measured (bench=quick may not measure one) must have its
+BENCH-CMP line and, after its suite's table, one BENCH-SEED line carrying that
+line's ratio, ci95 and verdict, with direction= (agrees when the verdict is the
+seed's, unknown when it is inconclusive, else differs) and magnitude= (the seed's
+ratio inside the interval, above or below it) what the line's own fields say. In
+a calib suite plus25 must be slower than base at every thread count (under
+bench=quick, with 3 runs a point, any other verdict but faster is only noted;
+faster is always a problem): the suite is there to show that the harness sees a
+25% difference; plus10's verdicts are printed, not required. A bench.aa=yes boot
+compares each a with a second copy of itself (b=<a>~aa), prints no other
+comparison and ends its benchmarks with one BENCH-AA line after BENCH-DONE
+counting the suites, the BENCH-CMP lines, those faster or slower (false), those
+inconclusive, the families (suites with a BENCH-CMP line) and the families with
+a false verdict; any other boot prints no BENCH-AA line and no ~aa variant. A
+BENCH-RUNS line (bench.rates=yes, and then one after every BENCH line) must
+follow its point's BENCH line and carry runs= rates whose mean is its
+ops_per_sec, to the printed thousandth. BENCH-DONE must appear
 once and count the suites; END result=pass must be the last machine line. A
 boot that names no suite (bench=all, bench=quick, or no bench=) must run at
 least the suites listed in DEFAULT_SUITES, in that order (calib, which measures
@@ -42,8 +53,10 @@ lines are checked as tests/bench/check_hotspots.py says.
 
 import re
 import sys
+from decimal import Decimal
 
 from check_hotspots import HotspotChecks
+from check_runs import RunsChecks
 
 # The suites a boot that names none must run, in the order they run: kept here on purpose,
 # apart from the kernel's registry, so that a suite that goes missing is noticed. A new suite
@@ -58,7 +71,10 @@ QUICK_RUNS = 3
 DEFAULT_RUNS = 5               # a suite's runs when bench.runs= is not given (struct benchsuite)
 SUITE_RUNS = {"pagecache": 10, "calib": 10}   # suites whose .runs differs (kernel/bench/*.c)
 AA = "~aa"                     # bench.aa=yes: the second copy of variant a is named a~aa
-VERDICTS = ("same", "faster", "slower")
+VERDICTS = ("faster", "slower", "same", "inconclusive")
+FALSE = ("faster", "slower")   # an A/A verdict either way is false; inconclusive is not
+DEFAULT_MARGIN = 5             # bench.margin=, per cent, when the command line has none
+AA_FIELDS = ("suites", "comparisons", "false", "inconclusive", "families", "false_families")
 
 STAMP = re.compile(r"^\[\s*\d+\.\d+\] ")
 DECIMAL = re.compile(r"^\d+(\.\d+)?$")
@@ -67,7 +83,8 @@ TALLY = re.compile(r"^\d+$")
 NAME = re.compile(r"^[a-z0-9-]+$")
 WORD = re.compile(r"^[a-z0-9_-]+$")
 MACHINE = ("BOOT", "BENCH-SUITE", "BENCH", "BENCH-SKIP", "BENCH-CMP", "BENCH-SEED",
-           "BENCH-DONE", "BENCH-AA", "PROFILE", "LOCKSTAT", "SELFTEST", "PANIC", "END")
+           "BENCH-DONE", "BENCH-AA", "BENCH-RUNS", "PROFILE", "LOCKSTAT", "SELFTEST", "PANIC",
+           "END")
 # BENCH-SUITE: space-free key=value words, then op= and seed=, texts without '='.
 SUITE_LINE = re.compile(r"^BENCH-SUITE (?P<words>.*?) op=(?P<op>[^=]*) seed=(?P<seed>[^=]*)$")
 
@@ -139,23 +156,54 @@ def fields(words):
 def unit(text):
     """One unit in the last printed place of a plain decimal: 0.001 for 1.190."""
     _, dot, frac = text.partition(".")
-    return 10.0 ** -len(frac) if dot else 1.0
+    return Decimal(1).scaleb(-len(frac)) if dot else Decimal(1)
 
 
-def interval_says(ratio, ci95, slack):
-    """The verdicts an interval ratio +- ci95 allows, each printed value off by up to
-    slack in all: same when it holds 1, else faster or slower; near the edge, both."""
+def slack(*texts):
+    """How far the printed numbers may be from those the verdict was read off: nothing for
+    the kernel's three places (it decides on exactly those thousandths, kernel/lib/stats.c
+    stats_verdict), else one unit in the last place of each."""
+    if all(len(t.partition(".")[2]) == 3 for t in texts):
+        return Decimal(0)
+    return sum(unit(t) for t in texts)
+
+
+def interval_says(ratio, ci95, margin, slack):
+    """The verdicts an interval ratio +- ci95 allows at an equivalence margin (a fraction),
+    each printed value off by up to slack in all (Decimals): faster or slower when it
+    excludes 1, same inside 1 +- margin, inconclusive when it holds 1 and reaches past the
+    margin; near an edge, both words."""
+    lo, hi, one = ratio - ci95, ratio + ci95, Decimal(1)
     out = set()
-    if abs(ratio - 1) <= ci95 + slack:
-        out.add("same")
-    if ratio - 1 >= ci95 - slack:
+    if lo > one - slack:
         out.add("faster")
-    if 1 - ratio >= ci95 - slack:
+    if hi < one + slack:
         out.add("slower")
+    if hi <= one + margin + slack and lo >= one - margin - slack:
+        out.add("same")
+    if lo <= one + slack and hi >= one - slack and \
+            (hi > one + margin - slack or lo < one - margin + slack):
+        out.add("inconclusive")
     return out
 
 
-class Checker(HotspotChecks):
+def magnitude(seed, ratio, ci95):
+    """BENCH-SEED's magnitude= of the printed seed_ratio against ratio +- ci95 (Decimals)."""
+    if seed > ratio + ci95:
+        return "above"
+    if seed < ratio - ci95:
+        return "below"
+    return "inside"
+
+
+def direction(verdict, seed_verdict):
+    """BENCH-SEED's direction=: unknown when this boot's verdict is inconclusive."""
+    if verdict == "inconclusive":
+        return "unknown"
+    return "agrees" if verdict == seed_verdict else "differs"
+
+
+class Checker(HotspotChecks, RunsChecks):
     def __init__(self, cpus, quick, aa=False):
         self.cpus = cpus
         self.quick = quick
@@ -173,7 +221,9 @@ class Checker(HotspotChecks):
         self.aas = []
         self.last = None      # the last machine line's first word and fields
         self.runs = None      # bench.runs= of the command line, when it has one
+        self.margin = Decimal(DEFAULT_MARGIN) / 100   # bench.margin=, as a fraction
         self.hotspots_init()
+        self.runs_init()
 
     def bad(self, n, msg):
         self.problems.append("line %d: %s" % (n, msg) if n else msg)
@@ -323,16 +373,19 @@ class Checker(HotspotChecks):
     def verdict_agrees(self, n, d, prefix):
         """<prefix>verdict is what the interval <prefix>ratio +- <prefix>ci95 says, each
         printed value allowed its rounding; False only when a number does not parse."""
-        ratio = self.number(n, d, prefix + "ratio", False)
-        ci = self.number(n, d, prefix + "ci95", False)
-        if ratio is None or ci is None:
+        if self.number(n, d, prefix + "ratio", False) is None or \
+                self.number(n, d, prefix + "ci95", False) is None:
             return False
-        slack = unit(d[prefix + "ratio"]) + unit(d[prefix + "ci95"]) + 1e-9
-        if d[prefix + "verdict"] not in interval_says(ratio, ci, slack):
+        ratio, ci = Decimal(d[prefix + "ratio"]), Decimal(d[prefix + "ci95"])
+        says = interval_says(ratio, ci, self.margin,
+                             slack(d[prefix + "ratio"], d[prefix + "ci95"]))
+        if d[prefix + "verdict"] not in says:
+            where = ("excludes 1" if abs(ratio - 1) > ci else
+                     "lies inside 1 +- %s" % self.margin if abs(ratio - 1) + ci <= self.margin
+                     else "holds 1 and reaches past 1 +- %s" % self.margin)
             self.bad(n, "%s %s vs %s at %s threads: %sverdict=%s, but the interval %s +- %s %s"
                      % (d.get("suite"), d["a"], d["b"], d["threads"], prefix,
-                        d[prefix + "verdict"], d[prefix + "ratio"], d[prefix + "ci95"],
-                        "holds 1" if abs(ratio - 1) <= ci else "excludes 1"))
+                        d[prefix + "verdict"], d[prefix + "ratio"], d[prefix + "ci95"], where))
         return True
 
     def cmp(self, n, d):
@@ -358,7 +411,7 @@ class Checker(HotspotChecks):
     def seed(self, n, d):
         if not self.comparison(n, d, "BENCH-SEED", (
                 "suite", "a", "b", "threads", "seed_ratio", "seed_verdict", "ratio", "ci95",
-                "verdict", "agrees")):
+                "verdict", "direction", "magnitude")):
             return
         if d["suite"] != self.current:
             self.bad(n, "BENCH-SEED of %s not in its suite's part of the log" % d["suite"])
@@ -369,10 +422,16 @@ class Checker(HotspotChecks):
                                     d["seed_verdict"] == "slower" and ratio >= 1):
             self.bad(n, "seed_verdict=%s with seed_ratio=%s" % (d["seed_verdict"],
                                                                  d["seed_ratio"]))
-        agrees = "yes" if d["verdict"] == d["seed_verdict"] else "no"
-        if d["agrees"] != agrees:
-            self.bad(n, "agrees=%s, but verdict=%s and seed_verdict=%s"
-                     % (d["agrees"], d["verdict"], d["seed_verdict"]))
+        if d["seed_verdict"] in VERDICTS:
+            want = direction(d["verdict"], d["seed_verdict"])
+            if d["direction"] != want:
+                self.bad(n, "direction=%s, but verdict=%s and seed_verdict=%s say %s"
+                         % (d["direction"], d["verdict"], d["seed_verdict"], want))
+        if ratio is not None and DECIMAL.match(d["ratio"]) and DECIMAL.match(d["ci95"]):
+            want = magnitude(Decimal(d["seed_ratio"]), Decimal(d["ratio"]), Decimal(d["ci95"]))
+            if d["magnitude"] != want:
+                self.bad(n, "magnitude=%s, but seed_ratio=%s against %s +- %s is %s"
+                         % (d["magnitude"], d["seed_ratio"], d["ratio"], d["ci95"], want))
         self.seeds.append((n, d))
 
     def tally(self, n, d, word, keys):
@@ -392,6 +451,7 @@ class Checker(HotspotChecks):
             self.suite(n, text)
             return
         d = fields(words[1:])
+        before = self.last
         if words[0] in ("PANIC", "SELFTEST"):
             self.last = (words[0], d or {})
             return
@@ -415,8 +475,10 @@ class Checker(HotspotChecks):
         elif words[0] == "LOCKSTAT":
             self.lockstat_line(n, d)
         elif words[0] == "BENCH-AA":
-            if self.tally(n, d, "BENCH-AA", ("suites", "comparisons", "false")):
+            if self.tally(n, d, "BENCH-AA", AA_FIELDS):
                 self.aas.append((n, d))
+        elif words[0] == "BENCH-RUNS":
+            self.runs_line(n, d, before)
 
     def wanted(self, suite, info):
         """The points a suite's BENCH-SUITE line promises. In an A/A boot, a line that
@@ -559,12 +621,23 @@ class Checker(HotspotChecks):
         n, d = self.aas[0]
         if not self.done or n < self.done[-1][0]:
             self.bad(n, "BENCH-AA before BENCH-DONE")
-        false = sum(1 for _, c in self.cmps if c["verdict"] != "same")
-        want = {"suites": len(self.suites), "comparisons": len(self.cmps), "false": false}
+        # A family is one suite's comparisons (the suite's Bonferroni level holds them
+        # together), false when one of its verdicts is.
+        families = {}
+        for _, c in self.cmps:
+            families.setdefault(c["suite"], []).append(c["verdict"])
+        false = sum(1 for _, c in self.cmps if c["verdict"] in FALSE)
+        inconclusive = sum(1 for _, c in self.cmps if c["verdict"] == "inconclusive")
+        false_families = sum(1 for vs in families.values() if any(v in FALSE for v in vs))
+        want = {"suites": len(self.suites), "comparisons": len(self.cmps), "false": false,
+                "inconclusive": inconclusive, "families": len(families),
+                "false_families": false_families}
         for key, count in want.items():
             if int(d[key]) != count:
                 self.bad(n, "BENCH-AA %s=%s, but the log has %d" % (key, d[key], count))
-        self.notes.append("A/A: %d of %d comparisons not same" % (false, len(self.cmps)))
+        self.notes.append("A/A: %d of %d comparisons false (faster or slower), %d inconclusive;"
+                          " %d of %d families false" % (false, len(self.cmps), inconclusive,
+                                                        false_families, len(families)))
 
     def finish(self, named):
         if not named:
@@ -581,6 +654,7 @@ class Checker(HotspotChecks):
         self.finish_seeds()
         self.finish_calib()
         self.finish_hotspots()
+        self.finish_rates()
         if len(self.done) != 1:
             self.bad(0, "%d BENCH-DONE lines, expected 1" % len(self.done))
         else:
@@ -607,6 +681,7 @@ def main(argv):
         print("check_bench: cannot read %s: %s" % (path, e.strerror), file=sys.stderr)
         return 2
     named, runs, aa, profile, lockstat = False, None, False, None, None
+    rates, margin = False, DEFAULT_MARGIN
     for line in lines:
         m = re.search(r"command line '(.*)'", line)
         if m:
@@ -617,6 +692,11 @@ def main(argv):
                     named = bool(set(w[len("bench="):].split(",")) - {"all", "quick"})
                 if w.startswith("bench.aa="):
                     aa = w == "bench.aa=yes"
+                if w.startswith("bench.rates="):
+                    rates = w == "bench.rates=yes"
+                # The kernel takes 0 to 50 and ignores any other value (kernel/lib/cmdline.c).
+                if re.match(r"bench\.margin=\d+$", w) and int(w[len("bench.margin="):]) <= 50:
+                    margin = int(w[len("bench.margin="):])
             # Not named means off; a bad profile= value is reported by the kernel and ignored.
             profile = next((int(w[8:]) for w in m.group(1).split()
                             if re.match(r"profile=\d+$", w)), 0)
@@ -626,6 +706,7 @@ def main(argv):
     if runs is not None:
         c.runs = runs
     c.profile, c.lockstat = profile, lockstat
+    c.rates, c.margin = rates, Decimal(margin) / 100
     for n, line in enumerate(lines, 1):
         c.line(n, line)
     c.finish(named)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Host test of tests/bench/check_bench.py: the sample logs of tests/host/data/ pass, and each
-# check of BENCH-SKIP, BENCH-SEED, BENCH-AA, calib, the verdict rule, PROFILE and LOCKSTAT fails
-# a log broken for it.
+# check of BENCH-SKIP, BENCH-SEED, BENCH-AA, calib, the verdict rule, BENCH-RUNS, PROFILE and
+# LOCKSTAT fails a log broken for it.
 root=$(cd "$(dirname "$0")/../.." && pwd)
 check=$root/tests/bench/check_bench.py
 data=$root/tests/host/data
@@ -73,18 +73,17 @@ check_out() { grep -q "$1" "$tmp/out" && ok || fail "$2"; }
 "$check" "$quick" 2 --quick > "$tmp/out" 2>&1
 check_out '60 points and 1 skipped in 9 suites' "the quick sample's points and skip are counted"
 check_out ', 4 seed lines, 0 problems$' "the quick sample's seed lines are counted"
-check_out '^check_bench: note: calib: plus10 vs base at 2 threads: same' "plus10's verdict is reported"
+check_out '^check_bench: note: calib: plus10 vs base at 2 threads: inconclusive' "plus10's verdict is reported"
 good "the A/A sample" "$aa"
 "$check" "$aa" 2 --quick > "$tmp/out" 2>&1
-check_out '^check_bench: note: A/A: 1 of 12 comparisons not same$' "the A/A false verdicts are reported"
+check_out '^check_bench: note: A/A: 1 of 12 comparisons false (faster or slower), 11 inconclusive; 1 of 3 families false$' \
+  "the A/A false verdicts are reported"
 good "a log from before BENCH-SEED and BENCH-SKIP" "$old"
 good "an A/A BENCH-SUITE line that names no copy" "$(edit "$aa" 's/,(queued|tas|plus10|plus25|free-rcu)~aa//g')"
-good "a ci95 one printed unit too small for same" \
-  "$(edit "$quick" 's/(a=tas b=ticket threads=1) ratio=1.004 ci95=0.040/\1 ratio=1.041 ci95=0.040/')"
 good "plus10 not told from base" \
-  "$(edit "$quick" 's/(a=plus10 b=base threads=1) ratio=0.914 ci95=0.073 verdict=slower/\1 ratio=0.914 ci95=0.100 verdict=same/')"
+  "$(edit "$quick" 's/(a=plus10 b=base threads=1) ratio=0.914 ci95=0.073 verdict=slower/\1 ratio=0.914 ci95=0.100 verdict=inconclusive/')"
 good "madvise's seed at the largest quick count below the CPUs" \
-  "$(edit "$quick" '/a=free-rlock b=dontneed-wlock threads=1 /{p;s/BENCH-CMP (.*) verdict=faster/BENCH-SEED \1 verdict=faster seed_ratio=2.087 seed_verdict=faster agrees=yes/}')"
+  "$(edit "$quick" '/a=free-rlock b=dontneed-wlock threads=1 /{p;s/BENCH-CMP (.*) verdict=faster/BENCH-SEED \1 verdict=faster seed_ratio=2.087 seed_verdict=faster direction=agrees magnitude=below/}')"
 
 # BENCH-SKIP: replaces a point; a point neither measured nor skipped is missing.
 bad "a point neither measured nor skipped" "$(edit "$quick" '/BENCH-SKIP/d')" \
@@ -112,12 +111,31 @@ bad "a BENCH-SEED ratio not copied" "$(edit "$quick" 's/(BENCH-SEED suite=pageca
 bad "a BENCH-SEED ci95 not copied" "$(edit "$quick" 's/(BENCH-SEED suite=webserve.*) ci95=0.110/\1 ci95=0.111/')" \
   "BENCH-SEED ci95=0.111, but line [0-9]+ has 0.110"
 bad "a BENCH-SEED verdict not copied" \
-  "$(edit "$quick" 's/(BENCH-SEED suite=dbench.*) ci95=0.079 verdict=same agrees=yes/\1 ci95=0.020 verdict=faster agrees=no/')" \
-  "BENCH-SEED verdict=faster, but line [0-9]+ has same"
-bad "agrees= wrong" "$(edit "$quick" 's/(BENCH-SEED suite=ramfs.*) agrees=no/\1 agrees=yes/')" \
-  "agrees=yes, but verdict=same and seed_verdict=slower"
+  "$(edit "$quick" 's/(BENCH-SEED suite=dbench.*) ci95=0.079 verdict=inconclusive direction=unknown magnitude=inside/\1 ci95=0.020 verdict=faster direction=differs magnitude=below/')" \
+  "BENCH-SEED verdict=faster, but line [0-9]+ has inconclusive"
+# direction= is the verdict against the seed's (unknown when inconclusive), magnitude= the
+# seed's ratio against the interval: both from the line's own fields.
+bad "direction=agrees with an inconclusive verdict" \
+  "$(edit "$quick" 's/(BENCH-SEED suite=ramfs.*) direction=unknown/\1 direction=agrees/')" \
+  "direction=agrees, but verdict=inconclusive and seed_verdict=slower say unknown"
+bad "direction=agrees with a verdict that is not the seed's" \
+  "$(edit "$quick" 's/(BENCH-SEED suite=pagecache.*) direction=differs/\1 direction=agrees/')" \
+  "direction=agrees, but verdict=faster and seed_verdict=same say differs"
+bad "direction= missing" "$(edit "$quick" 's/(BENCH-SEED suite=pagecache.*) direction=differs/\1/')" \
+  "BENCH-SEED without direction="
+bad "magnitude=inside with the seed's ratio below the interval" \
+  "$(edit "$quick" 's/(BENCH-SEED suite=pagecache.*) magnitude=below/\1 magnitude=inside/')" \
+  "magnitude=inside, but seed_ratio=0.935 against 3.595 \+- 0.382 is below"
+bad "magnitude=above with the seed's ratio inside" \
+  "$(edit "$quick" 's/(BENCH-SEED suite=webserve.*) magnitude=inside/\1 magnitude=above/')" \
+  "magnitude=above, but seed_ratio=1.004 against 1.039 \+- 0.110 is inside"
+good "a seed's ratio on the interval's edge is inside" \
+  "$(edit "$quick" 's/(BENCH-SEED suite=pagecache.*) seed_ratio=0.935 (.*) magnitude=below/\1 seed_ratio=3.213 \2 magnitude=inside/')"
+bad "a seed's ratio a thousandth below the interval" \
+  "$(edit "$quick" 's/(BENCH-SEED suite=pagecache.*) seed_ratio=0.935 (.*) magnitude=below/\1 seed_ratio=3.212 \2 magnitude=inside/')" \
+  "magnitude=inside, but seed_ratio=3.212 against 3.595 \+- 0.382 is below"
 bad "a seed verdict against the seed ratio" \
-  "$(edit "$quick" 's/(BENCH-SEED suite=ramfs.*) seed_verdict=slower (.*) agrees=no/\1 seed_verdict=faster \2 agrees=no/')" \
+  "$(edit "$quick" 's/(BENCH-SEED suite=ramfs.*) seed_verdict=slower (.*) direction=unknown/\1 seed_verdict=faster \2 direction=unknown/')" \
   "seed_verdict=faster with seed_ratio=0.880"
 f=$(edit "$quick" 's/(BENCH-SEED suite=webserve.*) threads=2 (.*) ratio=1.039 ci95=0.110/\1 threads=1 \2 ratio=1.009 ci95=0.072/')
 bad "a BENCH-SEED for no headline" "$f" \
@@ -132,15 +150,31 @@ bad "a BENCH-SEED after the next suite began" \
   "$(move "$quick" 'BENCH-SEED suite=ramfs' 'BENCH-SUITE suite=lookup')" \
   "BENCH-SEED of ramfs not in its suite's part of the log"
 
-# BENCH-AA: in A/A boots only, after BENCH-DONE, counting suites, comparisons and false.
+# BENCH-AA: in A/A boots only, after BENCH-DONE, counting suites, comparisons, false (faster
+# or slower), inconclusive, families (suites with a comparison) and the false families.
 bad "an A/A boot without BENCH-AA" "$(edit "$aa" '/BENCH-AA/d')" "0 BENCH-AA lines in an A/A boot"
 bad "BENCH-AA comparisons= wrong" "$(edit "$aa" 's/comparisons=12/comparisons=11/')" \
   "BENCH-AA comparisons=11, but the log has 12"
 bad "BENCH-AA false= wrong" "$(edit "$aa" 's/false=1/false=0/')" "BENCH-AA false=0, but the log has 1"
 bad "BENCH-AA suites= wrong" "$(edit "$aa" 's/BENCH-AA suites=3/BENCH-AA suites=2/')" \
   "BENCH-AA suites=2, but the log has 3"
+bad "BENCH-AA inconclusive= wrong" "$(edit "$aa" 's/inconclusive=11 /inconclusive=12 /')" \
+  "BENCH-AA inconclusive=12, but the log has 11"
+bad "BENCH-AA families= wrong" "$(edit "$aa" 's/ families=3 / families=2 /')" \
+  "BENCH-AA families=2, but the log has 3"
+bad "BENCH-AA false_families= wrong" "$(edit "$aa" 's/false_families=1$/false_families=2/')" \
+  "BENCH-AA false_families=2, but the log has 1"
+# Two false verdicts in one suite are one false family; one in another suite makes two.
+f=$(edit "$aa" 's/(a=queued b=queued~aa threads=1) ratio=0.978 ci95=0.065 verdict=inconclusive/\1 ratio=0.900 ci95=0.065 verdict=slower/; s/false=1 inconclusive=11/false=2 inconclusive=10/')
+good "two false verdicts in one family" "$f"
+bad "two false verdicts in one family counted as two" "$(edit "$f" 's/false_families=1$/false_families=2/')" \
+  "BENCH-AA false_families=2, but the log has 1"
+good "false verdicts in two families" \
+  "$(edit "$aa" 's/(a=free-rcu b=free-rcu~aa threads=1) ratio=1.009 ci95=0.090 verdict=inconclusive/\1 ratio=1.109 ci95=0.090 verdict=faster/; s/false=1 inconclusive=11 families=3 false_families=1/false=2 inconclusive=10 families=3 false_families=2/')"
+bad "BENCH-AA without the four words' counts" "$(edit "$aa" 's/ inconclusive=11 families=3 false_families=1$//')" \
+  "BENCH-AA inconclusive=None is not a count"
 bad "BENCH-AA before BENCH-DONE" "$(move "$aa" 'BENCH-DONE' 'BENCH-AA')" "BENCH-AA before BENCH-DONE"
-bad "BENCH-AA in a plain boot" "$(edit "$quick" '/BENCH-DONE/{p;s/BENCH-DONE.*/BENCH-AA suites=9 comparisons=39 false=20/}')" \
+bad "BENCH-AA in a plain boot" "$(edit "$quick" '/BENCH-DONE/{p;s/BENCH-DONE.*/BENCH-AA suites=9 comparisons=39 false=25 inconclusive=18 families=8 false_families=6/}')" \
   "BENCH-AA in a boot without bench.aa=yes"
 f=$(edit "$aa" 's/ bench.aa=yes//')
 bad "a ~aa variant in a plain boot" "$f" "variant=queued~aa in a boot without bench.aa=yes"
@@ -153,38 +187,101 @@ bad "a default boot without calib" \
   "$(edit "$quick" '/suite=calib/d; s/BENCH-DONE suites=9/BENCH-DONE suites=8/')" \
   "calib: no BENCH-SUITE line, though no suite was named"
 good "quick: plus25 told from base at one thread count of two" \
-  "$(edit "$quick" 's/(a=plus25 b=base threads=2) ratio=0.808 ci95=0.070 verdict=slower/\1 ratio=0.808 ci95=0.200 verdict=same/')"
+  "$(edit "$quick" 's/(a=plus25 b=base threads=2) ratio=0.808 ci95=0.070 verdict=slower/\1 ratio=0.808 ci95=0.200 verdict=inconclusive/')"
 good "quick: plus25 told from base at no thread count (noted)" \
-  "$(edit "$quick" 's/(a=plus25 b=base threads=2) ratio=0.808 ci95=0.070 verdict=slower/\1 ratio=0.808 ci95=0.200 verdict=same/; s/(a=plus25 b=base threads=1) ratio=0.825 ci95=0.043 verdict=slower/\1 ratio=0.825 ci95=0.200 verdict=same/')"
+  "$(edit "$quick" 's/(a=plus25 b=base threads=2) ratio=0.808 ci95=0.070 verdict=slower/\1 ratio=0.808 ci95=0.200 verdict=inconclusive/; s/(a=plus25 b=base threads=1) ratio=0.825 ci95=0.043 verdict=slower/\1 ratio=0.825 ci95=0.200 verdict=inconclusive/')"
 bad "plus25 faster than base" \
   "$(edit "$quick" 's/(a=plus25 b=base threads=1) ratio=0.825 ci95=0.043 verdict=slower/\1 ratio=1.250 ci95=0.043 verdict=faster/')" \
   "calib: plus25 vs base at 1 threads: faster"
 bad "plus25 vs base not compared" "$(edit "$quick" '/a=plus25 b=base threads=1 /d')" \
   "calib: no BENCH-CMP line for plus25 vs base at 1 threads"
 
-# The verdict follows from the interval, give or take the printed rounding.
+# The verdict is the one the interval states at the boot's margin (bench.margin=, else 5%):
+# faster or slower when it excludes 1, same inside 1 +- margin, inconclusive when it holds 1 and
+# reaches past the margin; exactly, on the three printed places the kernel decides on.
 bad "same for an interval without 1" \
   "$(edit "$quick" 's/(a=queued b=ticket threads=4) ratio=0.894 ci95=0.059 verdict=slower/\1 ratio=0.894 ci95=0.059 verdict=same/')" \
   "locks queued vs ticket at 4 threads: verdict=same, but the interval 0.894 \+- 0.059 excludes 1"
+bad "inconclusive for an interval without 1" \
+  "$(edit "$quick" 's/(a=queued b=ticket threads=4) ratio=0.894 ci95=0.059 verdict=slower/\1 ratio=0.894 ci95=0.059 verdict=inconclusive/')" \
+  "locks queued vs ticket at 4 threads: verdict=inconclusive, but the interval 0.894 \+- 0.059 excludes 1"
 bad "slower for an interval with 1" \
-  "$(edit "$quick" 's/(a=queued b=ticket threads=1) ratio=0.967 ci95=0.073 verdict=same/\1 ratio=0.967 ci95=0.073 verdict=slower/')" \
-  "locks queued vs ticket at 1 threads: verdict=slower, but the interval 0.967 \+- 0.073 holds 1"
+  "$(edit "$quick" 's/(a=queued b=ticket threads=1) ratio=0.967 ci95=0.073 verdict=inconclusive/\1 ratio=0.967 ci95=0.073 verdict=slower/')" \
+  "locks queued vs ticket at 1 threads: verdict=slower, but the interval 0.967 \+- 0.073 holds 1 and reaches past 1 \+- 0.05"
+bad "same for an interval wider than the margin" \
+  "$(edit "$quick" 's/(a=queued b=ticket threads=1) ratio=0.967 ci95=0.073 verdict=inconclusive/\1 ratio=0.967 ci95=0.073 verdict=same/')" \
+  "locks queued vs ticket at 1 threads: verdict=same, but the interval 0.967 \+- 0.073 holds 1 and reaches past 1 \+- 0.05"
+bad "inconclusive for an interval inside the margin" \
+  "$(edit "$quick" 's/(a=tas b=ticket threads=1) ratio=1.004 ci95=0.040 verdict=same/\1 ratio=1.004 ci95=0.040 verdict=inconclusive/')" \
+  "locks tas vs ticket at 1 threads: verdict=inconclusive, but the interval 1.004 \+- 0.040 lies inside 1 \+- 0.05"
 bad "faster for a ratio below 1" \
   "$(edit "$quick" 's/(a=tas b=ticket threads=2) ratio=0.777 ci95=0.088 verdict=slower/\1 ratio=0.777 ci95=0.088 verdict=faster/')" \
   "locks tas vs ticket at 2 threads: verdict=faster"
-bad "a ci95 three printed units too small for same" \
-  "$(edit "$quick" 's/(a=tas b=ticket threads=1) ratio=1.004 ci95=0.040/\1 ratio=1.043 ci95=0.040/')" \
-  "locks tas vs ticket at 1 threads: verdict=same, but the interval 1.043 \+- 0.040 excludes 1"
+# The edges, to the thousandth: an interval that touches 1 holds it; one that touches 1 +-
+# margin is inside it.
+good "an interval touching 1 and past the margin is inconclusive" \
+  "$(edit "$quick" 's/(a=tas b=ticket threads=1) ratio=1.004 ci95=0.040 verdict=same/\1 ratio=1.040 ci95=0.040 verdict=inconclusive/')"
+bad "faster for an interval touching 1" \
+  "$(edit "$quick" 's/(a=tas b=ticket threads=1) ratio=1.004 ci95=0.040 verdict=same/\1 ratio=1.040 ci95=0.040 verdict=faster/')" \
+  "locks tas vs ticket at 1 threads: verdict=faster, but the interval 1.040 \+- 0.040 holds 1"
+good "an interval touching 1 + margin is same" \
+  "$(edit "$quick" 's/(a=tas b=ticket threads=1) ratio=1.004 ci95=0.040 verdict=same/\1 ratio=1.010 ci95=0.040 verdict=same/')"
+bad "inconclusive for an interval touching 1 + margin" \
+  "$(edit "$quick" 's/(a=tas b=ticket threads=1) ratio=1.004 ci95=0.040 verdict=same/\1 ratio=1.010 ci95=0.040 verdict=inconclusive/')" \
+  "locks tas vs ticket at 1 threads: verdict=inconclusive, but the interval 1.010 \+- 0.040 lies inside 1 \+- 0.05"
+bad "same for an interval a thousandth past the margin" \
+  "$(edit "$quick" 's/(a=tas b=ticket threads=1) ratio=1.004 ci95=0.040 verdict=same/\1 ratio=1.011 ci95=0.040 verdict=same/')" \
+  "locks tas vs ticket at 1 threads: verdict=same, but the interval 1.011 \+- 0.040 holds 1 and reaches past 1 \+- 0.05"
+# The margin is the command line's: at 10% two of the sample's inconclusive intervals are same.
+margin10="s/command line 'bench=quick'/command line 'bench=quick bench.margin=10'/"
+bad "the margin read from the command line" "$(edit "$quick" "$margin10")" \
+  "dbench radix-lock vs hash-global at 2 threads: verdict=inconclusive, but the interval 0.988 \+- 0.046 lies inside 1 \+- 0.1"
+good "a boot's own margin" \
+  "$(edit "$quick" "$margin10; s/(ratio=0.988 ci95=0.046|ratio=1.009 ci95=0.072) verdict=inconclusive/\1 verdict=same/")"
+bad "a margin of 0: nothing is same" \
+  "$(edit "$quick" "s/command line 'bench=quick'/command line 'bench=quick bench.margin=0'/")" \
+  "locks tas vs ticket at 1 threads: verdict=same, but the interval 1.004 \+- 0.040 holds 1 and reaches past 1 \+- 0"
+good "a margin the kernel ignores (above 50) leaves 5" \
+  "$(edit "$quick" "s/command line 'bench=quick'/command line 'bench=quick bench.margin=60'/")"
 # The added fields of a BENCH-CMP line: pairs= and the paired interval, whose verdict follows
 # from it as the line's own does.
-paired='s/(a=queued b=ticket threads=4 ratio=0.894 ci95=0.059 verdict=slower)$/\1 pairs=3 paired_ratio=0.880 paired_ci95=0.300 paired_verdict=same/'
+paired='s/(a=queued b=ticket threads=4 ratio=0.894 ci95=0.059 verdict=slower)$/\1 pairs=3 paired_ratio=0.880 paired_ci95=0.300 paired_verdict=inconclusive/'
 good "a comparison with its paired interval" "$(edit "$quick" "$paired")"
 bad "a paired verdict its interval does not say" \
   "$(edit "$quick" "${paired/paired_ci95=0.300/paired_ci95=0.030}")" \
-  "locks queued vs ticket at 4 threads: paired_verdict=same, but the interval 0.880 \+- 0.030 excludes 1"
+  "locks queued vs ticket at 4 threads: paired_verdict=inconclusive, but the interval 0.880 \+- 0.030 excludes 1"
 bad "pairs= not a count" "$(edit "$quick" "${paired/pairs=3/pairs=x}")" "BENCH-CMP pairs=x is not a count"
 bad "a paired interval without its verdict" \
-  "$(edit "$quick" "${paired/ paired_verdict=same/}")" "BENCH-CMP with an incomplete paired interval"
+  "$(edit "$quick" "${paired/ paired_verdict=inconclusive/}")" "BENCH-CMP with an incomplete paired interval"
+
+# BENCH-RUNS (bench.rates=yes): after each BENCH line its runs' rates, whose mean is the line's
+# ops_per_sec to the thousandth. The sample's means are no mean of whole rates, so this log
+# rounds each down to a whole number and gives its point the rates mean+5, mean-5, mean.
+rates=$(mktemp "$tmp/edit.XXXXXX")
+awk '{ print }
+  / BENCH suite=/ {
+    match($0, /suite=[^ ]+ variant=[^ ]+ (fanout=[^ ]+ )?threads=[^ ]+/); point = substr($0, RSTART, RLENGTH)
+    match($0, /ops_per_sec=[0-9]+/); mean = substr($0, RSTART + 12, RLENGTH - 12)
+    printf "[    0.000000] BENCH-RUNS %s slot=0 of=4 rates=%d,%d,%d\n", point, mean + 5, mean - 5, mean
+  }' "$quick" | sed -E "s/(ops_per_sec=[0-9]+)\.[0-9]+/\1.000/; s/command line 'bench=quick'/command line 'bench=quick bench.rates=yes'/" > "$rates"
+good "a boot with its runs' rates" "$rates"
+check_out '^check_bench: 60 points and 1 skipped' "the runs' rates' points are counted"
+good "a mean rounded to the printed thousandth" \
+  "$(edit "$rates" 's/(variant=ticket threads=1 runs=3 ops_per_sec=9802344)\.000/\1.333/; s/(variant=ticket threads=1 .* rates=)9802349,/\19802350,/')"
+bad "a mean that differs from its BENCH line" \
+  "$(edit "$rates" 's/(BENCH-RUNS suite=locks variant=tas threads=2 .* rates=[0-9]+,[0-9]+),([0-9]+)$/\1,\23/')" \
+  "BENCH-RUNS of locks \('tas', None, 2\): the rates' mean is [0-9]+\.000, but its BENCH line has ops_per_sec=3155213.000"
+bad "fewer rates than runs" "$(edit "$rates" 's/(BENCH-RUNS suite=radix .* rates=[0-9]+,[0-9]+),[0-9]+$/\1/')" \
+  "BENCH-RUNS of radix \('lookup', 64, 1\) has 2 rates, but its BENCH line runs=3"
+bad "a BENCH-RUNS line away from its BENCH line" \
+  "$(move "$rates" 'BENCH-RUNS suite=locks variant=ticket threads=1 ' 'BENCH suite=locks variant=queued threads=1 ')" \
+  "BENCH-RUNS of locks \('ticket', None, 1\) does not follow that point's BENCH line"
+bad "a point without BENCH-RUNS in a bench.rates=yes boot" "$(edit "$rates" '/BENCH-RUNS suite=ramfs variant=free-now threads=2 /d')" \
+  "ramfs \('free-now', None, 2\): no BENCH-RUNS line in a boot with bench.rates=yes"
+bad "BENCH-RUNS without bench.rates=yes" "$(edit "$rates" 's/ bench.rates=yes//')" \
+  "BENCH-RUNS in a boot without bench.rates=yes"
+bad "rates that are no counts" "$(edit "$rates" '0,/(BENCH-RUNS .* rates=[0-9]+),/s//\1.5,/')" \
+  "BENCH-RUNS rates=[0-9]+\.5,[0-9,]+ is not counts separated by commas"
 
 # PROFILE and LOCKSTAT: after every BENCH line of the quick sample, its point's two stacks
 # (6 + 3 of 10 samples) and one lock, in a boot whose command line asks for them.
@@ -253,7 +350,7 @@ if [ -s "$tmp/unchanged" ]; then
   failed=$((failed + $(wc -l < "$tmp/unchanged")))
 fi
 edits=$(find "$tmp" -name 'edit.*' | wc -l)
-[ "$edits" -ge 59 ] && ok || fail "only $edits edited logs, of the 59 the cases above make"
+[ "$edits" -ge 95 ] && ok || fail "only $edits edited logs, of the 95 the cases above make"
 
 echo "test_check_bench: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -26,7 +26,7 @@ cat > "$tmp/p.log" <<'EOF'
 [    0.420000] PROFILE suite=pagecache variant=radix-rcu fanout=64 threads=16 samples=200 stack=bench_worker;find_get_page;rcu_read_lock count=20
 [    0.430000] PROFILE suite=pagecache variant=radix-rcu fanout=64 threads=16 samples=200 stack=idle count=10
 [    0.500000] BENCH-CMP suite=pagecache a=radix-rcu b=hash-global fanout_a=64 threads=16 ratio=3.000 ci95=0.100 verdict=faster
-[    0.510000] BENCH-SEED suite=pagecache a=radix-rcu b=hash-global fanout_a=64 threads=16 seed_ratio=2.000 seed_verdict=faster ratio=3.000 ci95=0.100 verdict=faster agrees=yes
+[    0.510000] BENCH-SEED suite=pagecache a=radix-rcu b=hash-global fanout_a=64 threads=16 seed_ratio=2.000 seed_verdict=faster ratio=3.000 ci95=0.100 verdict=faster direction=agrees magnitude=below
 [    0.600000] BENCH-SUITE suite=locks sweep=over threads=1 variants=ticket op=lock + increment + unlock seed=spinlock baseline
 [    0.610000] BENCH suite=locks variant=ticket threads=1 runs=5 ops_per_sec=1000000.000 stddev=1000.000 ci95=2000.000
 [    0.620000] LOCKSTAT suite=locks variant=ticket threads=1 lock=bench_lock acquisitions=7 contended=0 wait_ns=0 max_wait_ns=0 hold_ns=700

@@ -26,7 +26,7 @@ check "END result in the header" grep -q '^| result | pass |$' "$tmp/out/report.
 check "self-test summary" grep -q '^| self-tests | 2 passed, 0 failed |$' "$tmp/out/report.md"
 for s in locks pagecache ramfs madvise; do
   check "$s heading" grep -qx "## $s" "$tmp/out/report.md"
-  check "$s verdict" grep -Eq '\| (same|faster|slower) \|$' <(section $s)
+  check "$s verdict" grep -Eq '\| (same|faster|slower|inconclusive) \|$' <(section $s)
   check "$s chart embedded" grep -qxF "![$s]($s.png)" <(section $s)
   check "$s.png is a PNG" is_png "$tmp/out/$s.png"
   check "$s.gp and $s.dat kept" [ -s "$tmp/out/$s.gp" -a -s "$tmp/out/$s.dat" ]
@@ -96,27 +96,49 @@ aa=$root/tests/host/data/bench-aa-smp2.log
 check "exit 0 on the bench=quick sample" [ $? -eq 0 ]
 qsec() { awk -v h="## $1" '$0 == h { on = 1; next } /^## / { on = 0 } on' "$tmp/q/report.md"; }
 check "command line in the header" grep -qxF '| command line | `bench=quick` |' "$tmp/q/report.md"
-check "seed beside this boot's ratio" grep -qxF '| radix-rcu/64 | hash-global | 4 | 0.935 (same) | 3.595 ± 0.382 (faster) | no |' <(qsec pagecache)
+check "seed beside this boot's ratio" grep -qxF '| radix-rcu/64 | hash-global | 4 | 0.935 (same) | 3.595 ± 0.382 (faster) | differs | below |' <(qsec pagecache)
+check "an inconclusive headline" grep -qxF '| free-rcu | free-now | 1 | 0.880 (slower) | 0.909 ± 0.104 (inconclusive) | unknown | inside |' <(qsec ramfs)
+check "an inconclusive comparison" grep -qxF '| queued | ticket | 1 | 0.967 ± 0.073 | inconclusive |' <(qsec locks)
 check "a seed per headline" [ "$(grep -c '^Against the seed' "$tmp/q/report.md")" -eq 4 ]
 check "a skipped point's cell" grep -q '^| 4 (>ncpu) | [^|]* | [^|]* | skipped | [^|]* |$' <(qsec dbench)
 check "skipped points listed" grep -qxF 'Not measured (BENCH-SKIP): radix-lock/16 at 4 threads (enomem).' <(qsec dbench)
 check "calib charted" is_png "$tmp/q/calib.png"
 check "no warning on the sample" [ ! -s "$tmp/q.err" ]
 "$report" "$aa" "$tmp/aa" > /dev/null 2>&1
-check "A/A in the header" grep -qxF '| A/A boot | each b replaced by a second copy of a: 1 of 12 comparisons not same |' "$tmp/aa/report.md"
+check "A/A in the header" grep -qxF '| A/A boot | each b replaced by a second copy of a: 1 of 12 comparisons faster or slower (false), 11 inconclusive; 1 of 3 suites with a false verdict |' "$tmp/aa/report.md"
+# Logs from before the four words: BENCH-SEED ended agrees=yes|no (direction and magnitude are
+# then read off its numbers), BENCH-AA had no inconclusive= or families; and BENCH-RUNS lines
+# (bench.rates=yes) are passed over without a warning.
+sed -E -e 's/(BENCH-SEED .*) direction=[a-z]+ magnitude=[a-z]+$/\1 agrees=no/' \
+  -e '/ BENCH suite=locks /{p;s/BENCH (suite=[^ ]+ variant=[^ ]+ threads=[^ ]+) .*/BENCH-RUNS \1 slot=0 of=3 rates=1,2,3/}' \
+  "$quick" > "$tmp/old.log"
+"$report" "$tmp/old.log" "$tmp/old" > /dev/null 2> "$tmp/old.err"
+check "exit 0 on an older log with BENCH-RUNS lines" [ $? -eq 0 ]
+check "the older log's BENCH-RUNS lines are there" [ "$(grep -c BENCH-RUNS "$tmp/old.log")" -eq 9 ]
+check "no warning on the older log" [ ! -s "$tmp/old.err" ]
+oldsec() { awk -v h="## $1" '$0 == h { on = 1; next } /^## / { on = 0 } on' "$tmp/old/report.md"; }
+check "an older BENCH-SEED's direction and magnitude" grep -qxF '| radix-rcu/64 | hash-global | 4 | 0.935 (same) | 3.595 ± 0.382 (faster) | differs | below |' <(oldsec pagecache)
+check "an older inconclusive BENCH-SEED: direction unknown" grep -qxF '| free-rcu | free-now | 1 | 0.880 (slower) | 0.909 ± 0.104 (inconclusive) | unknown | inside |' <(oldsec ramfs)
+sed -E 's/(BENCH-AA suites=3 comparisons=12 false=1) .*/\1/' "$aa" > "$tmp/oldaa.log"
+"$report" "$tmp/oldaa.log" "$tmp/oldaa" > /dev/null 2>&1
+check "an older BENCH-AA in the header" grep -qxF '| A/A boot | each b replaced by a second copy of a: 1 of 12 comparisons faster or slower (false) |' "$tmp/oldaa/report.md"
 check "A/A copies as columns" grep -qx '| threads | queued | tas | queued~aa | tas~aa |' "$tmp/aa/report.md"
 
 # Several logs: per suite the mean across boots with its Student-t interval, each boot's ratios
 # and verdicts, the headlines boot by boot, and a chart with a faint line per boot. Known
 # values: ticket at 1 thread 1M, 2M, 3M ops/s (mean 2M, ci95 4.303 x 1M / sqrt(3) = 2.48M);
-# queued/ticket at 2 threads 1.05, 1.15, 1.25 (1.15 ± 0.248); boot 3 lacks tas at 4 threads.
+# queued/ticket at 2 threads 1.05, 1.15, 1.25 (1.15 ± 0.248); boot 3 lacks tas at 4 threads,
+# and its dbench headline is same, as the seed's.
 sed -E 's/(locks variant=ticket threads=1 runs=3 ops_per_sec=)[0-9.]+/\11000000.000/' "$quick" > "$tmp/b1.log"
 sed -E -e 's/(locks variant=ticket threads=1 runs=3 ops_per_sec=)[0-9.]+/\12000000.000/' \
-  -e 's/(a=queued b=ticket threads=2) ratio=1.050 ci95=0.109 verdict=same/\1 ratio=1.150 ci95=0.109 verdict=faster/' \
+  -e 's/(a=queued b=ticket threads=2) ratio=1.050 ci95=0.109 verdict=inconclusive/\1 ratio=1.150 ci95=0.109 verdict=faster/' \
   "$quick" > "$tmp/b2.log"
 sed -E -e 's/(locks variant=ticket threads=1 runs=3 ops_per_sec=)[0-9.]+/\13000000.000/' \
-  -e 's/(a=queued b=ticket threads=2) ratio=1.050 ci95=0.109 verdict=same/\1 ratio=1.250 ci95=0.109 verdict=faster/' \
-  -e '/locks variant=tas threads=4 /d' "$quick" > "$tmp/b3.log"
+  -e 's/(a=queued b=ticket threads=2) ratio=1.050 ci95=0.109 verdict=inconclusive/\1 ratio=1.250 ci95=0.109 verdict=faster/' \
+  -e '/locks variant=tas threads=4 /d' \
+  -e 's/(a=radix-lock b=hash-global fanout_a=128 threads=2) ratio=1.026 ci95=0.079 verdict=inconclusive$/\1 ratio=1.026 ci95=0.020 verdict=same/' \
+  -e 's/ratio=1.026 ci95=0.079 verdict=inconclusive direction=unknown magnitude=inside$/ratio=1.026 ci95=0.020 verdict=same direction=agrees magnitude=below/' \
+  "$quick" > "$tmp/b3.log"
 "$report" "$tmp/b1.log" "$tmp/b2.log" "$tmp/b3.log" "$tmp/m" > "$tmp/m.out" 2> "$tmp/m.err"
 check "exit 0 on three logs" [ $? -eq 0 ]
 msec() { awk -v h="## $1" '$0 == h { on = 1; next } /^## / { on = 0 } on' "$tmp/m/report.md"; }
@@ -124,9 +146,14 @@ check "a report of three boots" grep -qx '# Benchmark report: 3 boots' "$tmp/m/r
 check "a row per boot" [ "$(grep -c '^| [123] | `.*/b[123].log` | 2 | `bench=quick` | 9 suites in ' "$tmp/m/report.md")" -eq 3 ]
 check "mean and interval across boots" grep -q '^| 1 | 2.00M ± 2.48M | ' <(msec locks)
 check "a point fewer boots measured" grep -q '^| 4 (>ncpu) | .* (2 boots) |$' <(msec locks)
-check "each boot's ratio and verdict" grep -qxF '| queued | ticket | 2 | 1.050 = | 1.150 + | 1.250 + | 1.150 ± 0.248 | 2/1/0 |' <(msec locks)
+check "each boot's ratio and verdict" grep -qxF '| queued | ticket | 2 | 1.050 ? | 1.150 + | 1.250 + | 1.150 ± 0.248 | 2/0/1/0 |' <(msec locks)
+check "same in every boot" grep -qxF '| tas | ticket | 1 | 1.004 = | 1.004 = | 1.004 = | 1.004 ± 0.000 | 0/3/0/0 |' <(msec locks)
+check "the verdicts' columns named" grep -q '| mean ± 95% | faster/same/inconclusive/slower |$' <(msec locks)
 check "a headline boot by boot" grep -qx 'Headline free-rcu vs free-now at 1 threads against the seed (doc/seeds.md), boot by boot:' <(msec ramfs)
-check "the headline across boots" grep -qxF '| mean of 3 | 0.880 (slower) | 0.909 ± 0.000 | faster 0, same 3, slower 0 | 0 of 3 |' <(msec ramfs)
+check "the headline across boots" grep -qxF '| mean of 3 | 0.880 (slower) | 0.909 ± 0.000 | faster 0, same 0, inconclusive 3, slower 0 | agrees in 0 of 3 | inside 3, above 0, below 0 |' <(msec ramfs)
+check "a headline that agrees in one boot of three" grep -qxF '| mean of 3 | 0.982 (same) | 1.026 ± 0.000 | faster 0, same 1, inconclusive 2, slower 0 | agrees in 1 of 3 | inside 2, above 0, below 1 |' <(msec dbench)
+check "a headline's boot" grep -qxF '| 2 | 0.935 (same) | 3.595 ± 0.382 | faster | differs | below |' <(msec pagecache)
+check "a headline across boots" grep -qxF '| mean of 3 | 0.935 (same) | 3.595 ± 0.000 | faster 3, same 0, inconclusive 0, slower 0 | agrees in 0 of 3 | inside 0, above 0, below 3 |' <(msec pagecache)
 check "skipped in every boot" grep -q '^| 4 (>ncpu) | [^|]* | [^|]* | skipped | [^|]* |$' <(msec dbench)
 for s in locks pagecache calib; do
   check "$s: a PNG across boots" is_png "$tmp/m/$s.png"
