@@ -268,6 +268,16 @@ good "a boot with its runs' rates" "$rates"
 check_out '^check_bench: 60 points and 1 skipped' "the runs' rates' points are counted"
 good "a mean rounded to the printed thousandth" \
   "$(edit "$rates" 's/(variant=ticket threads=1 runs=3 ops_per_sec=9802344)\.000/\1.333/; s/(variant=ticket threads=1 .* rates=)9802349,/\19802350,/')"
+# Runs of different lengths (us=): each counts for its time, so the rates 10.8M, 8.8M and
+# 9.8M over 0.1, 0.1 and 0.2 s give 9.8M, the BENCH line's; over 0.1, 0.3 and 0.1 s, 9.4M.
+good "runs of different lengths, time-weighted" \
+  "$(edit "$rates" 's/(BENCH-RUNS suite=locks variant=ticket threads=1 .* rates=).*$/\110802344,8802344,9802344 us=100000,100000,200000 pos=0,1,2/')"
+bad "a time-weighted mean that differs from its BENCH line" \
+  "$(edit "$rates" 's/(BENCH-RUNS suite=locks variant=ticket threads=1 .* rates=).*$/\110802344,8802344,9802344 us=100000,300000,100000 pos=0,1,2/')" \
+  "BENCH-RUNS of locks \('ticket', None, 1\): the rates' mean is 9402344\.000, but its BENCH line has ops_per_sec=9802344.000"
+bad "a place past the round's columns" \
+  "$(edit "$rates" 's/(BENCH-RUNS suite=locks variant=ticket threads=1 .* rates=).*$/\110802344,8802344,9802344 us=100000,100000,200000 pos=0,1,4/')" \
+  "BENCH-RUNS of locks \('ticket', None, 1\): pos=0,1,4 has a place past of=4"
 bad "a mean that differs from its BENCH line" \
   "$(edit "$rates" 's/(BENCH-RUNS suite=locks variant=tas threads=2 .* rates=[0-9]+,[0-9]+),([0-9]+)$/\1,\23/')" \
   "BENCH-RUNS of locks \('tas', None, 2\): the rates' mean is [0-9]+\.000, but its BENCH line has ops_per_sec=3155213.000"
