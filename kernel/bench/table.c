@@ -613,7 +613,7 @@ void
 bench_report(const struct benchsuite *s, const struct bench_results *r, int cpus,
              struct bench_tally *tally)
 {
-  u32 decided = tally->decided, cmps = tally->cmps;
+  u32 decided = tally->decided, printed = tally->cmps;
   struct bench_cmp cmps[BENCH_MAX_PAIRS], hc;
   int nc = bench_cmps(s, r, cmps), i, t;
   u32 m = bench_count_cmps(r, cmps, nc);
@@ -634,7 +634,7 @@ bench_report(const struct benchsuite *s, const struct bench_results *r, int cpus
       tally->inconclusive += q.verdict == STATS_INCONCLUSIVE;
     }
   }
-  if(tally->cmps > cmps) {   // a family is a suite that printed a comparison
+  if(tally->cmps > printed) {   // a family: a suite that printed a comparison
     tally->families++;
     tally->false_families += tally->decided > decided;
   }
