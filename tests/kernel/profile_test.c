@@ -122,7 +122,7 @@ within(u64 got_pm, u64 want_pm)
 // The profile of one window with the thread on the last CPU (not the sampler, CPU 0, when there
 // are two or more: the NMI IPI path; with one CPU, the HPET's NMI itself).
 static bool
-hotspot_run(const char *name)
+hotspot_run(const char *name, bool last)
 {
   struct prof_func f[64];
   struct prof_table *t;
@@ -171,11 +171,7 @@ hotspot_run(const char *name)
   irqoff = share_pct10(irqoff, all);
   cspin = share_pct10(clock_spin, call);
   cirqoff = share_pct10(clock_irqoff, call);
-  selftest_extra("samples=%lu thread=%lu spin=%lu.%lu%%/%lu.%lu%% irqoff=%lu.%lu%%/%lu.%lu%% "
-                 "(profile/clock) tol=%d top=%s,%s", t->samples, all, spin / 10, spin % 10,
-                 cspin / 10, cspin % 10, irqoff / 10, irqoff % 10, cirqoff / 10, cirqoff % 10,
-                 TOL_PCT, top[0] ? profile_sym(top[0], NULL) : "-",
-                 top[1] ? profile_sym(top[1], NULL) : "-");
+
   // The clock's irq-off share must be well above the tolerance, or a profiler blind to it
   // (planted-profile-irqoff) could pass.
   // The two hot functions are the profile's top two; their order is left to the shares'
@@ -185,14 +181,38 @@ hotspot_run(const char *name)
   ok = th && all >= MIN_SAMPLES && cirqoff >= MIN_IRQOFF_PCT * 10 && tops &&
        within(spin, cspin) && within(irqoff, cirqoff) &&
        irqoff * 4 >= cirqoff;   // the floor: irq-off regions seen at a quarter of the clock's
+  if(ok || last)
+    selftest_extra("samples=%lu thread=%lu spin=%lu.%lu%%/%lu.%lu%% irqoff=%lu.%lu%%/%lu.%lu%% "
+                   "(profile/clock) tol=%d top=%s,%s", t->samples, all, spin / 10, spin % 10,
+                   cspin / 10, cspin % 10, irqoff / 10, irqoff % 10, cirqoff / 10,
+                   cirqoff % 10, TOL_PCT, top[0] ? profile_sym(top[0], NULL) : "-",
+                   top[1] ? profile_sym(top[1], NULL) : "-");
+  else
+    pr_info("%s: a window off: spin %lu.%lu%% against %lu.%lu%%, irq-off %lu.%lu%% against"
+            " %lu.%lu%%, top %s,%s; once more\n", name, spin / 10, spin % 10, cspin / 10,
+            cspin % 10, irqoff / 10, irqoff % 10, cirqoff / 10, cirqoff % 10,
+            top[0] ? profile_sym(top[0], NULL) : "-", top[1] ? profile_sym(top[1], NULL) : "-");
   profile_table_free(t);
   return ok;
 }
 
+// Up to three windows, the first within tolerance passing. Under TCG a window now and then
+// lands far off when the host deschedules the sampler's vCPU (the comment on TOL_PCT): in
+// 2026-12-05's boots 3 of 9 windows at 8 vCPUs, spin 33.1% or 88.8% against 59.9%, or
+// hot_rest second. A profiler blind to irq-off regions (planted-profile-irqoff) misses in
+// every window, so it still fails all three.
+#define HOTSPOT_TRIES 3
+
 static bool
 profile_hotspot(void)
 {
-  return hotspot_run("profile-hotspot");
+  for(int i = 1; i <= HOTSPOT_TRIES; i++) {
+    if(hotspot_run("profile-hotspot", i == HOTSPOT_TRIES)) {
+      selftest_extra("windows=%d", i);
+      return true;
+    }
+  }
+  return false;
 }
 SELFTEST("profile-hotspot", profile_hotspot);
 
@@ -202,7 +222,9 @@ static bool
 planted_profile_irqoff(void)
 {
   profile_planted_skip_irqoff = true;
-  bool ok = hotspot_run("planted-profile-irqoff");
+  bool ok = false;
+  for(int i = 1; i <= HOTSPOT_TRIES && !ok; i++)
+    ok = hotspot_run("planted-profile-irqoff", i == HOTSPOT_TRIES);
   profile_planted_skip_irqoff = false;
   return ok;
 }
