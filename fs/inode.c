@@ -166,12 +166,6 @@ inode_touch_c(struct inode *inode)
   set_time(&inode->i_ctime, current_time());
 }
 
-static bool
-time_equal(const struct timespec64 *t, struct timespec64 now)
-{
-  return t->tv_sec == now.tv_sec && t->tv_nsec == now.tv_nsec;
-}
-
 // Whether a time was stamped between from and to (nanoseconds of CLOCK_REALTIME), read
 // without i_mutex as Linux's inode_needs_update_time reads it.
 static bool
@@ -207,11 +201,7 @@ file_update_time(struct file *f, bool nowait)
   } else {
     mutex_lock_nested(&inode->i_mutex, I_MUTEX_NONDIR);
   }
-  struct timespec64 now = current_time();
-  if(!time_equal(&inode->i_mtime, now))
-    set_time(&inode->i_mtime, now);
-  if(!time_equal(&inode->i_ctime, now))
-    set_time(&inode->i_ctime, now);
+  inode_touch_mc(inode);   // now read under i_mutex: never older than a racing write's
   mutex_unlock(&inode->i_mutex);
   return true;
 }
