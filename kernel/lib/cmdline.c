@@ -101,16 +101,23 @@ number(const char *v, u64 lo, u64 hi, u32 *out)
   return NULL;
 }
 
+// A value of two words: *out false for the first, true for the second; else why, unchanged.
+static const char *
+one_of(const char *v, const char *first, const char *second, bool *out, const char *why)
+{
+  if(strcmp(v, first) == 0)
+    *out = false;
+  else if(strcmp(v, second) == 0)
+    *out = true;
+  else
+    return why;
+  return NULL;
+}
+
 static const char *
 yesno(const char *v, bool *out)
 {
-  if(strcmp(v, "yes") == 0)
-    *out = true;
-  else if(strcmp(v, "no") == 0)
-    *out = false;
-  else
-    return "expected yes or no";
-  return NULL;
+  return one_of(v, "no", "yes", out, "expected yes or no");
 }
 
 // A suite's or a test's name: [a-z0-9-]+.
@@ -350,13 +357,7 @@ parse_lockstat(struct cmdline *c, const char *v)
 static const char *
 parse_madvise_lock(struct cmdline *c, const char *v)
 {
-  if(strcmp(v, "read") == 0)
-    c->madvise_lock_write = false;
-  else if(strcmp(v, "write") == 0)
-    c->madvise_lock_write = true;
-  else
-    return "expected read or write";
-  return NULL;
+  return one_of(v, "read", "write", &c->madvise_lock_write, "expected read or write");
 }
 
 static const char *
@@ -370,13 +371,7 @@ parse_rates(struct cmdline *c, const char *v)
 static const char *
 parse_ipi_wait(struct cmdline *c, const char *v)
 {
-  if(strcmp(v, "halt") == 0)
-    c->ipi_wait_spin = false;
-  else if(strcmp(v, "spin") == 0)
-    c->ipi_wait_spin = true;
-  else
-    return "expected halt or spin";
-  return NULL;
+  return one_of(v, "halt", "spin", &c->ipi_wait_spin, "expected halt or spin");
 }
 
 // bench.margin=: a verdict's interval inside 1 +- margin per cent is "same" (lib/stats.c).
