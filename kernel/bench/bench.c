@@ -180,10 +180,10 @@ print_notes(int i, u32 runs, u32 us)
     bench_fmt_milli(longest, sizeof(longest), c->longest_ns / 1000000);
     bench_fmt_milli(cap, sizeof(cap), bench_cap_ns(us) / 1000000);
     pr_info("bench: %s: %s at %d threads: %u of %u runs went on past %s s until every worker"
-            " had done %d operations (longest %s s)%s%u at the cap of %s s%s\n",
-            bench_point.suite->name, name, bench_point.threads, c->longer, runs, secs,
-            BENCH_MIN_OPS, longest, c->capped ? "; STOPPED SHORT: " : "; ", c->capped, cap,
-            "; each run counts for its time");
+            " had done %d operations (longest %s s)%s%u at the cap of %s s; each run counts"
+            " for its time\n", bench_point.suite->name, name, bench_point.threads, c->longer,
+            runs, secs, BENCH_MIN_OPS, longest, c->capped ? "; STOPPED SHORT: " : "; ",
+            c->capped, cap);
   }
   if(c->enomem)
     pr_info("bench: %s: %s at %d threads: %lu operations of its %u runs failed by fault"
