@@ -32,9 +32,10 @@
 // worker i mapping its own 1 MiB of it, MAP_SHARED: the faults look pages up in the one
 // file's page cache and map them, allocating nothing. Each is a write fault of a
 // write-notified mapping on both kernels, so it also does page_mkwrite's work: the file's
-// mtime and ctime updated (file_update_time; Linux stores them only when its coarse clock has
-// ticked since the last store, this kernel at nearly every fault, under the file's i_mutex,
-// which the workers share) and the page marked dirty. "anon": MAP_PRIVATE|MAP_ANONYMOUS,
+// mtime and ctime updated (file_update_time; both kernels store them only once a tick has
+// passed since the last store, Linux with its coarse clock, this kernel by testing the times
+// against the tick's start, then under the file's i_mutex, which the workers share) and the
+// page marked dirty. "anon": MAP_PRIVATE|MAP_ANONYMOUS,
 // every fault allocates and zeroes a page.
 //
 // Checks: after each write the page's next word must read 0 (a fresh anonymous page is
