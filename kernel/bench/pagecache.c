@@ -17,19 +17,18 @@
 #define REPLACE_ONE_IN 64                   // one operation in 64 replaces a page
 #define YIELD_EVERY 64
 
-// One file per variant, built at a point's warm-up and destroyed after its last timed run.
-// A run leaves its file as it found it (a page at every index, holding that index: a
-// replaced page's place is taken by a fresh one), so every run of the point starts from the
-// same index; building 4096 pages before every run took a quarter of the suite's time, and
-// fewer, longer setups leave the point's time to more runs (bench.c, DEFAULT_RUNS). The
-// files of a point's eight variants live side by side: 128 MiB of the 1 GiB guest, each in
-// its own index (the two hash variants have tables of their own, mm/pagecache_hash.c; with
-// bench.aa=yes a variant and its copy have a file each, and share the variant's table).
+// One file per column, built afresh by every run's setup and destroyed by its teardown, so
+// that each run meets its own layout of pages and radix nodes and the intervals count how
+// much layouts differ. Built once per point, as until 2026-12-05, a column's runs all shared
+// the layout its warm-up drew, and ten A/A boots found a variant and its copy apart in 5 of
+// 10 (doc/notebook/2026-12-05-aa.md): a difference between two layouts, met once per
+// comparison, that no run's scatter held. The build, 4096 pages, is outside the interval.
+// The tally and the race counts add up over the point's runs, for pc_point_done.
 struct pc_file {
   struct address_space as;
-  u64 replaced_total;                     // since setup: what the generations add up to
+  u64 replaced_total;                     // since this run's setup: what the generations add up to
   struct pc_tally tally;                  // the runs verified since pc_take_tally
-  struct pagecache_rcu_stats races;       // radix-rcu's race counts, its runs' own
+  struct pagecache_rcu_stats races;       // radix-rcu's race counts, the point's runs' own
 };
 static struct pc_file files[BENCH_MAX_SLOTS];   // by ctx->slot
 static struct pc_tally run_tally;     // the running run's: each worker adds its own as it returns
@@ -79,7 +78,7 @@ rcu_stats_sum(struct pagecache_rcu_stats *s)
   }
 }
 
-// The variant's file is filled at round 0 (the warm-up) and kept for the point's timed runs.
+// The run's file: a page at every index, holding that index, generation 0.
 int
 pc_setup(struct bench_ctx *ctx)
 {
@@ -89,8 +88,10 @@ pc_setup(struct bench_ctx *ctx)
   ctx->priv = &f->as;
   run_tally = (struct pc_tally){ 0 };
   rcu_stats_sum(&run_races);   // the counters are per CPU, not per file: only a difference
-  if(ctx->round > 0)
-    return 0;
+  if(ctx->round == 0) {        // the warm-up: the point's first run of this column
+    f->tally = (struct pc_tally){ 0 };
+    f->races = (struct pagecache_rcu_stats){ 0 };
+  }
   while(v < NR_PC_VARIANTS && strcmp(pagecache_variant_names[v], ctx->variant->name) != 0)
     v++;
   int err = address_space_init(&f->as, v, ctx->variant->fanout, NULL, false);
@@ -111,19 +112,15 @@ pc_setup(struct bench_ctx *ctx)
     ctx->priv = NULL;
     return err;
   }
-  f->tally = (struct pc_tally){ 0 };
   f->replaced_total = 0;
-  f->races = (struct pagecache_rcu_stats){ 0 };
   return 0;
 }
 
 void
 pc_teardown(struct bench_ctx *ctx)
 {
-  if(ctx->round < ctx->runs)
-    return;
   address_space_destroy(&files[ctx->slot].as);
-  rcu_barrier();   // the radix nodes' RCU frees, before the next point's files
+  rcu_barrier();   // the radix nodes' RCU frees, before the next run's file
   ctx->priv = NULL;
 }
 
@@ -278,8 +275,7 @@ BENCH_SUITE(pagecache_suite) = {
   // Ten runs, not five: at 16 threads on 8 vCPUs a run's rate depends on which vCPUs the 2
   // host cores happen to run (radix-rcu's runs scatter by a third of their mean), and over
   // its 28 comparisons five runs gave the headline `faster` in 2 of 5 boots at a ratio that
-  // stayed near 3.4 (doc/benchmarks.md). A setup per point, not per run,
-  // keeps the suite's time about what it was.
+  // stayed near 3.4 (doc/benchmarks.md).
   .runs = 10,
   .variants = {
     { "hash-global", 0 },
