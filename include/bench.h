@@ -72,7 +72,7 @@ struct bench_ctx {
   int threads;       // workers in the running point
   int max_threads;   // the most workers any point of this variant runs (for setup)
   u32 round;         // of the point's runs of this variant: 0 the warm-up, 1.. the timed ones
-  u32 runs;          // its timed runs: round == runs is the last
+  u32 runs;          // this column's timed runs here (HEAD_RUNS): round == runs is the last
   bool stop;         // set when the run is over: workers return (bench_stopped)
   u64 start_ns;      // ktime_ns when the last worker woke: the timed interval begins
   u64 deadline;      // ktime_ns at which the run's time is up (it may go on: bench_yield)
@@ -123,8 +123,8 @@ struct benchsuite {
   // and 3.8 for the 18 of ten (stats_tq), so ten runs narrow it by more than half.
   u32 runs;
 
-  // Every variant measured at a thread count runs one run at a time, in turn, A B C then
-  // C B A (kernel/bench/bench.c), and every run starts from its own setup: so before and
+  // Every variant measured at a thread count runs one run at a time, in turn, in rounds of a
+  // random order (kernel/bench/bench.c), and every run starts from its own setup: so before and
   // after every run, warm-up included, with the workers parked and outside the timed
   // interval; setup returns 0 or a negative errno, after which it has undone itself and
   // teardown is not called.

@@ -53,6 +53,7 @@ struct cmdline {
   bool ipi_wait_spin;         // ipi.wait=spin: wait for IPI answers spinning, as Linux does
   bool bench_rates;           // bench.rates=yes: a BENCH-RUNS line of each point's run rates
   u32 bench_margin;           // bench.margin=: the equivalence margin of verdicts, per cent
+  u32 bench_seed;             // bench.seed=: the rounds' orders' seed; 0: drawn at boot
   char init[INIT_PATH_MAX];   // init=: the program run after self-tests and benchmarks ("" none)
   int ninit_args;             // the words after a lone --, verbatim, never parsed as keys
   char init_args[INIT_ARGS_MAX][CMDLINE_WORD_MAX + 1];

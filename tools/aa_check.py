@@ -27,26 +27,34 @@ sys.path.insert(0, __import__("os").path.dirname(__file__))
 from logratio import t_quantile  # noqa: E402
 
 RUNS = re.compile(r"BENCH-RUNS suite=(\S+) variant=(\S+?)(?: fanout=(\d+))? threads=(\d+) "
-                  r"slot=(\d+) of=(\d+) rates=([\d,]+)(?: us=([\d,]+))?(?: pos=([\d,]+))?")
+                  r"slot=(\d+) of=(\d+)(?: first=(\d+))? rates=([\d,]+)(?: us=([\d,]+))?"
+                  r"(?: pos=([\d,]+))?")
 
 
 def read(paths):
     """{(boot, suite, threads): {(variant, fanout): (slot, of, [rates], [us] or None,
     [place in each round])}}. Without pos= (boots before random order), the place is ABBA's:
-    slot order in odd rounds, reverse in even ones."""
+    slot order in odd rounds, reverse in even ones. A point's lines with first= above 1 add
+    to the runs of the line before."""
     points = defaultdict(dict)
     for b, path in enumerate(paths):
         with open(path, errors="replace") as f:
             for line in f:
                 m = RUNS.search(line)
                 if m:
-                    s, v, fan, t, slot, of, rates, us, pos = m.groups()
+                    s, v, fan, t, slot, of, first, rates, us, pos = m.groups()
                     rates = [int(x) for x in rates.split(",")]
                     slot, of = int(slot), int(of)
+                    off = int(first) - 1 if first else 0
                     pos = [int(x) for x in pos.split(",")] if pos else \
-                        [slot if r % 2 == 0 else of - 1 - slot for r in range(len(rates))]
-                    points[(b, s, int(t))][(v, fan)] = (
-                        slot, of, rates, [int(x) for x in us.split(",")] if us else None, pos)
+                        [slot if r % 2 == 0 else of - 1 - slot
+                         for r in range(off, off + len(rates))]
+                    us = [int(x) for x in us.split(",")] if us else None
+                    before = points[(b, s, int(t))].get((v, fan))
+                    if first and int(first) > 1 and before:
+                        rates, pos = before[2] + rates, before[4] + pos
+                        us = before[3] + us if us and before[3] else None
+                    points[(b, s, int(t))][(v, fan)] = (slot, of, rates, us, pos)
     return points
 
 

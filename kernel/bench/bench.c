@@ -27,6 +27,18 @@ extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 #define QUICK_US 200000
 #define MAX_RUNS 1000       // bench.runs is at most 1000 (kernel/lib/cmdline.c)
 
+// The two columns of an equivalence headline's point (a seed that found no difference: dbench
+// at 8 threads, webserve at 8, ramfs at 1) take HEAD_RUNS timed runs, in rounds of their own
+// after the point's ordinary ones. "No difference" is a claim only an interval inside
+// 1 +- bench.margin confirms, and at 8 vCPUs on 2 host cores a run's rate there scatters by
+// 4 to 22% (ten A/A boots, doc/notebook/2026-12-05-aa.md): five runs a side gave intervals of
+// +-0.15 to +-0.55, where no boot could say `same`. Their scatter predicts +-0.04 to +-0.14
+// for dbench at fifty a side, +-0.02 to +-0.10 for webserve, +-0.01 to +-0.15 for ramfs; the
+// fifty cost about 35 s a boot, what the five-minute budget of `make qemu-smp8` leaves. Not
+// under bench=quick, bench.aa=yes or a bench.runs= of the command line: there the runs are
+// what was asked for.
+#define HEAD_RUNS 50
+
 // A point's first round of runs is an untimed warm-up, each run a quarter of bench.secs:
 // every run starts from its own setup, so nothing a warm-up builds carries over; it takes
 // only the one-time costs of a point's first runs (fresh worker threads, code and caches
@@ -62,6 +74,7 @@ struct column {
   u64 rcu_left, lazy_left;   // RCU callbacks and lazily freed pages its runs left behind
   u64 enomem;                // operations its runs lost to -ENOMEM (bench_enomem)
   u64 extra_m[BENCH_MAX_EXTRAS];
+  u32 runs;                          // its timed runs at this point (HEAD_RUNS)
   u64 ops[MAX_RUNS], ns[MAX_RUNS];   // each timed run's operations and interval
   u8 pos[MAX_RUNS];                  // its place in its round (round_order)
 };
@@ -73,6 +86,7 @@ static u64 scratch[MAX_RUNS], scratch_b[MAX_RUNS];   // a column's samples, whil
 static u64 suite_ns, suite_settle_ns;   // the suite's timed intervals, and their settles
 static u64 suite_run_ns;                // its runs, warm-ups too, from release to parked
 static struct bench_tally tally;        // the boot's verdicts, for BENCH-AA
+static u32 order_seed;                  // bench.seed=, or drawn at boot (round_order)
 
 // An operation that failed with -ENOMEM is the injection's doing only while there is one.
 static void
@@ -129,31 +143,40 @@ print_point(int i, const struct stats *st, const u64 *extra_m)
 }
 
 // bench.rates=yes: the timed runs' own rates and lengths (µs), in the order of their rounds,
-// after the BENCH line, so that what the intervals assume (runs independent, no drift, no order effect) can
-// be checked against the runs themselves (tools/aa_check.py), with each run's place in its
-// round (round_order).
+// after the BENCH line, so that what the intervals assume (runs independent, no drift, no
+// order effect) can be checked against the runs themselves (tools/aa_check.py), with each
+// run's place in its round (round_order). RUNS_PER_LINE runs to a line, so that a line fits a
+// printk message: a column with more (HEAD_RUNS) takes several, each with first=, the number
+// of its first run.
+#define RUNS_PER_LINE 16
 static void
 print_rates(int i, const struct column *c)
 {
-  u32 runs = bench_point.runs;
   char line[BENCH_LINE_MAX + 1];
-  u32 r;
+  u32 r, from, to;
   int len;
 
-  len = scnprintf(line, sizeof(line), "BENCH-RUNS suite=%s ", bench_point.suite->name);
-  len += point_name(line + len, sizeof(line) - len, i);
-  len += scnprintf(line + len, sizeof(line) - len, " threads=%d slot=%d of=%d rates=",
-                   bench_point.threads, i, results.nslots);
-  for(r = 0; r < runs && len < (int)sizeof(line) / 2; r++)
-    len += scnprintf(line + len, sizeof(line) - len, "%s%lu", r ? "," : "",
-                     stats_rate(c->ops[r], c->ns[r]));
-  len += scnprintf(line + len, sizeof(line) - len, " us=");
-  for(r = 0; r < runs && len < (int)sizeof(line) * 7 / 8; r++)
-    len += scnprintf(line + len, sizeof(line) - len, "%s%lu", r ? "," : "", c->ns[r] / 1000);
-  len += scnprintf(line + len, sizeof(line) - len, " pos=");
-  for(r = 0; r < runs && len < (int)sizeof(line) - 8; r++)
-    len += scnprintf(line + len, sizeof(line) - len, "%s%u", r ? "," : "", c->pos[r]);
-  printk("%s\n", line);
+  for(from = 0; from < c->runs; from = to) {
+    to = MIN(from + RUNS_PER_LINE, c->runs);
+    len = scnprintf(line, sizeof(line), "BENCH-RUNS suite=%s ", bench_point.suite->name);
+    len += point_name(line + len, sizeof(line) - len, i);
+    len += scnprintf(line + len, sizeof(line) - len, " threads=%d slot=%d of=%d",
+                     bench_point.threads, i, results.nslots);
+    if(c->runs > RUNS_PER_LINE)
+      len += scnprintf(line + len, sizeof(line) - len, " first=%u", from + 1);
+    len += scnprintf(line + len, sizeof(line) - len, " rates=");
+    for(r = from; r < to; r++)
+      len += scnprintf(line + len, sizeof(line) - len, "%s%lu", r > from ? "," : "",
+                       stats_rate(c->ops[r], c->ns[r]));
+    len += scnprintf(line + len, sizeof(line) - len, " us=");
+    for(r = from; r < to; r++)
+      len += scnprintf(line + len, sizeof(line) - len, "%s%lu", r > from ? "," : "",
+                       c->ns[r] / 1000);
+    len += scnprintf(line + len, sizeof(line) - len, " pos=");
+    for(r = from; r < to; r++)
+      len += scnprintf(line + len, sizeof(line) - len, "%s%u", r > from ? "," : "", c->pos[r]);
+    printk("%s\n", line);
+  }
 }
 
 // A point the runner could not measure: its BENCH-SKIP line instead of a BENCH line.
@@ -212,6 +235,7 @@ setup_slot(int i)
   bench_point.vi = results.slots[i].vi;
   bench_point.slot = i;
   bench_point.variant = &s->variants[bench_point.vi];
+  bench_point.runs = cols[i].runs;
   bench_point.priv = NULL;
   for(tries = 0; s->setup && tries < 2; tries++) {
     if(tries)
@@ -230,17 +254,18 @@ setup_slot(int i)
   return err;
 }
 
-// Round r of slot i at thread index t: r = 0 is the warm-up, 1 to runs are timed, and the
-// last one also gives the point's BENCH line. False if the setup failed twice: the point is
+// Round r of slot i at thread index t: r = 0 is the warm-up, 1 to the column's runs are timed,
+// and the last one also gives the point's BENCH line. False if the setup failed twice: the point is
 // skipped, and its earlier runs go unreported.
 static bool
-run_slot(int i, int t, u32 r, u32 runs, u32 us)
+run_slot(int i, int t, u32 r, u32 us)
 {
   const struct benchsuite *s = bench_point.suite;
   struct column *c = &cols[i];
   u64 t0, value_m[BENCH_MAX_EXTRAS];
   struct bench_run run;
   struct fault_rates rates;
+  u32 runs = c->runs;
   char name[96];
   int err, k;
 
@@ -303,14 +328,19 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
 
 // The order of round r's n columns into order[]: a random permutation (Fisher and Yates's
 // shuffle, Knuth TAOCP vol. 2, 3.4.2, algorithm P) from the point's own generator
-// (xorshift64*, Marsaglia 2003 and Vigna 2016), seeded by the suite and thread count so that
-// a boot's order can be replayed; a round of three columns or more never starts with the
-// column that ended the one before (that run would follow itself, the carry-over ABBA
-// suffered). Two columns are left to chance: the rule would fix their order for the whole
-// point (AB AB AB), and whatever alternates from run to run (a setup that gets one of two
-// layouts of pages and slab objects in turn, say) would fall on one column only. The webserve
-// A/A boots of doc/notebook/2026-12-05-aa.md had two columns in that fixed order, and a column
-// 11% faster than its copy in all five rounds, one way in one boot and the other in the next.
+// (xorshift64*, Marsaglia 2003 and Vigna 2016), seeded by the boot's order_seed, the suite
+// and the thread count. order_seed is drawn at every boot and printed (bench.seed= gives it
+// back, to replay a boot's orders): with one fixed seed every boot ran the same orders, and
+// whatever an order carries came back boot after boot, so that ten A/A boots were not ten
+// draws of it (doc/notebook/2026-12-05-aa.md: pagecache's radix-lock/128 slower than its
+// copy by a fifth in two boots whose rounds had the same orders). A round of three columns
+// or more never starts with the column that ended the one before (that run would follow
+// itself, the carry-over ABBA suffered). Two columns are left to chance: the rule would fix
+// their order for the whole point (AB AB AB), and whatever alternates from run to run (a
+// setup that gets one of two layouts of pages and slab objects in turn, say) would fall on
+// one column only. The webserve A/A boots of the same notebook had two columns in that fixed
+// order, and a column 11% faster than its copy in all five rounds, one way in one boot and
+// the other in the next.
 static void
 round_order(int *order, int n, int prev_last, u64 *state)
 {
@@ -337,15 +367,21 @@ round_order(int *order, int n, int prev_last, u64 *state)
 // paused: at 16 workers and failslab=20 a third of the tries lose one, and the first try
 // already took the error path), take every column's runs, a round at a time in an order
 // drawn for the round (round_order); a column whose setup fails twice drops out of the point.
+// With head (an equivalence headline's two slots), those two go on alone, round after round,
+// to HEAD_RUNS.
 static void
-run_point(int t, u32 runs, u32 us)
+run_point(int t, u32 runs, u32 us, const int *head)
 {
-  int n = results.threads[t], nslots = results.nslots, got, tries, k, i, a, b;
+  int n = results.threads[t], nslots = results.nslots, got, tries, k, i, a, b, live;
   int order[BENCH_MAX_SLOTS];
+  u32 r, most = head ? MAX(runs, HEAD_RUNS) : runs, pairs;
   u64 seed;
-  u32 r;
 
   memset(cols, 0, sizeof(cols));
+  for(i = 0; i < nslots; i++)
+    cols[i].runs = runs;
+  if(head)
+    cols[head[0]].runs = cols[head[1]].runs = most;
   bench_point.threads = n;
   for(tries = 0; (got = bench_start_workers(n, tries > 0)) < n; tries++) {
     pr_info("bench: %s: could not start worker %d of %d%s\n", bench_point.suite->name, got + 1, n,
@@ -360,33 +396,36 @@ run_point(int t, u32 runs, u32 us)
   }
   bench_wait_parked();
   bench_profile_point_begin(nslots);
-  seed = 0x9e3779b97f4a7c15ULL ^ ((u64)n << 32);   // FNV-1a over the suite's name
+  seed = 0x9e3779b97f4a7c15ULL ^ ((u64)n << 32) ^ order_seed;   // FNV-1a over the suite's name
   for(const char *p = bench_point.suite->name; *p; p++)
     seed = (seed ^ (u8)*p) * 0x100000001b3ULL;
   seed |= 1;   // xorshift never leaves 0
-  for(r = 0; r <= runs; r++) {
-    round_order(order, nslots, r ? order[nslots - 1] : -1, &seed);
-    for(k = 0; k < nslots; k++) {
-      i = order[k];
+  for(r = 0; r <= most; r++) {
+    live = r <= runs ? nslots : 2;
+    round_order(order, live, r && r <= runs ? order[nslots - 1] : -1, &seed);
+    for(k = 0; k < live; k++) {
+      i = r <= runs ? order[k] : head[order[k]];
       if(r > 0)
         cols[i].pos[r - 1] = k;
       if(!cols[i].skip)
-        cols[i].skip = !run_slot(i, t, r, runs, us);
+        cols[i].skip = !run_slot(i, t, r, us);
     }
   }
   bench_profile_point_end();
   bench_stop_workers(n);
-  // Each comparison's rounds, paired: a's run r and b's run r went in the same round.
+  // Each comparison's rounds, paired: a's run r and b's run r went in the same round (the
+  // rounds both columns took).
   for(k = 0; k < results.npaired; k++) {
     a = results.paired[k].a;
     b = results.paired[k].b;
     if(!results.ran[a][t] || !results.ran[b][t])
       continue;
-    for(r = 0; r < runs; r++) {
+    pairs = MIN(cols[a].runs, cols[b].runs);
+    for(r = 0; r < pairs; r++) {
       scratch[r] = stats_rate(cols[a].ops[r], cols[a].ns[r]);
       scratch_b[r] = stats_rate(cols[b].ops[r], cols[b].ns[r]);
     }
-    stats_pair_compute(&results.pair[k][t], scratch, scratch_b, runs);
+    stats_pair_compute(&results.pair[k][t], scratch, scratch_b, pairs);
   }
 }
 
@@ -408,12 +447,29 @@ plan_ms(int points, u32 runs, u32 us)
   return (u64)points * (runs * us + us / WARMUP_DIV) / 1000;
 }
 
+// Whether suite s's headline is a claim of equivalence whose point takes HEAD_RUNS here.
+static bool
+head_runs(const struct benchsuite *s, bool quick, bool aa)
+{
+  return s->headline.a && s->headline.seed_verdict == STATS_SAME && !quick && !aa &&
+         !kcmdline.bench_runs;
+}
+
+// What HEAD_RUNS adds to suite s's plan: two columns' extra runs.
+static u64
+head_ms(const struct benchsuite *s, bool quick, bool aa, u32 runs, u32 us)
+{
+  return head_runs(s, quick, aa) && runs < HEAD_RUNS ? 2ULL * (HEAD_RUNS - runs) * us / 1000 : 0;
+}
+
 static void
 run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u32 us)
 {
   int points = bench_points(s, cpus, quick, aa), t;
   char line[BENCH_LINE_MAX + 1], share[32], all[32], ran[32], timed[32];
   u64 t0 = ktime_ns();
+  struct bench_cmp hc;
+  int head[2], ht = -1;
 
   memset(&results, 0, sizeof(results));
   results.aa = aa;
@@ -424,7 +480,15 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u
   bench_suite_line(line, sizeof(line), s, cpus, quick, aa);
   printk("%s\n", line);
   printk("bench: %s: %d points x %u runs x %u.%02u s and a warm-up = ~%lu s\n", s->name, points,
-         runs, us / 1000000, us % 1000000 / 10000, (plan_ms(points, runs, us) + 500) / 1000);
+         runs, us / 1000000, us % 1000000 / 10000,
+         (plan_ms(points, runs, us) + head_ms(s, quick, aa, runs, us) + 500) / 1000);
+  if(head_runs(s, quick, aa) && (ht = bench_headline_point(s, &results, cpus, &hc)) >= 0) {
+    head[0] = hc.a;
+    head[1] = hc.b;
+    printk("bench: %s: its headline, %s against %s at %d threads, a claim of no difference,"
+           " takes %u runs a side\n", s->name, s->headline.a, s->headline.b,
+           results.threads[ht], MAX(runs, HEAD_RUNS));
+  }
 
   memset(&bench_point, 0, sizeof(bench_point));
   bench_point.suite = s;
@@ -432,7 +496,7 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u
   bench_point.runs = runs;
   suite_ns = suite_settle_ns = suite_run_ns = 0;
   for(t = 0; t < results.nthreads; t++)
-    run_point(t, runs, us);
+    run_point(t, runs, us, t == ht ? head : NULL);
   // Where the suite's time went: the budget of a boot (doc/benchmarks.md) is mostly these.
   bench_fmt_milli(all, sizeof(all), (ktime_ns() - t0) / 1000000);
   bench_fmt_milli(ran, sizeof(ran), suite_run_ns / 1000000);
@@ -556,16 +620,24 @@ bench_run(void)
   u64 t0 = ktime_ns(), ms, plan = 0;
 
   failures = check_registry();
+  // The low bits of the clock at this point of the boot: they differ from boot to boot, and
+  // nothing needs more than a different draw.
+  order_seed = kcmdline.bench_seed ? kcmdline.bench_seed : (u32)(ktime_ns() * 0x9e3779b1ULL >> 7);
+  order_seed += !order_seed;
   for_each_suite(s) {
     if(selected(s)) {
       nsuites++;
       points += bench_points(s, cpus, quick, aa);
-      plan += plan_ms(bench_points(s, cpus, quick, aa), suite_runs(s, quick), us);
+      plan += plan_ms(bench_points(s, cpus, quick, aa), suite_runs(s, quick), us) +
+              head_ms(s, quick, aa, suite_runs(s, quick), us);
     }
   }
-  if(nsuites > 0)
+  if(nsuites > 0) {
     printk("bench: %d suites, %d points at %d CPUs, runs of %u.%02u s and a warm-up: ~%lu s\n",
            nsuites, points, cpus, us / 1000000, us % 1000000 / 10000, (plan + 500) / 1000);
+    printk("bench: each round in a random order, from bench.seed=%u (%s)\n", order_seed,
+           kcmdline.bench_seed ? "the command line's" : "drawn at boot; give it to replay them");
+  }
 
   for_each_suite(s)
     if(selected(s))

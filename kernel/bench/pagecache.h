@@ -14,8 +14,8 @@ struct pc_tally {
   u64 failed;     // replacements that could not add their fresh page (-ENOMEM)
 };
 
-// The file for ctx->variant (name and fanout, ctx->vi its own), filled at ctx->round 0 and
-// kept until teardown at round ctx->runs; ctx->priv is its address_space.
+// The run's file for ctx->variant (name and fanout, ctx->vi its own), filled at every setup
+// and destroyed at every teardown; ctx->priv is its address_space.
 int pc_setup(struct bench_ctx *ctx);
 void pc_teardown(struct bench_ctx *ctx);
 u64 pc_worker(struct bench_ctx *ctx, int thread_index);

@@ -374,6 +374,14 @@ parse_ipi_wait(struct cmdline *c, const char *v)
   return one_of(v, "halt", "spin", &c->ipi_wait_spin, "expected halt or spin");
 }
 
+// bench.seed=: the seed of the rounds' random orders (kernel/bench/bench.c), to replay a
+// boot's; 0 is not a seed (the default: a new one each boot, printed).
+static const char *
+parse_seed(struct cmdline *c, const char *v)
+{
+  return number(v, 1, 0xffffffffULL, &c->bench_seed);
+}
+
 // bench.margin=: a verdict's interval inside 1 +- margin per cent is "same" (lib/stats.c).
 // 0 leaves no room for same: every interval holding 1 is then inconclusive.
 static const char *
@@ -418,6 +426,7 @@ static const struct param {
   { "madvise.lock", parse_madvise_lock },
   { "ipi.wait", parse_ipi_wait },
   { "bench.margin", parse_margin },
+  { "bench.seed", parse_seed },
   { "init", parse_init },
 };
 

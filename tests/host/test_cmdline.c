@@ -349,6 +349,20 @@ test_flags(void)
   CHECK(strcmp(lastwhy, "expected read or write") == 0 &&
         strcmp(lastword, "madvise.lock=exclusive") == 0);
   CHECK(rejected("madvise.lock=", "empty value"));
+  // bench.margin: a whole percentage 0..50, 5 by default.
+  CHECK(fresh(&c, "") == 0 && c.bench_margin == 5);
+  CHECK(fresh(&c, "bench.margin=0") == 0 && c.bench_margin == 0);
+  CHECK(parse(&c, "bench.margin=50") == 0 && c.bench_margin == 50);
+  CHECK(fresh(&c, "bench.margin=10 bench.margin=51") == 1 && c.bench_margin == 10);
+  CHECK(rejected("bench.margin=51", "out of range"));
+  CHECK(rejected("bench.margin=2.5", "not a decimal number"));
+  // bench.seed: 1..2^32-1; 0 (no seed given) means one drawn at boot.
+  CHECK(fresh(&c, "") == 0 && c.bench_seed == 0);
+  CHECK(fresh(&c, "bench.seed=4294967295") == 0 && c.bench_seed == 4294967295U);
+  CHECK(fresh(&c, "bench.seed=7 bench.seed=4294967296") == 1 && c.bench_seed == 7);
+  CHECK(rejected("bench.seed=4294967296", "out of range"));
+  CHECK(rejected("bench.seed=0", "out of range"));
+  CHECK(rejected("bench.seed=0x10", "not a decimal number"));
   CHECK(rejected("bench.aa=YES", "expected yes or no"));
   CHECK(rejected("bench.aa=", "empty value"));
   CHECK(rejected("bench.a=yes", "unknown key"));
