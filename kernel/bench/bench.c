@@ -31,12 +31,13 @@ extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 // at 8 threads, webserve at 8, ramfs at 1) take HEAD_RUNS timed runs, in rounds of their own
 // after the point's ordinary ones. "No difference" is a claim only an interval inside
 // 1 +- bench.margin confirms, and at 8 vCPUs on 2 host cores a run's rate there scatters by
-// 4 to 22% (ten A/A boots, doc/notebook/2026-12-05-aa.md): five runs a side gave intervals of
-// +-0.15 to +-0.55, where no boot could say `same`. Their scatter predicts +-0.04 to +-0.14
-// for dbench at fifty a side, +-0.02 to +-0.10 for webserve, +-0.01 to +-0.15 for ramfs; the
-// fifty cost about 35 s a boot, what the five-minute budget of `make qemu-smp8` leaves. Not
-// under bench=quick, bench.aa=yes or a bench.runs= of the command line: there the runs are
-// what was asked for.
+// 1 to 30% (twenty A/A boots, doc/notebook/2026-12-05-aa.md): at five runs a side their
+// intervals were +-0.07 to +-0.55, where no boot could say `same`. That scatter predicts
+// +-0.03 to +-0.12 at fifty a side for dbench, +-0.02 to +-0.09 for webserve and +-0.01 to
+// +-0.14 for ramfs (doc/notebook/2026-12-05-headline-power.md has what fifty gave); they cost
+// about 35 s a boot, what the five-minute budget of `make qemu-smp8` leaves. Not under
+// bench=quick, bench.aa=yes or a bench.runs= of the command line: there the runs are what
+// was asked for.
 #define HEAD_RUNS 50
 
 // A point's first round of runs is an untimed warm-up, each run a quarter of bench.secs:
