@@ -272,6 +272,12 @@ def run_pty(program, which):
         import fcntl
         import termios
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        # ^C, ^\ and a hang-up must reach the program as on a login: a make test started in
+        # the background of a non-interactive shell (nohup make test &) runs with SIGINT and
+        # SIGQUIT ignored (SIGHUP too, under nohup), and execve keeps an ignored signal
+        # ignored (signal(7)).
+        for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT):
+            signal.signal(sig, signal.SIG_DFL)
         if which == "shell":
             # As init= starts it: in /, with the kernel's environment.
             os.chdir("/")

@@ -38,8 +38,11 @@ expect() {
   local want=$1
   shift
   # The group's stderr also takes bash's own "Segmentation fault" report of the child.
-  { (cd "$scratch" && ulimit -v 4194304 && env -i HOME=/ TERM=linux PATH=/bin:/usr/bin \
-       "${as_user[@]}" "./$1" "${@:2}") > "$scratch/out" 2>&1; } 2> /dev/null
+  # --default-signal: a make test run in the background of a non-interactive shell has SIGINT
+  # and SIGQUIT ignored (and SIGHUP, under nohup), and an ignored signal stays ignored across
+  # execve (signal(7)): jobctl's orphaned, stopped group must die of its SIGHUP.
+  { (cd "$scratch" && ulimit -v 4194304 && env -i --default-signal=HUP,INT,QUIT HOME=/ TERM=linux \
+       PATH=/bin:/usr/bin "${as_user[@]}" "./$1" "${@:2}") > "$scratch/out" 2>&1; } 2> /dev/null
   local got=$?
   if [ "$got" = "$want" ]; then
     passed=$((passed + 1))
