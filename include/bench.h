@@ -72,7 +72,7 @@ struct bench_ctx {
   int threads;       // workers in the running point
   int max_threads;   // the most workers any point of this variant runs (for setup)
   u32 round;         // of the point's runs of this variant: 0 the warm-up, 1.. the timed ones
-  u32 runs;          // this column's timed runs here (HEAD_RUNS): round == runs is the last
+  u32 runs;          // the point's timed runs (HEAD_RUNS): round == runs is the last
   bool stop;         // set when the run is over: workers return (bench_stopped)
   u64 start_ns;      // ktime_ns when the last worker woke: the timed interval begins
   u64 deadline;      // ktime_ns at which the run's time is up (it may go on: bench_yield)

@@ -27,17 +27,18 @@ extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 #define QUICK_US 200000
 #define MAX_RUNS 1000       // bench.runs is at most 1000 (kernel/lib/cmdline.c)
 
-// The two columns of an equivalence headline's point (a seed that found no difference: dbench
-// at 8 threads, webserve at 8, ramfs at 1) take HEAD_RUNS timed runs, in rounds of their own
-// after the point's ordinary ones. "No difference" is a claim only an interval inside
-// 1 +- bench.margin confirms, and at 8 vCPUs on 2 host cores a run's rate there scatters by
-// 1 to 30% (twenty A/A boots, doc/notebook/2026-12-05-aa.md): at five runs a side their
-// intervals were +-0.07 to +-0.55, where no boot could say `same`. That scatter predicts
-// +-0.03 to +-0.12 at fifty a side for dbench, +-0.02 to +-0.09 for webserve and +-0.01 to
-// +-0.14 for ramfs (doc/notebook/2026-12-05-headline-power.md has what fifty gave); they cost
-// about 35 s a boot, what the five-minute budget of `make qemu-smp8` leaves. Not under
-// bench=quick, bench.aa=yes or a bench.runs= of the command line: there the runs are what
-// was asked for.
+// The point of an equivalence headline (a seed that found no difference: dbench at 8 threads,
+// webserve at 8, ramfs at 1) takes HEAD_RUNS rounds. "No difference" is a claim only an
+// interval inside 1 +- bench.margin confirms, and at 8 vCPUs on 2 host cores a run's rate
+// there scatters by 1 to 30% (twenty A/A boots, doc/notebook/2026-12-05-aa.md): at five runs
+// a side their intervals were +-0.07 to +-0.55, where no boot could say `same`. That scatter
+// predicts +-0.03 to +-0.12 at fifty a side for dbench, +-0.02 to +-0.09 for webserve and
+// +-0.01 to +-0.14 for ramfs (doc/notebook/2026-12-05-headline-power.md has what fifty gave).
+// Every column of the point takes them, not the headline's two alone: another comparison
+// there, of one of the two with a third column, would otherwise set runs of two periods and
+// two kinds of round against each other. About 45 s a boot (dbench's four columns), what the
+// five-minute budget of `make qemu-smp8` leaves. Not under bench=quick, bench.aa=yes or a
+// bench.runs= of the command line: there the runs are what was asked for.
 #define HEAD_RUNS 50
 
 // A point's first round of runs is an untimed warm-up, each run a quarter of bench.secs:
@@ -75,7 +76,6 @@ struct column {
   u64 rcu_left, lazy_left;   // RCU callbacks and lazily freed pages its runs left behind
   u64 enomem;                // operations its runs lost to -ENOMEM (bench_enomem)
   u64 extra_m[BENCH_MAX_EXTRAS];
-  u32 runs;                          // its timed runs at this point (HEAD_RUNS)
   u64 ops[MAX_RUNS], ns[MAX_RUNS];   // each timed run's operations and interval
   u8 pos[MAX_RUNS];                  // its place in its round (round_order)
 };
@@ -147,23 +147,23 @@ print_point(int i, const struct stats *st, const u64 *extra_m)
 // after the BENCH line, so that what the intervals assume (runs independent, no drift, no
 // order effect) can be checked against the runs themselves (tools/aa_check.py), with each
 // run's place in its round (round_order). RUNS_PER_LINE runs to a line, so that a line fits a
-// printk message: a column with more (HEAD_RUNS) takes several, each with first=, the number
-// of its first run.
+// printk message: a point of more (HEAD_RUNS) takes several a column, each with first=, the
+// number of its first run.
 #define RUNS_PER_LINE 16
 static void
 print_rates(int i, const struct column *c)
 {
+  u32 runs = bench_point.runs, r, from, to;
   char line[BENCH_LINE_MAX + 1];
-  u32 r, from, to;
   int len;
 
-  for(from = 0; from < c->runs; from = to) {
-    to = MIN(from + RUNS_PER_LINE, c->runs);
+  for(from = 0; from < runs; from = to) {
+    to = MIN(from + RUNS_PER_LINE, runs);
     len = scnprintf(line, sizeof(line), "BENCH-RUNS suite=%s ", bench_point.suite->name);
     len += point_name(line + len, sizeof(line) - len, i);
     len += scnprintf(line + len, sizeof(line) - len, " threads=%d slot=%d of=%d",
                      bench_point.threads, i, results.nslots);
-    if(c->runs > RUNS_PER_LINE)
+    if(runs > RUNS_PER_LINE)
       len += scnprintf(line + len, sizeof(line) - len, " first=%u", from + 1);
     len += scnprintf(line + len, sizeof(line) - len, " rates=");
     for(r = from; r < to; r++)
@@ -236,7 +236,6 @@ setup_slot(int i)
   bench_point.vi = results.slots[i].vi;
   bench_point.slot = i;
   bench_point.variant = &s->variants[bench_point.vi];
-  bench_point.runs = cols[i].runs;
   bench_point.priv = NULL;
   for(tries = 0; s->setup && tries < 2; tries++) {
     if(tries)
@@ -255,18 +254,17 @@ setup_slot(int i)
   return err;
 }
 
-// Round r of slot i at thread index t: r = 0 is the warm-up, 1 to the column's runs are timed,
-// and the last one also gives the point's BENCH line. False if the setup failed twice: the point is
+// Round r of slot i at thread index t: r = 0 is the warm-up, 1 to runs are timed, and the
+// last one also gives the point's BENCH line. False if the setup failed twice: the point is
 // skipped, and its earlier runs go unreported.
 static bool
-run_slot(int i, int t, u32 r, u32 us)
+run_slot(int i, int t, u32 r, u32 runs, u32 us)
 {
   const struct benchsuite *s = bench_point.suite;
   struct column *c = &cols[i];
   u64 t0, value_m[BENCH_MAX_EXTRAS];
   struct bench_run run;
   struct fault_rates rates;
-  u32 runs = c->runs;
   char name[96];
   int err, k;
 
@@ -368,22 +366,17 @@ round_order(int *order, int n, int prev_last, u64 *state)
 // paused: at 16 workers and failslab=20 a third of the tries lose one, and the first try
 // already took the error path), take every column's runs, a round at a time in an order
 // drawn for the round (round_order); a column whose setup fails twice drops out of the point.
-// With head (an equivalence headline's two slots), those two go on alone, round after round,
-// to HEAD_RUNS.
 static void
-run_point(int t, u32 runs, u32 us, const int *head)
+run_point(int t, u32 runs, u32 us)
 {
-  int n = results.threads[t], nslots = results.nslots, got, tries, k, i, a, b, live;
+  int n = results.threads[t], nslots = results.nslots, got, tries, k, i, a, b;
   int order[BENCH_MAX_SLOTS];
-  u32 r, most = head ? MAX(runs, HEAD_RUNS) : runs, pairs;
   u64 seed;
+  u32 r;
 
   memset(cols, 0, sizeof(cols));
-  for(i = 0; i < nslots; i++)
-    cols[i].runs = runs;
-  if(head)
-    cols[head[0]].runs = cols[head[1]].runs = most;
   bench_point.threads = n;
+  bench_point.runs = runs;
   for(tries = 0; (got = bench_start_workers(n, tries > 0)) < n; tries++) {
     pr_info("bench: %s: could not start worker %d of %d%s\n", bench_point.suite->name, got + 1, n,
             tries ? "" : "; once more");
@@ -401,32 +394,29 @@ run_point(int t, u32 runs, u32 us, const int *head)
   for(const char *p = bench_point.suite->name; *p; p++)
     seed = (seed ^ (u8)*p) * 0x100000001b3ULL;
   seed |= 1;   // xorshift never leaves 0
-  for(r = 0; r <= most; r++) {
-    live = r <= runs ? nslots : 2;
-    round_order(order, live, r && r <= runs ? order[nslots - 1] : -1, &seed);
-    for(k = 0; k < live; k++) {
-      i = r <= runs ? order[k] : head[order[k]];
+  for(r = 0; r <= runs; r++) {
+    round_order(order, nslots, r ? order[nslots - 1] : -1, &seed);
+    for(k = 0; k < nslots; k++) {
+      i = order[k];
       if(r > 0)
         cols[i].pos[r - 1] = k;
       if(!cols[i].skip)
-        cols[i].skip = !run_slot(i, t, r, us);
+        cols[i].skip = !run_slot(i, t, r, runs, us);
     }
   }
   bench_profile_point_end();
   bench_stop_workers(n);
-  // Each comparison's rounds, paired: a's run r and b's run r went in the same round (the
-  // rounds both columns took).
+  // Each comparison's rounds, paired: a's run r and b's run r went in the same round.
   for(k = 0; k < results.npaired; k++) {
     a = results.paired[k].a;
     b = results.paired[k].b;
     if(!results.ran[a][t] || !results.ran[b][t])
       continue;
-    pairs = MIN(cols[a].runs, cols[b].runs);
-    for(r = 0; r < pairs; r++) {
+    for(r = 0; r < runs; r++) {
       scratch[r] = stats_rate(cols[a].ops[r], cols[a].ns[r]);
       scratch_b[r] = stats_rate(cols[b].ops[r], cols[b].ns[r]);
     }
-    stats_pair_compute(&results.pair[k][t], scratch, scratch_b, pairs);
+    stats_pair_compute(&results.pair[k][t], scratch, scratch_b, runs);
   }
 }
 
@@ -456,11 +446,15 @@ head_runs(const struct benchsuite *s, bool quick, bool aa)
          !kcmdline.bench_runs;
 }
 
-// What HEAD_RUNS adds to suite s's plan: two columns' extra runs.
+// What HEAD_RUNS adds to suite s's plan: its columns' extra runs at one point.
 static u64
 head_ms(const struct benchsuite *s, bool quick, bool aa, u32 runs, u32 us)
 {
-  return head_runs(s, quick, aa) && runs < HEAD_RUNS ? 2ULL * (HEAD_RUNS - runs) * us / 1000 : 0;
+  struct bench_slot slots[BENCH_MAX_SLOTS];
+
+  if(!head_runs(s, quick, aa) || runs >= HEAD_RUNS)
+    return 0;
+  return (u64)bench_plan(s, quick, aa, slots) * (HEAD_RUNS - runs) * us / 1000;
 }
 
 static void
@@ -470,7 +464,7 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u
   char line[BENCH_LINE_MAX + 1], share[32], all[32], ran[32], timed[32];
   u64 t0 = ktime_ns();
   struct bench_cmp hc;
-  int head[2], ht = -1;
+  int ht = -1;
 
   memset(&results, 0, sizeof(results));
   results.aa = aa;
@@ -483,13 +477,10 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u
   printk("bench: %s: %d points x %u runs x %u.%02u s and a warm-up = ~%lu s\n", s->name, points,
          runs, us / 1000000, us % 1000000 / 10000,
          (plan_ms(points, runs, us) + head_ms(s, quick, aa, runs, us) + 500) / 1000);
-  if(head_runs(s, quick, aa) && (ht = bench_headline_point(s, &results, cpus, &hc)) >= 0) {
-    head[0] = hc.a;
-    head[1] = hc.b;
-    printk("bench: %s: its headline, %s against %s at %d threads, a claim of no difference,"
-           " takes %u runs a side\n", s->name, s->headline.a, s->headline.b,
+  if(head_runs(s, quick, aa) && (ht = bench_headline_point(s, &results, cpus, &hc)) >= 0)
+    printk("bench: %s: its headline, %s against %s at %d threads, a claim of no difference:"
+           " that point takes %u runs\n", s->name, s->headline.a, s->headline.b,
            results.threads[ht], MAX(runs, HEAD_RUNS));
-  }
 
   memset(&bench_point, 0, sizeof(bench_point));
   bench_point.suite = s;
@@ -497,7 +488,7 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u
   bench_point.runs = runs;
   suite_ns = suite_settle_ns = suite_run_ns = 0;
   for(t = 0; t < results.nthreads; t++)
-    run_point(t, runs, us, t == ht ? head : NULL);
+    run_point(t, t == ht ? MAX(runs, HEAD_RUNS) : runs, us);
   // Where the suite's time went: the budget of a boot (doc/benchmarks.md) is mostly these.
   bench_fmt_milli(all, sizeof(all), (ktime_ns() - t0) / 1000000);
   bench_fmt_milli(ran, sizeof(ran), suite_run_ns / 1000000);

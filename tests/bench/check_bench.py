@@ -12,7 +12,7 @@ point may appear. A point may instead be skipped (a BENCH-SKIP line in place of
 its BENCH line): that is neither a failure nor a missing point, and comparisons
 that need it may be left out. Every number must be a plain decimal, ops_per_sec
 positive, the suite's extras present, runs= what the command line asked for (or
-the suite's own, and 50 for the two columns of a headline claiming no difference), and
+the suite's own, and 50 at the point of a headline claiming no difference), and
 at one thread, where nothing contends, ci95 below the mean (contended points on
 a host with fewer cores than vCPUs are legitimately noisy and only need to be
 finite). With 3 runs or fewer (bench=quick) Student's t is 4.3 or more, so one
@@ -71,8 +71,8 @@ QUICK_FANOUT = 64              # bench=quick keeps the variants with this fanout
 QUICK_RUNS = 3
 DEFAULT_RUNS = 5               # a suite's runs when bench.runs= is not given (struct benchsuite)
 SUITE_RUNS = {"pagecache": 10, "calib": 10}   # suites whose .runs differs (kernel/bench/*.c)
-# The two columns of a headline that claims no difference take HEAD_RUNS (kernel/bench/bench.c)
-# in a boot whose runs the command line does not fix.
+# The point of a headline that claims no difference takes HEAD_RUNS (kernel/bench/bench.c), all
+# its columns, in a boot whose runs the command line does not fix.
 HEAD_RUNS = 50
 EQUIVALENCE = ("dbench", "webserve", "ramfs")
 AA = "~aa"                     # bench.aa=yes: the second copy of variant a is named a~aa
@@ -333,7 +333,7 @@ class Checker(HotspotChecks, RunsChecks):
             self.bad(n, "runs= missing or not a count")
             return
         want = self.runs or (QUICK_RUNS if self.quick else SUITE_RUNS.get(suite, DEFAULT_RUNS))
-        if not (self.runs or self.quick or self.aa) and self.head_column(suite, key):
+        if not (self.runs or self.quick or self.aa) and self.head_point(suite, key[2]):
             want = max(want, HEAD_RUNS)
         if int(d["runs"]) != want:
             self.bad(n, "runs=%s, expected %d" % (d["runs"], want))
@@ -579,11 +579,10 @@ class Checker(HotspotChecks, RunsChecks):
                 self.bad(0, "%s: no BENCH-SEED line for the headline %s vs %s at %d threads"
                          % (suite, show(a, fa), b, t))
 
-    def head_column(self, suite, key):
-        """Whether the point key of suite is one of the two columns of a headline that
-        claims no difference."""
-        v, f, t = key
-        return any(h[0] == suite and h[4] == t and (v, f) in ((h[1], h[2]), (h[3], None))
+    def head_point(self, suite, threads):
+        """Whether suite's thread count threads is the point of a headline that claims no
+        difference."""
+        return any(h[0] == suite and h[4] == threads
                    for h in headlines(self.cpus) if h[0] in EQUIVALENCE)
 
     def quick_madvise(self, key):

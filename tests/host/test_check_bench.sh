@@ -353,8 +353,8 @@ bad "locks at 10 runs in a default boot" \
 bad "plus25 not told from base at one thread count of a full boot" \
   "$(edit "$full" 's/(a=plus25 b=base threads=2) ratio=([0-9.]+) ci95=[0-9.]+ verdict=slower/\1 ratio=\2 ci95=0.300 verdict=same/')" \
   "calib: plus25 vs base at 2 threads: same .*must be slower"
-# The two columns of each headline claiming no difference take 50 runs (HEAD_RUNS); the
-# sample's six were set to 50 by hand when the rule came, after the boot.
+# The point of each headline claiming no difference takes 50 runs (HEAD_RUNS), every column;
+# the sample's eight were set to 50 by hand when the rule came, after the boot.
 bad "a headline claiming no difference at the suite's 5 runs" \
   "$(edit "$full" '/BENCH suite=webserve variant=hash-bucket threads=8 /s/ runs=50 / runs=5 /')" \
   "runs=5, expected 50"

@@ -8,6 +8,7 @@
 #include "slab.h"
 #include "smp.h"
 #include "time.h"
+#include "vsprintf.h"
 #include <asm/irqflags.h>
 
 #define HZ_TEST 997
@@ -129,6 +130,7 @@ hotspot_run(const char *name, bool last)
   struct thread *th;
   u64 spin = 0, irqoff = 0, rest = 0, all, top[2] = { 0, 0 };
   u64 cspin, cirqoff, call;
+  char shares[160];
   u32 n, k = 0;
   int err;
   bool ok;
@@ -181,17 +183,14 @@ hotspot_run(const char *name, bool last)
   ok = th && all >= MIN_SAMPLES && cirqoff >= MIN_IRQOFF_PCT * 10 && tops &&
        within(spin, cspin) && within(irqoff, cirqoff) &&
        irqoff * 4 >= cirqoff;   // the floor: irq-off regions seen at a quarter of the clock's
-  if(ok || last)
-    selftest_extra("samples=%lu thread=%lu spin=%lu.%lu%%/%lu.%lu%% irqoff=%lu.%lu%%/%lu.%lu%% "
-                   "(profile/clock) tol=%d top=%s,%s", t->samples, all, spin / 10, spin % 10,
-                   cspin / 10, cspin % 10, irqoff / 10, irqoff % 10, cirqoff / 10,
-                   cirqoff % 10, TOL_PCT, top[0] ? profile_sym(top[0], NULL) : "-",
-                   top[1] ? profile_sym(top[1], NULL) : "-");
-  else
-    pr_info("%s: a window off: spin %lu.%lu%% against %lu.%lu%%, irq-off %lu.%lu%% against"
-            " %lu.%lu%%, top %s,%s; once more\n", name, spin / 10, spin % 10, cspin / 10,
-            cspin % 10, irqoff / 10, irqoff % 10, cirqoff / 10, cirqoff % 10,
+  scnprintf(shares, sizeof(shares), "spin=%lu.%lu%%/%lu.%lu%% irqoff=%lu.%lu%%/%lu.%lu%% "
+            "(profile/clock) tol=%d top=%s,%s", spin / 10, spin % 10, cspin / 10, cspin % 10,
+            irqoff / 10, irqoff % 10, cirqoff / 10, cirqoff % 10, TOL_PCT,
             top[0] ? profile_sym(top[0], NULL) : "-", top[1] ? profile_sym(top[1], NULL) : "-");
+  if(ok || last)
+    selftest_extra("samples=%lu thread=%lu %s", t->samples, all, shares);
+  else
+    pr_info("%s: a window off: %s; once more\n", name, shares);
   profile_table_free(t);
   return ok;
 }
@@ -204,15 +203,21 @@ hotspot_run(const char *name, bool last)
 #define HOTSPOT_TRIES 3
 
 static bool
-profile_hotspot(void)
+hotspot_windows(const char *name)
 {
   for(int i = 1; i <= HOTSPOT_TRIES; i++) {
-    if(hotspot_run("profile-hotspot", i == HOTSPOT_TRIES)) {
+    if(hotspot_run(name, i == HOTSPOT_TRIES)) {
       selftest_extra("windows=%d", i);
       return true;
     }
   }
   return false;
+}
+
+static bool
+profile_hotspot(void)
+{
+  return hotspot_windows("profile-hotspot");
 }
 SELFTEST("profile-hotspot", profile_hotspot);
 
@@ -222,9 +227,7 @@ static bool
 planted_profile_irqoff(void)
 {
   profile_planted_skip_irqoff = true;
-  bool ok = false;
-  for(int i = 1; i <= HOTSPOT_TRIES && !ok; i++)
-    ok = hotspot_run("planted-profile-irqoff", i == HOTSPOT_TRIES);
+  bool ok = hotspot_windows("planted-profile-irqoff");
   profile_planted_skip_irqoff = false;
   return ok;
 }
