@@ -302,7 +302,7 @@ HOSTSRC_test_spinlock := tests/host/test_spinlock.c kernel/locking/ticket.c \
 HOSTSRC_test_pagecache := tests/host/test_pagecache.c mm/filemap.c mm/pagecache_hash.c \
   mm/pagecache_radix.c mm/radix-tree.c mm/page_ref.c kernel/locking/ticket.c \
   kernel/locking/paravirt.c kernel/locking/mutex.c \
-  $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c mempool.c page_alloc.c vmscan.c sched.c panic.c)
+  $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c mempool.c page_alloc.c vmscan.c sched.c time.c panic.c)
 HOSTSRC_test_path := tests/host/test_path.c fs/path.c
 HOSTSRC_test_inflate := tests/host/test_inflate.c kernel/lib/inflate.c kernel/lib/gunzip.c
 HOSTSRC_test_cpio := tests/host/test_cpio.c kernel/lib/cpio.c

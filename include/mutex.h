@@ -1,6 +1,7 @@
-// The mutex: a sleeping lock with one owner. Waiters queue in arrival order; a running thread
-// may take a released mutex before the woken waiter runs, but only once a wake: nobody
-// starves. Never take it in interrupts. The reader-writer semaphore is in include/rwsem.h.
+// The mutex: a sleeping lock with one owner. A locker watches an owner that runs for a while,
+// then sleeps; waiters queue in arrival order; a running thread may take a released mutex
+// before the woken waiter runs, but only once a wake: nobody starves. Never take it in
+// interrupts. The reader-writer semaphore is in include/rwsem.h.
 #pragma once
 #include "list.h"
 #include "spinlock.h"

@@ -27,7 +27,7 @@ margin. The kernel reads the verdict off the numbers it prints with three
 decimals, so such a line is checked exactly; a line printed with other places
 (older kernels) may be off by one unit in the last place of each number. Likewise
 the paired interval's fields where the line has them (pairs= a count). Each
-headline comparison (doc/console.md's five, scaled to CPUS by headlines() below)
+headline comparison (doc/console.md's five, scaled to CPUS by check_seeds.py's headlines())
 whose two points were measured (bench=quick may not measure one) must have its
 BENCH-CMP line and, after its suite's table, one BENCH-SEED line carrying that
 line's ratio, ci95 and verdict, with direction= (agrees when the verdict is the
@@ -58,6 +58,7 @@ from decimal import Decimal
 
 from check_hotspots import HotspotChecks
 from check_runs import RunsChecks
+from check_seeds import VERDICTS, SeedChecks, show, sweep
 
 # The suites a boot that names none must run, in the order they run: kept here on purpose,
 # apart from the kernel's registry, so that a suite that goes missing is noticed. A new suite
@@ -74,9 +75,7 @@ SUITE_RUNS = {"pagecache": 10, "calib": 10}   # suites whose .runs differs (kern
 # The point of a headline that claims no difference takes HEAD_RUNS (kernel/bench/bench.c), all
 # its columns, in a boot whose runs the command line does not fix.
 HEAD_RUNS = 50
-EQUIVALENCE = ("dbench", "webserve", "ramfs")
 AA = "~aa"                     # bench.aa=yes: the second copy of variant a is named a~aa
-VERDICTS = ("faster", "slower", "same", "inconclusive")
 FALSE = ("faster", "slower")   # an A/A verdict either way is false; inconclusive is not
 DEFAULT_MARGIN = 5             # bench.margin=, per cent, when the command line has none
 AA_FIELDS = ("suites", "comparisons", "false", "inconclusive", "families", "false_families")
@@ -92,36 +91,6 @@ MACHINE = ("BOOT", "BENCH-SUITE", "BENCH", "BENCH-SKIP", "BENCH-CMP", "BENCH-SEE
            "END")
 # BENCH-SUITE: space-free key=value words, then op= and seed=, texts without '='.
 SUITE_LINE = re.compile(r"^BENCH-SUITE (?P<words>.*?) op=(?P<op>[^=]*) seed=(?P<seed>[^=]*)$")
-
-
-def sweep(kind, cpus, quick):
-    """doc/console.md's thread counts, in increasing order, without repeats."""
-    if kind == "fixed":
-        counts = [1, 8] if quick else [1, 2, 4, 8, 16]
-    elif quick:
-        counts = [1, cpus] + ([2 * cpus] if kind == "over" else [])
-    else:
-        counts = []
-        t = 1
-        while t < cpus:
-            counts.append(t)
-            t *= 2
-        counts.append(cpus)
-        if kind == "over":
-            counts += [(3 * cpus + 1) // 2, 2 * cpus, (5 * cpus + 1) // 2]
-    return sorted(set(counts))
-
-
-def headlines(cpus):
-    """doc/console.md's headline comparisons at cpus CPUs, as (suite, a, fanout_a, b,
-    threads): the seeds' thread counts at 8 CPUs (16, 8, 8, 1, 8) scaled to cpus, madvise's
-    the largest count of its fixed sweep that the CPUs can run one thread each."""
-    fixed = max(t for t in sweep("fixed", cpus, False) if t <= cpus)
-    return [("pagecache", "radix-rcu", 64, "hash-global", 2 * cpus),
-            ("dbench", "radix-lock", 128, "hash-global", cpus),
-            ("webserve", "hash-bucket", None, "hash-global", cpus),
-            ("ramfs", "free-rcu", None, "free-now", 1),
-            ("madvise", "free-rlock", None, "dontneed-wlock", fixed)]
 
 
 def variant(label):
@@ -142,10 +111,6 @@ def variants(text):
     """A BENCH-SUITE list of variants, or None if one is malformed."""
     out = [variant(v) for v in text.split(",")] if text else []
     return None if None in out else out
-
-
-def show(v, f):
-    return v if f is None else "%s/%d" % (v, f)
 
 
 def fields(words):
@@ -192,23 +157,7 @@ def interval_says(ratio, ci95, margin, slack):
     return out
 
 
-def magnitude(seed, ratio, ci95):
-    """BENCH-SEED's magnitude= of the printed seed_ratio against ratio +- ci95 (Decimals)."""
-    if seed > ratio + ci95:
-        return "above"
-    if seed < ratio - ci95:
-        return "below"
-    return "inside"
-
-
-def direction(verdict, seed_verdict):
-    """BENCH-SEED's direction=: unknown when this boot's verdict is inconclusive."""
-    if verdict == "inconclusive":
-        return "unknown"
-    return "agrees" if verdict == seed_verdict else "differs"
-
-
-class Checker(HotspotChecks, RunsChecks):
+class Checker(HotspotChecks, RunsChecks, SeedChecks):
     def __init__(self, cpus, quick, aa=False):
         self.cpus = cpus
         self.quick = quick
@@ -415,32 +364,6 @@ class Checker(HotspotChecks, RunsChecks):
             return False
         return self.verdict_agrees(n, d, "paired_")
 
-    def seed(self, n, d):
-        if not self.comparison(n, d, "BENCH-SEED", (
-                "suite", "a", "b", "threads", "seed_ratio", "seed_verdict", "ratio", "ci95",
-                "verdict", "direction", "magnitude")):
-            return
-        if d["suite"] != self.current:
-            self.bad(n, "BENCH-SEED of %s not in its suite's part of the log" % d["suite"])
-        ratio = self.number(n, d, "seed_ratio", True)
-        if d["seed_verdict"] not in VERDICTS:
-            self.bad(n, "seed_verdict=%s" % d["seed_verdict"])
-        elif ratio is not None and (d["seed_verdict"] == "faster" and ratio <= 1 or
-                                    d["seed_verdict"] == "slower" and ratio >= 1):
-            self.bad(n, "seed_verdict=%s with seed_ratio=%s" % (d["seed_verdict"],
-                                                                 d["seed_ratio"]))
-        if d["seed_verdict"] in VERDICTS:
-            want = direction(d["verdict"], d["seed_verdict"])
-            if d["direction"] != want:
-                self.bad(n, "direction=%s, but verdict=%s and seed_verdict=%s say %s"
-                         % (d["direction"], d["verdict"], d["seed_verdict"], want))
-        if ratio is not None and DECIMAL.match(d["ratio"]) and DECIMAL.match(d["ci95"]):
-            want = magnitude(Decimal(d["seed_ratio"]), Decimal(d["ratio"]), Decimal(d["ci95"]))
-            if d["magnitude"] != want:
-                self.bad(n, "magnitude=%s, but seed_ratio=%s against %s +- %s is %s"
-                         % (d["magnitude"], d["seed_ratio"], d["ratio"], d["ci95"], want))
-        self.seeds.append((n, d))
-
     def tally(self, n, d, word, keys):
         for key in keys:
             if not TALLY.match(d.get(key, "")):
@@ -532,66 +455,6 @@ class Checker(HotspotChecks, RunsChecks):
             if self.aa and (d["b"] != d["a"] + AA or self.side(d, "b")[1] != self.side(d, "a")[1]):
                 self.bad(n, "BENCH-CMP a=%s b=%s in an A/A boot: b is not a's copy"
                          % (show(*self.side(d, "a")), show(*self.side(d, "b"))))
-
-    def find_cmp(self, suite, a, fa, b, t):
-        for n, d in self.cmps:
-            if (d["suite"], d["a"], self.side(d, "a")[1], d["b"], int(d["threads"])) == \
-                    (suite, a, fa, b, t):
-                return n, d
-        return None
-
-    def finish_seeds(self):
-        heads = [h for h in headlines(self.cpus) if h[0] in self.suites]
-        seen = {}
-        for n, d in self.seeds:
-            fa = int(d["fanout_a"]) if "fanout_a" in d else None
-            key = (d["suite"], d["a"], fa, d["b"], int(d["threads"]))
-            if key in seen:
-                self.bad(n, "a second BENCH-SEED for %s (line %d)" % (key, seen[key]))
-            seen[key] = n
-            if not self.aa and key not in heads and not self.quick_madvise(key):
-                self.bad(n, "BENCH-SEED for %s %s vs %s at %s threads, which is no headline "
-                         "comparison at %d CPUs" % (d["suite"], show(d["a"], fa), d["b"],
-                                                    d["threads"], self.cpus))
-            if n < self.last_point.get(d["suite"], 0):
-                self.bad(n, "BENCH-SEED before the last BENCH line of %s" % d["suite"])
-            found = self.find_cmp(*key)
-            if not found:
-                self.bad(n, "BENCH-SEED without its BENCH-CMP line")
-                continue
-            for k in ("ratio", "ci95"):
-                if float(d[k]) != float(found[1][k]):
-                    self.bad(n, "BENCH-SEED %s=%s, but line %d has %s" % (k, d[k], found[0],
-                                                                          found[1][k]))
-            if d["verdict"] != found[1]["verdict"]:
-                self.bad(n, "BENCH-SEED verdict=%s, but line %d has %s"
-                         % (d["verdict"], found[0], found[1]["verdict"]))
-        if self.aa:
-            return   # an A/A boot replaces every b: no headline is compared
-        for h in heads:
-            suite, a, fa, b, t = h
-            if not self.measured(suite, a, fa, t) or not self.measured(suite, b, None, t):
-                continue   # skipped, or not in this boot's set (bench=quick)
-            if not self.find_cmp(*h):
-                self.bad(0, "%s: no BENCH-CMP line for the headline %s vs %s at %d threads"
-                         % (suite, show(a, fa), b, t))
-            if h not in seen:
-                self.bad(0, "%s: no BENCH-SEED line for the headline %s vs %s at %d threads"
-                         % (suite, show(a, fa), b, t))
-
-    def head_point(self, suite, threads):
-        """Whether suite's thread count threads is the point of a headline that claims no
-        difference."""
-        return any(h[0] == suite and h[4] == threads
-                   for h in headlines(self.cpus) if h[0] in EQUIVALENCE)
-
-    def quick_madvise(self, key):
-        """bench=quick measures madvise at 1 and 8 threads only: a kernel may then take the
-        largest of those the CPUs can run one thread each, which is accepted, not required."""
-        suite, a, fa, b, t = key
-        quick = max(c for c in sweep("fixed", self.cpus, True) if c <= self.cpus)
-        return self.quick and (suite, a, fa, b) == ("madvise", "free-rlock", None,
-                                                   "dontneed-wlock") and t == quick
 
     def finish_calib(self):
         if self.aa or "calib" not in self.suites:

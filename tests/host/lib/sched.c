@@ -1,6 +1,8 @@
 // Threads on the host: each host thread is a kernel thread of its own (current), and the host
 // schedules them, so schedule() only yields: a sleeper finds what it waits for when it looks
-// again (kernel/locking/mutex.c and rwsem.c loop until granted). Nothing sleeps for long.
+// again (kernel/locking/mutex.c and rwsem.c loop until granted). Nothing sleeps for long. A
+// host thread's on_cpu stays false: its struct goes with the thread when it exits, so a mutex
+// locker must not watch it (the kernel's slots are never freed), and lockers sleep at once.
 #include <sched.h>
 
 #include "sched.h"
@@ -35,6 +37,12 @@ yield(void)
 void
 cond_resched(void)
 {
+}
+
+bool
+need_resched(void)
+{
+  return false;
 }
 
 // The sleeper looks again by itself; only the state changes.
