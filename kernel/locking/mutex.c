@@ -32,14 +32,14 @@ __mutex_init(struct mutex *m, const char *name, struct lock_class_key *key)
 // sleeping and being woken: a schedule on each side and, for a sleeper whose CPU went idle, an IPI
 // and a halted vCPU to rouse. Two threads creating files in one directory at 2 vCPUs ran at 0.58 to
 // 0.70 of Linux's rate, whose i_rwsem spins so (rwsem_optimistic_spin), while one thread alone ran
-// at 1.6 times (doc/notebook/2026-12-05-compare-linux-all.md). Watches until the owner changes or
-// stops running, this CPU has something else to run, or MUTEX_SPIN_NS have passed: on 8 vCPUs over
-// 2 host cores the host may deschedule an owner's vCPU while its on_cpu still says running, which
-// nothing here can see (Linux asks the hypervisor, vcpu_is_preempted), so the watch is bounded as
-// csd_wait's is, from start, whatever owners come and go. Threads are slots that are never freed
-// (kernel/sched.c), so reading a former owner's on_cpu is safe; the slot's next thread can only end
-// the watch early or late, within the bound. True when the owner changed: worth another look under
-// wait_lock.
+// at 1.6 times; watching made them 2.5 times faster (doc/notebook/2026-12-05-compare-linux-all.md).
+// Watches until the owner changes or stops running, this CPU has something else to run, or
+// MUTEX_SPIN_NS have passed: on 8 vCPUs over 2 host cores the host may deschedule an owner's vCPU
+// while its on_cpu still says running, which nothing here can see (Linux asks the hypervisor,
+// vcpu_is_preempted), so the watch is bounded as csd_wait's is, from start, whatever owners come
+// and go. Threads are slots that are never freed (kernel/sched.c), so reading a former owner's
+// on_cpu is safe; the slot's next thread can only end the watch early or late, within the bound.
+// True when the owner changed: worth another look under wait_lock.
 static bool
 mutex_spin_on_owner(struct mutex *m, struct thread *owner, u64 start)
 {
