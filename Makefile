@@ -148,14 +148,17 @@ $(foreach i,$(IMAGES),$(eval $(call kernel_image,$(i))))
 # built-in initramfs as /bin/<name> (tools/mkinitramfs.sh), which every boot loads.
 USERCFLAGS := -O2 -static -pthread -s -Wall -Werror
 INITRAMFS_PROGS := $(patsubst user/%.c,$(BUILD)/user/%,$(wildcard user/*.c)) $(BUILD)/user/ubench
-# The test programs, the one list of them: those of tests/user/, and hello built as a
-# static-PIE (ET_DYN, relocated by glibc itself, hello-pie) beside hello itself. Each goes into
+# The test programs, the one list of them: those of tests/user/, hello built as a static-PIE
+# (ET_DYN, relocated by glibc itself, hello-pie) and dynamically linked (hello-dyn, as gcc
+# builds by default: PT_INTERP names the host's loader) beside hello itself, and exit0. Each goes into
 # the test archive as /test/bin/<name>, where the user-* self-tests (tests/kernel/user_test.c)
 # read it; a new tests/user/NAME.c joins by itself, a program built elsewhere by its name here
 # (sysfuzz: the files of tests/user/sysfuzz/, its rule below).
-TEST_PROGS := $(basename $(notdir $(wildcard tests/user/*.c))) sysfuzz hello hello-pie
+TEST_PROGS := $(basename $(notdir $(wildcard tests/user/*.c))) sysfuzz hello hello-pie \
+  hello-dyn exit0
 TEST_BINS := $(addprefix $(BUILD)/user/,$(TEST_PROGS))
-# The test archive: a gzip cpio archive of /test/bin/<name>, written by tools/newc.py (every
+# The test archive: a gzip cpio archive of /test/bin/<name>, and the loader and C library
+# hello-dyn loads (the host's, where ldd finds them: tools/solibs.sh), written by tools/newc.py (every
 # entry root's, mtime 0: it depends on the programs alone). tools/qemu.sh loads it as one more
 # Multiboot2 module, after the built-in initramfs, whenever it boots the debug image; the
 # release image never gets it (README "The test archive").
@@ -195,15 +198,20 @@ $(BUILD)/user/ubench: $(UBENCH_SRC) $(wildcard user/ubench/*.h) include/stats.h 
 	$(say) "  USER    $@"
 	$(Q)$(CC) $(USERCFLAGS) -std=gnu11 -Wextra -Wno-unused-parameter -iquote include -o $@ \
 	  $(UBENCH_SRC) -lm
+$(BUILD)/user/%-dyn: user/%.c | $(BUILD)/.deps-ok
+	@mkdir -p $(dir $@)
+	$(say) "  USER    $@"
+	$(Q)$(CC) $(subst -static,,$(USERCFLAGS)) -o $@ $< -lm
 $(BUILD)/user/%-pie: user/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
 	$(Q)$(CC) $(subst -static,-fPIE -static-pie,$(USERCFLAGS)) -o $@ $< -lm
-$(TEST_ARCHIVE): $(TEST_BINS) tools/newc.py
+$(TEST_ARCHIVE): $(TEST_BINS) tools/newc.py tools/solibs.sh
 	$(say) "  CPIO    $@"
 	$(Q){ printf '%s\n' 'dir /test 0755 0 0' 'dir /test/bin 0755 0 0'; \
 	  for p in $(TEST_PROGS); do echo "file /test/bin/$$p $(BUILD)/user/$$p 0755 0 0"; done; \
 	} > $(BUILD)/tests.cpio.list
+	$(Q)tools/solibs.sh $(BUILD)/user/hello-dyn >> $(BUILD)/tests.cpio.list
 	$(Q)tools/newc.py $(BUILD)/tests.cpio $(BUILD)/tests.cpio.list
 	$(Q)gzip -n -9 -c $(BUILD)/tests.cpio > $@.tmp && mv $@.tmp $@
 
@@ -243,6 +251,13 @@ qemu-smp%: all FORCE
 # SECS= is the user's word for the one target given (torture, fuzz, compare-linux); each has
 # its own default, so none leaks into another.
 TORTURE_SECS ?= 10
+# make realprogs SMP=n: Debian's own dynamically linked programs under this kernel, each case's
+# output against the host's (tools/realprogs.sh, tests/realprogs/cases.sh); needs root (the
+# host's side runs in a ramfs it mounts).
+.PHONY: realprogs
+realprogs: all
+	@tools/realprogs.sh --smp $(SMP)
+
 torture: all FORCE
 	@tools/torture.sh --smp $(SMP) --secs $(or $(SECS),$(TORTURE_SECS)) --mem $(MEM) --accel "$(ACCEL)"
 

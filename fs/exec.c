@@ -1,6 +1,7 @@
-// execve and execveat: the calling process runs another static program (the ELF loader of
-// fs/binfmt_elf.c) in a fresh address space, keeping its pid, its parent and its fds but those
-// marked close-on-exec; its other threads are ended first (Linux: fs/exec.c).
+// execve and execveat: the calling process runs another program (the ELF loader of
+// fs/binfmt_elf.c, or a #! script's interpreter) in a fresh address space, keeping its pid, its
+// parent and its fds but those marked close-on-exec; its other threads are ended first (Linux:
+// fs/exec.c).
 #include <asm/cpu.h>
 #include "errno.h"
 #include "uapi/fcntl.h"
@@ -21,50 +22,6 @@
 #include "vm.h"
 
 #define MAX_ARG_STRLEN (32 * PAGE_SIZE)   // one argument or variable (Linux's binfmts.h)
-
-// Reads the regular file at path into pages of its own (the loader copies the segments out,
-// so they are freed once the process exists). 0, or -errno: -ENOENT, -ENOEXEC (not a
-// regular file), -EFBIG (beyond the largest block the page allocator gives), -ENOMEM, -EIO.
-int
-read_program(const char *path, void **image, size_t *len, unsigned *order)
-{
-  struct kstat st;
-  struct file *f;
-  int err = vfs_stat(path, 0, &st);
-  if(err)
-    return err;
-  if(!S_ISREG(st.mode))
-    return -ENOEXEC;
-  unsigned o = 0;
-  while(((u64)PAGE_SIZE << o) < st.size)
-    o++;
-  if(o > MAX_ORDER)
-    return -EFBIG;
-  void *buf = (void *)__get_free_pages(GFP_KERNEL, o);
-  if(!buf)
-    return -ENOMEM;
-  err = vfs_open(path, 0, 0, &f);
-  if(err) {
-    free_pages((unsigned long)buf, o);
-    return err;
-  }
-  size_t got = 0;
-  while(got < st.size) {
-    ssize_t n = vfs_read(f, (u8 *)buf + got, st.size - got);
-    if(n <= 0)
-      break;
-    got += n;
-  }
-  vfs_close(f);
-  if(got != st.size) {
-    free_pages((unsigned long)buf, o);
-    return -EIO;
-  }
-  *image = buf;
-  *len = got;
-  *order = o;
-  return 0;
-}
 
 // argv and envp copied in from user memory: the strings back to back in one block, and the
 // pointer arrays into it, each NULL-terminated.
@@ -200,12 +157,11 @@ exec_reset(struct process *p, struct thread *t, const char *path, struct trapfra
   *user_regs(t) = *tf;
 }
 
-// Loads image into a fresh mm and makes it the process's. The loader writes the new address
-// space through uaccess, so this thread moves onto it first; the old one stays whole until
-// the other threads are gone, so a failure before that returns to the old program.
+// Loads the program f into a fresh mm and makes it the process's. The loader writes the new
+// address space through uaccess, so this thread moves onto it first; the old one stays whole
+// until the other threads are gone, so a failure before that returns to the old program.
 static long
-exec_image(struct process *p, const char *path, const void *image, size_t len,
-           struct exec_strings *s)
+exec_image(struct process *p, const char *path, struct file *f, struct exec_strings *s)
 {
   struct thread *t = current;
   struct mm *old = p->mm, *mm = mm_create();
@@ -218,7 +174,7 @@ exec_image(struct process *p, const char *path, const void *image, size_t len,
   strlcpy(p->path, path, sizeof(p->path));
   use_mm(mm);
   struct trapframe *tf = kmalloc(sizeof(*tf), GFP_KERNEL);
-  long err = tf ? load_elf(p, image, len, s->argv, s->envp, tf) : -ENOMEM;
+  long err = tf ? load_elf(p, f, s->argv, s->envp, tf) : -ENOMEM;
   if(!err && !de_thread(p))
     err = -EINTR;   // the process is ending, or another thread's execve won
   if(err) {
@@ -261,6 +217,24 @@ may_exec(const char *path, unsigned lookup)
   return err;
 }
 
+// As Linux's open_exec: the checks first, then the file, which the loader maps from.
+int
+open_exec(const char *path, unsigned lookup, struct file **fp)
+{
+  *fp = NULL;
+  int err = (int)may_exec(path, lookup);
+  if(!err)
+    err = vfs_open(path, 0, lookup, fp);
+  // A file this kernel cannot map (a device's or a pseudo file system's, with operations of
+  // its own) is no program: Linux's mmap of it would fail the same way.
+  if(!err && (*fp)->f_op) {
+    vfs_close(*fp);
+    *fp = NULL;
+    err = -EACCES;
+  }
+  return err;
+}
+
 // A "#!interpreter [argument]" script (Linux's binfmt_script): the interpreter, which must
 // be an ELF program, runs with argv interpreter, [argument], the script's path, then the
 // script's argv[1], ... The first line is read up to 255 bytes; the argument is the rest of
@@ -289,7 +263,8 @@ exec_script(struct process *p, const char *path, const char *image, size_t len,
     *--e = 0;
   if(!*interp)
     return -ENOEXEC;
-  long err = may_exec(interp, 0);
+  struct file *f;
+  long err = open_exec(interp, 0, &f);
   if(err)
     return err;
   long argc = 0;
@@ -297,8 +272,10 @@ exec_script(struct process *p, const char *path, const char *image, size_t len,
     argc++;
   unsigned order = order_for((argc + 4) * sizeof(char *));
   const char **argv = (const char **)__get_free_pages(GFP_KERNEL, order);
-  if(!argv)
+  if(!argv) {
+    vfs_close(f);
     return -ENOMEM;
+  }
   int k = 0;
   argv[k++] = interp;
   if(*arg)
@@ -307,18 +284,15 @@ exec_script(struct process *p, const char *path, const char *image, size_t len,
   for(long i = 1; i < argc; i++)
     argv[k++] = s->argv[i];
   argv[k] = NULL;
-  void *elf = NULL;
-  size_t elf_len = 0;
-  unsigned elf_order = 0;
-  err = read_program(interp, &elf, &elf_len, &elf_order);
-  if(!err && elf_len >= 2 && memcmp(elf, "#!", 2) == 0)
+  char magic[2];
+  err = vfs_pread(f, magic, sizeof(magic), 0);
+  if(err == sizeof(magic) && memcmp(magic, "#!", 2) == 0)
     err = -ENOEXEC;   // one level only
-  if(!err) {
+  else if(err >= 0) {
     struct exec_strings s2 = { .argv = argv, .envp = s->envp };
-    err = exec_image(p, interp, elf, elf_len, &s2);
+    err = exec_image(p, interp, f, &s2);
   }
-  if(elf)
-    free_pages((unsigned long)elf, elf_order);
+  vfs_close(f);
   free_pages((unsigned long)argv, order);
   return err;
 }
@@ -339,21 +313,21 @@ do_execveat(int dirfd, u64 upath, u64 uargv, u64 uenvp, u64 flags)
   // busybox runs its applets so.
   if(strcmp(path, "/proc/self/exe") == 0)
     strlcpy(path, current->proc->path, PATH_MAX);
-  err = may_exec(path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0);
+  struct file *f;
+  err = open_exec(path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &f);
   struct exec_strings s = { 0 };
   if(!err)
     err = copy_strings(uargv, uenvp, &s);
-  void *image = NULL;
-  size_t len = 0;
-  unsigned order = 0;
-  if(!err)
-    err = read_program(path, &image, &len, &order);
-  if(!err && len >= 2 && memcmp(image, "#!", 2) == 0)
-    err = exec_script(current->proc, path, image, len, &s);
+  char head[256];   // a script's first line, as Linux's BINPRM_BUF_SIZE
+  long n = err ? 0 : vfs_pread(f, head, sizeof(head), 0);
+  if(n < 0)
+    err = n;
+  else if(!err && n >= 2 && memcmp(head, "#!", 2) == 0)
+    err = exec_script(current->proc, path, head, n, &s);
   else if(!err)
-    err = exec_image(current->proc, path, image, len, &s);
-  if(image)
-    free_pages((unsigned long)image, order);
+    err = exec_image(current->proc, path, f, &s);
+  if(f)
+    vfs_close(f);
   free_strings(&s);
   kfree(path);
   return err;

@@ -1,5 +1,6 @@
 // dup, dup2, dup3 and fcntl (man 2 dup, fcntl) on the process's fd table (fs/file.c): copies of
-// fds, the close-on-exec bit, the status flags and a pipe's size (Linux's fs/fcntl.c, fs/file.c).
+// fds, the close-on-exec bit, the status flags, a pipe's size and record locks (fs/locks.c)
+// (Linux's fs/fcntl.c, fs/file.c).
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
@@ -95,6 +96,13 @@ sys_fcntl(u64 fd, u64 cmd, u64 arg)
     fput(uf);
     return r;
   }
+  case F_GETLK:
+  case F_SETLK:
+  case F_SETLKW:
+  case F_OFD_GETLK:
+  case F_OFD_SETLK:
+  case F_OFD_SETLKW:
+    return fcntl_lock(fd, cmd, arg);
   default: {
     struct ufile *uf = fget((int)fd);
     if(!uf)

@@ -40,8 +40,19 @@ ufile_free_rcu(struct rcu_head *head)
 static void
 ufile_free(struct ufile *uf)
 {
+  locks_remove_ofd(uf);
   vfs_close(uf->file);
   call_rcu(&uf->rcu, ufile_free_rcu);
+}
+
+// The fd that held uf in fs is gone: its POSIX locks on the file go with it (any fd's close
+// releases the process's locks, fcntl(2)), then its reference.
+static void
+fd_release(struct files *fs, struct ufile *uf)
+{
+  locks_remove_posix(uf, fs);
+  if(ufile_put(uf))
+    ufile_free(uf);
 }
 
 // A reference, unless the last one is already gone (then the description is being freed).
@@ -293,11 +304,9 @@ files_put(struct files *fs)
     return;
   // Nobody else can see the table now: no thread of a process that shares it is left.
   struct fdtable *fdt = fs->fdt;
-  for(unsigned i = 0; i < fdt->max_fds; i++) {
-    struct ufile *uf = fdt->fd[i];
-    if(uf && ufile_put(uf))
-      ufile_free(uf);
-  }
+  for(unsigned i = 0; i < fdt->max_fds; i++)
+    if(fdt->fd[i])
+      fd_release(fs, fdt->fd[i]);
   dput(fs->pwd);
   call_rcu(&fs->rcu, files_free_rcu);
 }
@@ -412,12 +421,10 @@ files_exec(struct files **fsp)
       __atomic_store_n(&fdt->fd[fd], NULL, __ATOMIC_RELEASE);
       clear_open_fd(fdt, fd);
       assign_bit(fdt->close_on_exec, fd, false);
-      if(ufile_put(uf)) {
-        spin_unlock(&fs->lock);   // vfs_close may sleep
-        ufile_free(uf);
-        spin_lock(&fs->lock);
-        fdt = fs->fdt;
-      }
+      spin_unlock(&fs->lock);   // vfs_close may sleep
+      fd_release(fs, uf);
+      spin_lock(&fs->lock);
+      fdt = fs->fdt;
     }
   }
   spin_unlock(&fs->lock);
@@ -546,10 +553,9 @@ fd_replace(int newfd, struct ufile *uf, bool cloexec)
   __atomic_store_n(&fdt->fd[newfd], uf, __ATOMIC_RELEASE);   // pairs with fget's load
   set_open_fd(fdt, (unsigned)newfd);
   assign_bit(fdt->close_on_exec, (unsigned)newfd, cloexec);
-  bool last = old && ufile_put(old);
   spin_unlock(&fs->lock);
-  if(last)
-    ufile_free(old);
+  if(old)
+    fd_release(fs, old);
   return newfd;
 }
 
@@ -569,10 +575,8 @@ fd_close(int fd)
   __atomic_store_n(&fdt->fd[fd], NULL, __ATOMIC_RELAXED);   // fget checks refs and rereads
   clear_open_fd(fdt, (unsigned)fd);
   assign_bit(fdt->close_on_exec, (unsigned)fd, false);
-  bool last = ufile_put(uf);
   spin_unlock(&fs->lock);
-  if(last)
-    ufile_free(uf);
+  fd_release(fs, uf);
   return 0;
 }
 

@@ -41,6 +41,7 @@ new_inode(struct super_block *sb, u32 mode)
   mutex_init(&inode->i_mutex);
   spin_lock_init(&inode->i_mmap_lock);
   INIT_LIST_HEAD(&inode->i_mmap);
+  INIT_LIST_HEAD(&inode->i_flock);
   if(S_ISREG(mode) &&
      address_space_init(&inode->i_data, sb->s_variant, sb->s_fanout, inode, false) < 0) {
     kmem_cache_free(inode_cache, inode);

@@ -1,5 +1,6 @@
-// fstat, newfstatat, statx, readlink and readlinkat (man 2 stat, statx, readlink): what a node
-// is, in the x86-64 struct stat and struct statx, with Linux's flags and errnos (fs/stat.c).
+// stat, lstat, fstat, newfstatat, statx, readlink and readlinkat (man 2 stat, statx,
+// readlink): what a node is, in the x86-64 struct stat and struct statx, with Linux's flags and
+// errnos (fs/stat.c).
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
@@ -189,6 +190,20 @@ sys_newfstatat(u64 dirfd, u64 upath, u64 st, u64 flags)
   err = vfs_stat_at(dir, path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &k);
   user_path_put(path, dir);
   return err ? err : put_stat(st, &k);
+}
+
+// stat(2) and lstat(2): newfstatat from the working directory, following a last symbolic link
+// or not. glibc makes newfstatat itself; musl and klibc programs make these.
+long
+sys_stat(u64 upath, u64 st)
+{
+  return sys_newfstatat((u64)AT_FDCWD, upath, st, 0);
+}
+
+long
+sys_lstat(u64 upath, u64 st)
+{
+  return sys_newfstatat((u64)AT_FDCWD, upath, st, AT_SYMLINK_NOFOLLOW);
 }
 
 long

@@ -37,11 +37,14 @@
 #define ESPIPE 29
 #define EPIPE 32
 #define ERANGE 34
+#define EDEADLK 35   // a record lock's wait would close a cycle
 #define ENAMETOOLONG 36
 #define ENOSYS 38
 #define ENOTEMPTY 39
 #define ELOOP 40
+#define ENODATA 61   // no such extended attribute
 #define EOVERFLOW 75
+#define ELIBBAD 80   // an interpreter (PT_INTERP) that is not one
 #define EOPNOTSUPP 95
 #define ETIMEDOUT 110
 

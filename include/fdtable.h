@@ -72,6 +72,11 @@ int fd_install(struct ufile *uf, int from, bool cloexec);
 // at or past RLIMIT_NOFILE, -ENOMEM if the table could not grow.
 int fd_replace(int newfd, struct ufile *uf, bool cloexec);
 int fd_close(int fd);
+// fs/locks.c: record locks (fcntl's F_GETLK, F_SETLK, F_SETLKW, F_OFD_*); a closing fd drops
+// its table's POSIX locks on the file, a description's last reference its OFD locks.
+long fcntl_lock(u64 fd, u64 cmd, u64 arg);
+void locks_remove_posix(struct ufile *uf, struct files *owner);
+void locks_remove_ofd(struct ufile *uf);
 int fd_cloexec(int fd, int set);      // set < 0: just read the bit; -EBADF
 struct ufile *ufile_alloc(struct file *f, u32 flags);
 unsigned files_max_fds(void);

@@ -111,6 +111,7 @@ struct inode {
   spinlock_t i_mmap_lock;      // i_mmap
   struct list_head i_mmap;     // regular files: every VMA mapping it (vma->i_mmap_link)
   unsigned long i_mmap_gen;    // each unmap_mapping_range's number, under i_mutex
+  struct list_head i_flock;    // record locks (fs/locks.c), under its file_lock_lock
   struct rcu_head i_rcu;
 };
 

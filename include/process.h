@@ -12,6 +12,7 @@
 
 struct trapframe;
 struct thread;
+struct file;
 struct files;
 struct cpumask;
 struct sighand_struct;
@@ -128,14 +129,16 @@ thread_must_exit(struct thread *t, struct process *p)
   return READ_ONCE(p->exiting) || (x && x != t);
 }
 
-// Starts image (an ELF file in memory) as a new process with argv and envp (NULL-terminated);
-// NULL with *err set (-ENOEXEC and a console line naming why, -ENOMEM). The process runs at once.
-struct process *process_spawn(const char *path, const void *image, size_t len,
-                              const char *const argv[], const char *const envp[], int *err);
+// Starts the program at path (an ELF file) as a new process with argv and envp
+// (NULL-terminated); NULL with *err set (execve's errnos: -ENOENT, -EACCES, -ENOEXEC and a
+// console line naming why, -ENOMEM, ...). The process runs at once.
+struct process *process_spawn(const char *path, const char *const argv[],
+                              const char *const envp[], int *err);
 // Waits until every thread has exited, frees the process and returns its exit status.
 int process_wait(struct process *p);
-// fs/binfmt_elf.c: maps image into p->mm and sets the first thread's registers.
-int load_elf(struct process *p, const void *image, size_t len, const char *const argv[],
+// fs/binfmt_elf.c: maps the program f (and the interpreter it names) into the adopted mm
+// and sets the first thread's registers.
+int load_elf(struct process *p, struct file *f, const char *const argv[],
              const char *const envp[], struct trapframe *tf);
 
 void user_thread_exit(int code) __attribute__((noreturn));   // exit(2)
@@ -166,8 +169,9 @@ void vfork_release(struct process *p);
 // of its wait; takes tasklist_lock.
 void notify_parent_cldstop(struct process *c, int code, int sig);
 void children_rusage(u64 *ticks, u64 *min_flt);   // the caller's reaped children's      // its vfork parent goes on (execve, exit)
-// fs/exec.c
-int read_program(const char *path, void **image, size_t *len, unsigned *order);
+// fs/exec.c: the program at path opened for execve: -ENOENT, -ENOTDIR, -ELOOP (a symbolic link
+// under LOOKUP_NOFOLLOW), -EACCES (not a regular file, no execute bit, or not mappable).
+int open_exec(const char *path, unsigned lookup, struct file **fp);
 int affinity_cpu(const struct cpumask *allowed);   // least loaded allowed online CPU, or -1
 
 // The user frame of a thread: the top of its kernel stack, where ring 3's entries land.

@@ -58,6 +58,23 @@ long sys_sync(void);
 long sys_syncfs(u64 fd);
 // fs/stat.c, fs/readdir.c, fs/d_path.c, fs/utimes.c
 long sys_fstat(u64 fd, u64 st);
+long sys_stat(u64 path, u64 st);
+long sys_lstat(u64 path, u64 st);
+long sys_statfs(u64 path, u64 buf);                  // fs/statfs.c
+long sys_fstatfs(u64 fd, u64 buf);
+long sys_getxattr(u64 path, u64 name, u64 value, u64 size);   // fs/xattr.c
+long sys_lgetxattr(u64 path, u64 name, u64 value, u64 size);
+long sys_fgetxattr(u64 fd, u64 name, u64 value, u64 size);
+long sys_setxattr(u64 path, u64 name, u64 value, u64 size, u64 flags);
+long sys_lsetxattr(u64 path, u64 name, u64 value, u64 size, u64 flags);
+long sys_fsetxattr(u64 fd, u64 name, u64 value, u64 size, u64 flags);
+long sys_listxattr(u64 path, u64 list, u64 size);
+long sys_llistxattr(u64 path, u64 list, u64 size);
+long sys_flistxattr(u64 fd, u64 list, u64 size);
+long sys_removexattr(u64 path, u64 name);
+long sys_lremovexattr(u64 path, u64 name);
+long sys_fremovexattr(u64 fd, u64 name);
+long sys_fadvise64(u64 fd, u64 offset, u64 len, u64 advice);   // mm/fadvise.c
 long sys_newfstatat(u64 dirfd, u64 path, u64 st, u64 flags);
 long sys_statx(u64 dirfd, u64 path, u64 flags, u64 mask, u64 buf);
 long sys_readlink(u64 path, u64 buf, u64 size);

@@ -244,11 +244,14 @@ process_init(struct process *p)
 }
 
 struct process *
-process_spawn(const char *path, const void *image, size_t len, const char *const argv[],
-              const char *const envp[], int *err)
+process_spawn(const char *path, const char *const argv[], const char *const envp[], int *err)
 {
+  struct file *f;
+  if((*err = open_exec(path, 0, &f)))
+    return NULL;
   struct process *p = kzalloc(sizeof(*p), GFP_KERNEL);
   if(!p) {
+    vfs_close(f);
     *err = -ENOMEM;
     return NULL;
   }
@@ -273,6 +276,7 @@ process_spawn(const char *path, const void *image, size_t len, const char *const
     files_put(p->files);
     sighand_put(p->sighand);
     kfree(p);
+    vfs_close(f);
     *err = -ENOMEM;
     return NULL;
   }
@@ -282,8 +286,9 @@ process_spawn(const char *path, const void *image, size_t len, const char *const
   fpu_init_state(t->fpu);
   // The loader writes the new address space through uaccess, from this thread.
   use_mm(p->mm);
-  *err = load_elf(p, image, len, argv, envp, user_regs(t));
+  *err = load_elf(p, f, argv, envp, user_regs(t));
   unuse_mm(p->mm);
+  vfs_close(f);   // the mappings hold their own references
   if(*err) {
     p->exiting = true;   // the thread leaves before its first user instruction
     kthread_start(t);

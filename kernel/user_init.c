@@ -23,20 +23,17 @@ run_init_program(void)
   for(int i = 0; i < kcmdline.ninit_args; i++)
     argv[1 + i] = kcmdline.init_args[i];
   argv[1 + kcmdline.ninit_args] = NULL;
-  size_t len;
-  void *file = NULL;
-  unsigned order = 0;
-  int err = read_program(kcmdline.init, &file, &len, &order);
+  struct kstat st;
+  int err = vfs_stat(kcmdline.init, 0, &st);
   if(err) {
     pr_err("init: %s: no such program (error %d)\n", kcmdline.init, err);
     return 1;
   }
-  printk("init: %s: a file, %lu bytes\n", kcmdline.init, (unsigned long)len);
+  printk("init: %s: a file, %lu bytes\n", kcmdline.init, (unsigned long)st.size);
   // The console is init='s terminal while it runs (drivers/tty/tty.c): input, echo, ^C.
   tty_open_session();
   bench_program_begin();
-  struct process *p = process_spawn(kcmdline.init, file, len, argv, envp, &err);
-  free_pages((unsigned long)file, order);
+  struct process *p = process_spawn(kcmdline.init, argv, envp, &err);
   if(!p) {
     bench_program_end(kcmdline.init);
     tty_close_session();

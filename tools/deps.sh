@@ -20,6 +20,10 @@ need python3         command -v python3
 # glibc (libc6-dev).
 need cpio            command -v cpio
 need libc6-dev       test -f /usr/lib/x86_64-linux-gnu/libc.a
+# make realprogs runs Debian's own programs (tools/realprogs.sh): coreutils, xz, zstd, sqlite3.
+need xz-utils        command -v xz
+need zstd            command -v zstd
+need sqlite3         command -v sqlite3
 # make compare-linux fetches Debian's Linux with apt-get download and unpacks its bzImage
 # with dpkg-deb (tools/fetch_linux.sh).
 need apt             command -v apt-get

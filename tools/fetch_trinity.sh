@@ -10,8 +10,8 @@
 #                                         and one -c per system call of this kernel
 #   /fuzz.sh                              tools/fuzz_init.sh: make fuzz-syscalls's init
 #   /tmp                                  for trinity's working directory (its test files)
-# The kernel refuses a binary with PT_INTERP (doc/user-mode.md), so trinity runs through the
-# loader, which execve loads as a static-PIE. The -c list does not fit on the command line:
+# trinity runs through its loader named by hand (as archives made before execve loaded
+# PT_INTERP itself did; either way the same loader runs it). The -c list does not fit on the command line:
 # init= takes at most 32 words after -- (INIT_ARGS_MAX, Linux's MAX_INIT_ARGS), so it lives in
 # the launcher, which /bin/sh runs as init and which execs trinity in its place (same pid).
 # Prints, on stdout, the console line

@@ -36,3 +36,29 @@
 #define F_SETPIPE_SZ    1031
 #define F_GETPIPE_SZ    1032
 #define FD_CLOEXEC      1
+
+// posix_fadvise's advice (fadvise64)
+#define POSIX_FADV_NORMAL     0
+#define POSIX_FADV_RANDOM     1
+#define POSIX_FADV_SEQUENTIAL 2
+#define POSIX_FADV_WILLNEED   3
+#define POSIX_FADV_DONTNEED   4
+#define POSIX_FADV_NOREUSE    5
+
+// Record locks (fcntl's F_GETLK...; fs/locks.c): the commands, the types, and struct flock as
+// x86-64 lays it out (32 bytes: l_start at 8, l_pid at 24).
+#define F_GETLK      5
+#define F_SETLK      6
+#define F_SETLKW     7
+#define F_OFD_GETLK  36
+#define F_OFD_SETLK  37
+#define F_OFD_SETLKW 38
+#define F_RDLCK      0
+#define F_WRLCK      1
+#define F_UNLCK      2
+
+struct flock {
+  short l_type, l_whence;
+  long l_start, l_len;
+  int l_pid;
+};

@@ -2,6 +2,7 @@
 // (include/uapi/asm-generic/mman-common.h, mman.h): the one definition of each.
 #pragma once
 
+#define PROT_NONE    0x0
 #define PROT_READ    0x1
 #define PROT_WRITE   0x2
 #define PROT_EXEC    0x4

@@ -15,9 +15,12 @@
 // What fs/file.c calls of the rest of the kernel.
 static u64 nofile = 1024;
 static long closes;
+static long posix_drops, ofd_drops;   // fs/locks.c's calls: every fd's end, every description's
 
 u64 rlimit(int resource);
 void vfs_close(struct file *f);   // fs.h's, whose types clash with the host's <sys/types.h>
+void locks_remove_posix(struct ufile *uf, struct files *owner);
+void locks_remove_ofd(struct ufile *uf);
 struct dentry *get_root(void);
 struct dentry *dget(struct dentry *d);
 void dput(struct dentry *d);
@@ -57,6 +60,18 @@ void
 vfs_close(struct file *f)
 {
   __atomic_fetch_add(&closes, 1, __ATOMIC_RELAXED);
+}
+
+void
+locks_remove_posix(struct ufile *uf, struct files *owner)
+{
+  __atomic_fetch_add(&posix_drops, 1, __ATOMIC_RELAXED);
+}
+
+void
+locks_remove_ofd(struct ufile *uf)
+{
+  __atomic_fetch_add(&ofd_drops, 1, __ATOMIC_RELAXED);
 }
 
 static struct process proc;
@@ -191,7 +206,7 @@ test_enomem(struct files *fs)
 static void
 test_dup_exec(struct files *fs)
 {
-  long c0 = closes;
+  long c0 = closes, p0 = posix_drops;
   struct files *child = files_dup(fs);
   CHECK(child && child->fdt->max_fds == 1024 && child->fdt->fd[1000] == fs->fdt->fd[1000]);
   CHECK(child && (child->fdt->close_on_exec[1000 / 64] >> (1000 % 64)) & 1);
@@ -203,6 +218,9 @@ test_dup_exec(struct files *fs)
   files_put(child);
   files_put(orig);
   CHECK(closes == c0);   // every description is still the parent's too
+  // Yet each fd the copies closed dropped its table's record locks (fcntl(2): any close).
+  CHECK(posix_drops > p0);
+  CHECK(ofd_drops == closes);   // a description's locks go exactly when it does
 
   struct files *small = files_alloc();
   proc.files = small;

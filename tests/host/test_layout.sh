@@ -133,7 +133,7 @@ fi
 # kernel/syscall.c names is defined under fs/ or mm/ (the memory calls under mm/), except the
 # calls listed in OTHER_ROOMS, which belong to the process, signal, time and machine code of
 # kernel/, arch/x86_64/ and drivers/. A call new to that list is a decision, made here.
-MM_CALLS=" brk mmap munmap mprotect madvise mremap msync mincore "
+MM_CALLS=" brk mmap munmap mprotect madvise mremap msync mincore fadvise64 "
 OTHER_ROOMS=" exit exit_group clone clone3 fork vfork wait4 waitid set_tid_address kill tkill tgkill
   rt_sigaction rt_sigprocmask rt_sigpending rt_sigsuspend rt_sigtimedwait rt_sigreturn sigaltstack pause
   restart_syscall setpgid getpgid getpgrp setsid getsid clock_gettime clock_settime clock_getres

@@ -7,7 +7,7 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
+trap 'umount "$scratch/ram" 2> /dev/null; rm -rf "$scratch"' EXIT
 chmod 755 "$scratch"
 passed=0
 failed=0
@@ -21,6 +21,11 @@ for src in "$root"/tests/user/*.c "$root"/user/hello.c; do
 done
 
 gcc -O2 -fPIE -static-pie -pthread -s -o "$scratch/hello-pie" "$root/user/hello.c" || failed=$((failed + 1))
+# interp's neighbours: hello dynamically linked, as the Makefile builds it, and exit0 (no C
+# library, the Makefile's flags).
+gcc -O2 -pthread -s -o "$scratch/hello-dyn" "$root/user/hello.c" || failed=$((failed + 1))
+gcc -O2 -static -nostdlib -fno-pie -no-pie -fno-stack-protector -s -o "$scratch/exit0" \
+  "$root/user/exit0.c" || failed=$((failed + 1))
 # sysfuzz is a directory of files (tests/user/sysfuzz/), one program.
 if ! gcc -O2 -static -pthread -s -Wall -o "$scratch/sysfuzz" "$root"/tests/user/sysfuzz/*.c -lm \
      2> "$scratch/sysfuzz.err"; then
@@ -55,6 +60,8 @@ expect() {
 
 expect 0 hello one "two words"
 expect 0 hello-pie pie
+expect 0 hello-dyn dyn
+expect 0 interp
 expect 0 threads
 expect 0 mem
 expect 0 fmap
@@ -70,6 +77,17 @@ expect 0 sighand
 # unprivileged user may write (the scratch directory is root's, 755).
 mkdir -m 777 "$scratch/fuzz"
 expect 0 sysfuzz --secs 5 --dir "$scratch/fuzz"
+# xattr asks a ramfs (other file systems keep attributes, or answer otherwise): Linux's own,
+# mounted for it, which needs root, as make test runs.
+mkdir -m 755 "$scratch/ram"
+if mount -t ramfs none "$scratch/ram" 2> /dev/null && chmod 777 "$scratch/ram"; then
+  expect 0 xattr "$scratch/ram"
+else
+  failed=$((failed + 1))
+  echo "FAIL  xattr: cannot mount a ramfs for it (mount -t ramfs needs root)"
+fi
+mkdir -m 777 "$scratch/lockdir"
+expect 0 locks "$scratch/lockdir"
 expect 0 clock
 expect 0 itimer
 expect 0 conline

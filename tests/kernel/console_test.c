@@ -67,8 +67,7 @@ user_console(void)
   const char *const envp[] = { "HOME=/", NULL };
   u64 from = READ_ONCE(log_next);
   int err;
-  struct process *p = process_spawn(prog.path, prog.image, prog.len, argv, envp, &err);
-  testprog_put(&prog);
+  struct process *p = process_spawn(prog.path, argv, envp, &err);
   if(!p) {
     selftest_extra("spawn=%d", err);
     return false;

@@ -15,6 +15,7 @@
 #include "string.h"
 #include "testprog.h"
 #include "tty.h"
+#include "uapi/fcntl.h"
 #include "vsprintf.h"
 #include "watchdog.h"
 
@@ -24,65 +25,16 @@ extern bool planted_no_user_preempt;
 extern bool pipe_planted_torn;
 extern bool planted_sigreturn_fpu;
 
-static const char *const env[] = { "HOME=/", "TERM=linux", "PATH=/bin:/usr/bin", NULL };
-
-// Pages in use outside the free lists, kept-for-good pages and slab caches, once every
-// deferred free has run: what a finished process must give back in full.
-static long
-used_pages(void)
-{
-  mm_quiesce();
-  long pages = nr_free_pages() + nr_permanent_pages();
-  for(int i = 0; i < KMEM_CACHE_INDEX_MAX; i++) {
-    struct kmem_cache_usage u;
-    if(kmem_cache_usage(i, &u))
-      pages += u.pages;
-  }
-  return -pages;
-}
-
-// prog's process with argv (process_spawn copies the segments out: prog may go after it).
-static struct process *
-spawn(const struct testprog *prog, const char *const argv[])
-{
-  int err;
-  struct process *p = process_spawn(prog->path, prog->image, prog->len, argv, env, &err);
-  if(!p)
-    selftest_extra("spawn=%d", err);
-  return p;
-}
-
-// Runs the program /test/bin/<name> with argv to its end: true if its status is want and no
-// page stayed behind. The file is read before the first count and freed after the second,
-// so its pages (and whatever reading it cached) are on both sides.
-static bool
-run(const char *name, const char *const argv[], int want)
-{
-  struct testprog prog;
-  if(!testprog_load(&prog, name, NULL))
-    return false;
-  long before = used_pages();
-  struct process *p = spawn(&prog, argv);
-  if(!p) {
-    testprog_put(&prog);
-    return false;
-  }
-  int status = process_wait(p);
-  long leaked = used_pages() - before;
-  testprog_put(&prog);
-  selftest_extra("%s=%d", argv[1] ? argv[1] : name, status);
-  if(leaked)
-    selftest_extra("leaked-pages=%ld", leaked);
-  return status == want && leaked == 0;
-}
-
-// hello as ET_EXEC and as a static-PIE (ET_DYN, loaded at PIE_BASE, relocating itself).
+// hello as ET_EXEC, as a static-PIE (ET_DYN, loaded at PIE_BASE, relocating itself) and
+// dynamically linked (through the C library's loader, with its libc.so.6).
 static bool
 user_hello(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "hello", "one", "two words", NULL };
   const char *const pie[] = { TEST_BIN_DIR "hello-pie", "pie", NULL };
-  return run("hello", argv, 0) & run("hello-pie", pie, 0);
+  const char *const dyn[] = { TEST_BIN_DIR "hello-dyn", "dyn", NULL };
+  return testprog_run("hello", argv, 0) & testprog_run("hello-pie", pie, 0) &
+         testprog_run("hello-dyn", dyn, 0);
 }
 SELFTEST_NOINJECT("user-hello", user_hello);
 
@@ -90,7 +42,7 @@ static bool
 user_threads(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "threads", NULL };
-  return run("threads", argv, 0);
+  return testprog_run("threads", argv, 0);
 }
 SELFTEST_NOINJECT("user-threads", user_threads);
 
@@ -98,7 +50,7 @@ static bool
 user_mem(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "mem", NULL };
-  return run("mem", argv, 0);
+  return testprog_run("mem", argv, 0);
 }
 SELFTEST_NOINJECT("user-mem", user_mem);
 
@@ -108,7 +60,7 @@ static bool
 user_manymaps(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "manymaps", NULL };
-  return run("manymaps", argv, 0);
+  return testprog_run("manymaps", argv, 0);
 }
 SELFTEST_NOINJECT("user-manymaps", user_manymaps);
 
@@ -121,7 +73,8 @@ user_fmap(void)
   const char *const argv[] = { TEST_BIN_DIR "fmap", NULL };
   const char *const bus[] = { TEST_BIN_DIR "fmap", "sigbus", NULL };
   const char *const trunc[] = { TEST_BIN_DIR "fmap", "truncate", NULL };
-  return run("fmap", argv, 0) & run("fmap", bus, 135) & run("fmap", trunc, 135);
+  return testprog_run("fmap", argv, 0) & testprog_run("fmap", bus, 135) &
+         testprog_run("fmap", trunc, 135);
 }
 SELFTEST_NOINJECT("user-fmap", user_fmap);
 
@@ -132,7 +85,7 @@ static bool
 user_mkwrite(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "mkwrite", NULL };
-  return run("mkwrite", argv, 0);
+  return testprog_run("mkwrite", argv, 0);
 }
 SELFTEST_NOINJECT("user-mkwrite", user_mkwrite);
 
@@ -142,7 +95,7 @@ static bool
 user_exit_group(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "exitgroup", NULL };
-  return run("exitgroup", argv, 3);
+  return testprog_run("exitgroup", argv, 3);
 }
 SELFTEST_NOINJECT("user-exit-group", user_exit_group);
 
@@ -150,7 +103,7 @@ static bool
 user_clock(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "clock", NULL };
-  return run("clock", argv, 0);
+  return testprog_run("clock", argv, 0);
 }
 SELFTEST_NOINJECT("user-clock", user_clock);
 
@@ -160,7 +113,7 @@ static bool
 user_itimer(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "itimer", NULL };
-  return run("itimer", argv, 0);
+  return testprog_run("itimer", argv, 0);
 }
 SELFTEST_NOINJECT("user-itimer", user_itimer);
 
@@ -170,7 +123,7 @@ static bool
 user_files(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "files", NULL };
-  return run("files", argv, 0);
+  return testprog_run("files", argv, 0);
 }
 SELFTEST_NOINJECT("user-files", user_files);
 
@@ -179,9 +132,28 @@ static bool
 user_names(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "names", NULL };
-  return run("names", argv, 0);
+  return testprog_run("names", argv, 0);
 }
 SELFTEST_NOINJECT("user-names", user_names);
+
+// Extended attributes, statfs and fadvise64 as Linux's ramfs answers them (tests/user/xattr.c).
+static bool
+user_xattr(void)
+{
+  const char *const argv[] = { TEST_BIN_DIR "xattr", NULL };
+  return testprog_run("xattr", argv, 0);
+}
+SELFTEST_NOINJECT("user-xattr", user_xattr);
+
+// fcntl's record locks as Linux's: F_GETLK from another process, EAGAIN, a sleeper woken and
+// one interrupted, EDEADLK, split and joined ranges, POSIX and OFD closes (tests/user/locks.c).
+static bool
+user_locks(void)
+{
+  const char *const argv[] = { TEST_BIN_DIR "locks", NULL };
+  return testprog_run("locks", argv, 0);
+}
+SELFTEST_NOINJECT("user-locks", user_locks);
 
 // The working directory and dirfds as directories: 1000 levels deep, "..", fchdir, renamed
 // and removed directories, O_CREAT through dangling links, threads racing chdir.
@@ -189,7 +161,7 @@ static bool
 user_dirs(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "dirs", NULL };
-  return run("dirs", argv, 0);
+  return testprog_run("dirs", argv, 0);
 }
 SELFTEST_NOINJECT("user-dirs", user_dirs);
 
@@ -200,7 +172,7 @@ user_termios(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "termios", NULL };
   tty_reset();   // whatever user-hostile's random ioctls set
-  return run("termios", argv, 0);
+  return testprog_run("termios", argv, 0);
 }
 SELFTEST_NOINJECT("user-termios", user_termios);
 
@@ -212,7 +184,7 @@ user_pipe(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "pipe", NULL };
   const char *const sigpipe[] = { TEST_BIN_DIR "pipe", "sigpipe", NULL };
-  return run("pipe", argv, 0) & run("pipe", sigpipe, 141);
+  return testprog_run("pipe", argv, 0) & testprog_run("pipe", sigpipe, 141);
 }
 SELFTEST_NOINJECT("user-pipe", user_pipe);
 
@@ -223,7 +195,7 @@ static bool
 user_pipeproc(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "pipeproc", NULL };
-  return run("pipeproc", argv, 0);
+  return testprog_run("pipeproc", argv, 0);
 }
 SELFTEST_NOINJECT("user-pipeproc", user_pipeproc);
 
@@ -233,7 +205,7 @@ static bool
 user_procpid(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "procpid", NULL };
-  return run("procpid", argv, 0);
+  return testprog_run("procpid", argv, 0);
 }
 SELFTEST_NOINJECT("user-procpid", user_procpid);
 
@@ -244,7 +216,7 @@ planted_pipe_torn(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "pipe", NULL };
   WRITE_ONCE(pipe_planted_torn, true);
-  bool ok = run("pipe", argv, 0);
+  bool ok = testprog_run("pipe", argv, 0);
   WRITE_ONCE(pipe_planted_torn, false);
   return ok;
 }
@@ -257,7 +229,7 @@ static bool
 user_poll(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "poll", NULL };
-  return run("poll", argv, 0);
+  return testprog_run("poll", argv, 0);
 }
 SELFTEST_NOINJECT("user-poll", user_poll);
 
@@ -267,7 +239,7 @@ static bool
 user_fdtable(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "fdtable", NULL };
-  return run("fdtable", argv, 0);
+  return testprog_run("fdtable", argv, 0);
 }
 SELFTEST_NOINJECT("user-fdtable", user_fdtable);
 
@@ -286,7 +258,7 @@ user_segfault(void)
   bool ok = true;
   for(size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     const char *const argv[] = { TEST_BIN_DIR "fault", cases[i].how, NULL };
-    ok &= run("fault", argv, cases[i].status);
+    ok &= testprog_run("fault", argv, cases[i].status);
   }
   return ok;
 }
@@ -296,7 +268,7 @@ static bool
 user_fpu(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "fpu", NULL };
-  return run("fpu", argv, 0);
+  return testprog_run("fpu", argv, 0);
 }
 SELFTEST_NOINJECT("user-fpu", user_fpu);
 
@@ -314,13 +286,12 @@ spin_test(void)
   struct testprog prog;
   if(!testprog_load(&prog, "spin", NULL))
     return false;
-  long before = used_pages();
+  long before = testprog_used_pages();
   int saved = softlockup_secs;
   WRITE_ONCE(softlockup_secs, 1);
-  struct process *p = spawn(&prog, argv);
+  struct process *p = testprog_spawn(&prog, argv);
   if(!p) {
     WRITE_ONCE(softlockup_secs, saved);
-    testprog_put(&prog);
     return false;
   }
   msleep(500);
@@ -329,8 +300,7 @@ spin_test(void)
   spin_unlock(&p->lock);
   int status = process_wait(p);
   WRITE_ONCE(softlockup_secs, saved);
-  long leaked = used_pages() - before;
-  testprog_put(&prog);
+  long leaked = testprog_used_pages() - before;
   selftest_extra("status=%d slept-while-spinning=%d leaked-pages=%ld", status, ran_meanwhile,
                  leaked);
   return status == 0 && ran_meanwhile && leaked == 0;
@@ -349,7 +319,7 @@ static bool
 user_hostile(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "hostile", NULL };
-  return run("hostile", argv, 0);
+  return testprog_run("hostile", argv, 0);
 }
 SELFTEST_NOINJECT("user-hostile", user_hostile);
 
@@ -361,7 +331,7 @@ user_races(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "races", NULL };
   const char *const killall[] = { TEST_BIN_DIR "races", "killall", NULL };
-  return run("races", argv, 0) & run("races", killall, 0);
+  return testprog_run("races", argv, 0) & testprog_run("races", killall, 0);
 }
 SELFTEST_NOINJECT("user-races", user_races);
 
@@ -371,7 +341,7 @@ static bool
 user_sighand(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "sighand", NULL };
-  return run("sighand", argv, 0);
+  return testprog_run("sighand", argv, 0);
 }
 SELFTEST_NOINJECT("user-sighand", user_sighand);
 
@@ -381,7 +351,7 @@ static bool
 user_oom(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "oom", NULL };
-  return run("oom", argv, 137);
+  return testprog_run("oom", argv, 137);
 }
 SELFTEST_NOINJECT("user-oom", user_oom);
 
@@ -466,7 +436,7 @@ user_inject(void)
     { "pipeproc", { TEST_BIN_DIR "pipeproc", NULL } },
     { "proc", { TEST_BIN_DIR "proc", "storm", "300", NULL } },
   };
-  long before = used_pages();
+  long before = testprog_used_pages();
   int ran = 0, spawn_failed = 0, failed = 0;
   bool bad = false;   // a program hung, or left its scratch directory
   for(size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
@@ -479,8 +449,7 @@ user_inject(void)
       spawn_failed++;
       continue;
     }
-    struct process *p = process_spawn(progs[i], prog.image, prog.len, argv, env, &err);
-    testprog_put(&prog);
+    struct process *p = process_spawn(prog.path, argv, testprog_env, &err);
     if(!p) {
       spawn_failed++;
       continue;
@@ -497,8 +466,7 @@ user_inject(void)
     int err;
     struct process *p = NULL;
     if(testprog_load(&prog, under[i].bin, NULL)) {
-      p = process_spawn(under[i].argv[0], prog.image, prog.len, under[i].argv, env, &err);
-      testprog_put(&prog);
+      p = process_spawn(prog.path, under[i].argv, testprog_env, &err);
       if(!p)
         selftest_extra("spawn=%d", err);
     }
@@ -523,7 +491,7 @@ user_inject(void)
     failed += status != 0;
     ran++;
   }
-  long leaked = used_pages() - before;
+  long leaked = testprog_used_pages() - before;
   selftest_extra("spawn-failed=%d failed=%d leaked-pages=%ld", spawn_failed, failed, leaked);
   if(leaked || bad)
     return false;
@@ -538,7 +506,7 @@ static bool
 user_proc(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "proc", NULL };
-  return run("proc", argv, 0);
+  return testprog_run("proc", argv, 0);
 }
 SELFTEST_NOINJECT("user-proc", user_proc);
 
@@ -547,7 +515,7 @@ static bool
 user_fork_storm(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "proc", "storm", "10000", NULL };
-  return run("proc", argv, 0);
+  return testprog_run("proc", argv, 0);
 }
 SELFTEST_NOINJECT("user-fork-storm", user_fork_storm);
 
@@ -558,7 +526,7 @@ static bool
 user_jobctl(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "jobctl", NULL };
-  return run("jobctl", argv, 0);
+  return testprog_run("jobctl", argv, 0);
 }
 SELFTEST_NOINJECT("user-jobctl", user_jobctl);
 
@@ -569,51 +537,11 @@ planted_cow_shared(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "proc", "cow", NULL };
   WRITE_ONCE(cow_planted_shared, true);
-  bool ok = run("proc", argv, 0);
+  bool ok = testprog_run("proc", argv, 0);
   WRITE_ONCE(cow_planted_shared, false);
   return ok;
 }
 SELFTEST("planted-cow-shared", planted_cow_shared);
-
-// Bad images are refused with ENOEXEC and a console line; the kernel goes on.
-static bool
-user_exec_bad(void)
-{
-  static u8 junk[256] = "this is not an ELF file";
-  static u8 dynamic[4096];
-  struct testprog prog;
-  if(!testprog_load(&prog, "hello", NULL))
-    return false;
-  const u8 *hello = prog.image;
-  size_t len = prog.len;
-  // hello's headers with its first program header turned into PT_INTERP.
-  memcpy(dynamic, hello, sizeof(dynamic));
-  u64 phoff = *(u64 *)(dynamic + 32);
-  *(u32 *)(dynamic + phoff) = 3;
-  const char *const argv[] = { "/bin/bad", NULL };
-  long before = used_pages();
-  int e1 = 0, e2 = 0, e3 = 0;
-  struct process *p1 = process_spawn("/bin/junk", junk, sizeof(junk), argv, env, &e1);
-  struct process *p2 = process_spawn("/bin/dynamic", dynamic, sizeof(dynamic), argv, env, &e2);
-  struct process *p3 = process_spawn("/bin/short", hello, 100, argv, env, &e3);
-  // hello with a non-canonical entry point: its first IRET would fault in ring 0.
-  u8 *entry = kmalloc(len, GFP_KERNEL);
-  if(!entry) {
-    testprog_put(&prog);
-    return false;
-  }
-  memcpy(entry, hello, len);
-  *(u64 *)(entry + 24) = 0x0000900000000000UL;   // e_entry
-  int e4 = 0;
-  struct process *p4 = process_spawn("/bin/entry", entry, len, argv, env, &e4);
-  kfree(entry);
-  long leaked = used_pages() - before;
-  testprog_put(&prog);
-  selftest_extra("junk=%d dynamic=%d short=%d entry=%d leaked-pages=%ld", e1, e2, e3, e4, leaked);
-  return !p1 && !p2 && !p3 && !p4 && e1 == -ENOEXEC && e2 == -ENOEXEC && e3 == -ENOEXEC &&
-         e4 == -ENOEXEC && !leaked;
-}
-SELFTEST_NOINJECT("user-exec-bad", user_exec_bad);
 
 // The planted bug: ring 3 is never preempted, so a spinner keeps this thread's CPU and its
 // sleep outlives the spinners: user-spin's check must fail.
@@ -634,7 +562,7 @@ planted_user_leak(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "hello", NULL };
   process_planted_leak = true;
-  bool ok = run("hello", argv, 0);
+  bool ok = testprog_run("hello", argv, 0);
   process_planted_leak = false;
   return ok;
 }
@@ -657,10 +585,10 @@ user_signals(void)
     { "badstack", 139 },
   };
   const char *const argv[] = { TEST_BIN_DIR "signals", NULL };
-  bool ok = run("signals", argv, 0);
+  bool ok = testprog_run("signals", argv, 0);
   for(size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     const char *const a[] = { TEST_BIN_DIR "signals", cases[i].how, NULL };
-    ok &= run("signals", a, cases[i].status);
+    ok &= testprog_run("signals", a, cases[i].status);
   }
   return ok;
 }
@@ -673,7 +601,7 @@ planted_signal_fpu(void)
 {
   const char *const argv[] = { TEST_BIN_DIR "signals", NULL };
   WRITE_ONCE(planted_sigreturn_fpu, true);
-  bool ok = run("signals", argv, 0);
+  bool ok = testprog_run("signals", argv, 0);
   WRITE_ONCE(planted_sigreturn_fpu, false);
   return ok;
 }

@@ -1,6 +1,7 @@
 // names: rename and renameat2 (RENAME_NOREPLACE, RENAME_EXCHANGE), file times (what marks
-// atime, mtime and ctime; utimensat, futimens, utimes, utime; stat and statx report them) and
-// sendfile, against Linux's results, in a fresh directory under /tmp. Exits 0 when all hold.
+// atime, mtime and ctime; utimensat, futimens, utimes, utime; stat and statx report them),
+// sendfile, and the stat and lstat calls themselves (which glibc never makes: musl does),
+// against Linux's results, in a fresh directory under /tmp. Exits 0 when all hold.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -341,6 +342,31 @@ sendfiles(void)
         "remove sendfile's files");
 }
 
+// stat(2) and lstat(2) by number (glibc's stat() makes newfstatat): what newfstatat says of a
+// file, a symbolic link to it and a directory; ENOENT, ENOTDIR, EFAULT.
+static void
+stat_calls(void)
+{
+  struct stat a, b;
+  int fd = open("st", O_CREAT | O_WRONLY | O_TRUNC, 0640);
+  check(fd >= 0 && write(fd, "twelve bytes", 12) == 12, "make st");
+  close(fd);
+  check(symlink("st", "stl") == 0, "symlink stl -> st");
+  check(syscall(SYS_stat, "st", &a) == 0 && fstatat(AT_FDCWD, "st", &b, 0) == 0 &&
+        a.st_ino == b.st_ino && a.st_mode == (S_IFREG | 0640) && a.st_size == 12 &&
+        a.st_nlink == 1, "stat of a file: newfstatat's answer");
+  check(syscall(SYS_stat, "stl", &b) == 0 && b.st_ino == a.st_ino, "stat follows a link");
+  check(syscall(SYS_lstat, "stl", &b) == 0 && S_ISLNK(b.st_mode) && b.st_ino != a.st_ino &&
+        b.st_size == 2, "lstat of a link: the link");
+  check(syscall(SYS_lstat, "st", &b) == 0 && b.st_ino == a.st_ino, "lstat of a file");
+  check(syscall(SYS_stat, ".", &b) == 0 && S_ISDIR(b.st_mode), "stat of a directory");
+  FAILS(syscall(SYS_stat, "missing", &b), ENOENT);
+  FAILS(syscall(SYS_lstat, "st/x", &b), ENOTDIR);
+  FAILS(syscall(SYS_stat, "st", (void *)8), EFAULT);
+  FAILS(syscall(SYS_lstat, (void *)8, &b), EFAULT);
+  check(unlink("stl") == 0 && unlink("st") == 0, "remove stat's files");
+}
+
 int
 main(void)
 {
@@ -354,6 +380,7 @@ main(void)
   renames();
   file_times();
   sendfiles();
+  stat_calls();
   check(chdir("/") == 0 && rmdir(dir) == 0, "rmdir dir");
   printf("names: %d checks, %d failed\n", checks, fails);
   return fails != 0 || checks < 120;

@@ -59,13 +59,20 @@ const struct list lists[L_END - L_PROT] = {
   [L_TIMER - L_PROT] = { 0, 1, { TIMER_ABSTIME } },
   [L_WHO - L_PROT] = { 5, 5, { 0, -1, 1, 2, -2 } },
   [L_AMODE - L_PROT] = { 0, 3, { R_OK, W_OK, X_OK } },
+  // Extended attributes' names: each namespace's rule, an unknown one, an empty name (strings:
+  // the stray bit val() adds now and then makes a bad pointer).
+  [L_XNAME - L_PROT] = { 6, 6, { (long)"user.a", (long)"security.selinux",
+    (long)"system.posix_acl_access", (long)"trusted.t", (long)"other.o", (long)"" } },
+  [L_FADV - L_PROT] = { 7, 7, { 0, 1, 2, 3, 4, 5, 6 } },
 };
 
 // The calls: C(number, name, weight, how, the kinds of the arguments).
 #define C(nr, name, w, how, ...) { nr, #name, w, how, { __VA_ARGS__ } }
 const struct call calls[] = {
   C(0, read, 8, 0, K_FD, K_BUF, K_LEN), C(1, write, 8, 0, K_FD, K_BUF, K_LEN),
-  C(2, open, 6, 0, K_PATHW, L_OFL, K_MODE), C(3, close, 4, 0, K_FDW), C(5, fstat, 3, 0, K_FD, K_OUT),
+  C(2, open, 6, 0, K_PATHW, L_OFL, K_MODE), C(3, close, 4, 0, K_FDW),
+  C(4, stat, 2, 0, K_PATH, K_OUT),
+  C(5, fstat, 3, 0, K_FD, K_OUT), C(6, lstat, 2, 0, K_PATH, K_OUT),
   C(7, poll, 3, 0, K_POLLFD, K_NFDS, K_MSEC), C(8, lseek, 3, 0, K_FD, K_OFF, L_WHENCE),
   C(9, mmap, 8, 0, K_MADDR, K_MLEN, L_PROT, L_MAPFL, K_FD, K_MOFF),
   C(10, mprotect, 6, 0, K_MADDR, K_MLEN, L_PROT), C(11, munmap, 5, 0, K_MADDR, K_MLEN),
@@ -100,13 +107,24 @@ const struct call calls[] = {
   C(112, setsid, 1, 0, K_0), C(121, getpgid, 1, 0, K_PID), C(124, getsid, 1, 0, K_PID),
   C(127, rt_sigpending, 1, 0, K_OUT, K_SIGSZ), C(128, rt_sigtimedwait, 2, 0, K_SIGSET, K_OUT, K_TS, K_SIGSZ),
   C(130, rt_sigsuspend, 1, 0, K_SIGSET, K_SIGSZ), C(131, sigaltstack, 2, 0, K_STACKT, K_OUT),
-  C(132, utime, 1, 0, K_PATHW, K_TIMES), C(157, prctl, 2, 0, L_PRCTL, K_INT),
+  C(132, utime, 1, 0, K_PATHW, K_TIMES),
+  C(137, statfs, 1, 0, K_PATH, K_OUT), C(138, fstatfs, 1, 0, K_FD, K_OUT),
+  C(188, setxattr, 1, 0, K_PATHW, L_XNAME, K_BUF, K_LEN, K_INT),
+  C(189, lsetxattr, 1, 0, K_PATHW, L_XNAME, K_BUF, K_LEN, K_INT),
+  C(190, fsetxattr, 1, 0, K_FD, L_XNAME, K_BUF, K_LEN, K_INT),
+  C(191, getxattr, 1, 0, K_PATH, L_XNAME, K_OUT, K_LEN),
+  C(192, lgetxattr, 1, 0, K_PATH, L_XNAME, K_OUT, K_LEN),
+  C(193, fgetxattr, 1, 0, K_FD, L_XNAME, K_OUT, K_LEN),
+  C(194, listxattr, 1, 0, K_PATH, K_OUT, K_LEN), C(195, llistxattr, 1, 0, K_PATH, K_OUT, K_LEN),
+  C(196, flistxattr, 1, 0, K_FD, K_OUT, K_LEN), C(197, removexattr, 1, 0, K_PATHW, L_XNAME),
+  C(198, lremovexattr, 1, 0, K_PATHW, L_XNAME), C(199, fremovexattr, 1, 0, K_FD, L_XNAME), C(157, prctl, 2, 0, L_PRCTL, K_INT),
   C(158, arch_prctl, 2, 0, L_ARCH, K_OUT), C(160, setrlimit, 1, 0, L_RLIM, K_RLIMP),
   C(162, sync, 1, 0, K_0), C(186, gettid, 1, 0, K_0), C(200, tkill, 2, 0, K_TID, K_SIG),
   C(201, time, 1, 0, K_OUT), C(202, futex, 5, 0, K_FUTEX, L_FUTEXOP, K_INT, K_TS, K_FUTEX, K_INT),
   C(203, sched_setaffinity, 1, 0, K_PID, K_LEN, K_BUF), C(204, sched_getaffinity, 1, 0, K_PID, K_LEN, K_BUF),
   C(217, getdents64, 3, 0, K_FD, K_BUF, K_LEN), C(218, set_tid_address, 1, 0, K_OUT),
-  C(219, restart_syscall, 1, 0, K_0), C(227, clock_settime, 1, 0, L_CLOCK, K_TS),
+  C(219, restart_syscall, 1, 0, K_0),
+  C(221, fadvise64, 1, 0, K_FD, K_OFF, K_LEN, L_FADV), C(227, clock_settime, 1, 0, L_CLOCK, K_TS),
   C(228, clock_gettime, 1, 0, L_CLOCK, K_OUT), C(229, clock_getres, 1, 0, L_CLOCK, K_OUT),
   C(230, clock_nanosleep, 2, 0, L_CLOCK, L_TIMER, K_TS, K_OUT), C(231, exit_group, 1, 2, K_INT),
   C(234, tgkill, 2, 0, K_PID, K_TID, K_SIG), C(235, utimes, 1, 0, K_PATHW, K_TIMES),

@@ -1,0 +1,71 @@
+#!/bin/sh
+# The real programs' cases (make realprogs, tools/realprogs.sh): Debian's own programs,
+# unmodified and dynamically linked, each run on files this script makes in DIR, under this
+# kernel and on the host, whose output is the oracle. Each case prints
+#   REALPROG-BEGIN <name>, its output with "| " before each line, REALPROG-END <name> status=<n>
+# and tools/realprogs.sh compares the two runs case by case.
+# Usage: cases.sh DIR [CASE...]   (DIR is emptied first; no CASE: every case)
+set -u
+dir=$1
+shift
+export LC_ALL=C TZ=UTC0 HOME=/ PATH=/usr/bin:/bin
+B=/usr/bin
+
+# The files every case reads: text, numbers, a tree with fixed times and modes.
+setup() {
+  rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || return 1
+  printf 'pear 3\napple 10\nfig 2\napple 1\nkiwi 7\n' > words
+  $B/seq 1 200000 > big
+  mkdir -p tree/sub tree/empty
+  printf 'one\n' > tree/a
+  printf 'two two\n' > tree/sub/b
+  $B/seq 1 3000 > tree/sub/c
+  ln -s a tree/link
+  chmod 640 tree/a
+  chmod 750 tree/sub
+  $B/touch -h -d '2021-03-04 05:06:07' tree/a tree/sub/b tree/sub/c tree/link tree/sub \
+    tree/empty tree
+}
+
+case_ls() { $B/ls -l --time-style=+%F.%T tree tree/sub; }
+case_ls_recursive() { $B/ls -AR tree; }
+case_sort() { $B/sort -k2n words && $B/sort -u -k1,1 words && $B/sort -r big | $B/head -n 3; }
+case_cp() {
+  $B/cp -a tree copy && $B/ls -lR --time-style=+%F.%T copy && $B/cmp tree/sub/c copy/sub/c
+}
+case_du() { $B/du -ab --apparent-size tree | $B/sort -k2; }
+case_stat() { $B/stat -c '%n %s %F %a %U %G %y %h' tree tree/a tree/link tree/sub/c; }
+case_sums() { $B/md5sum big tree/a && $B/sha256sum words && $B/wc -lwc big words; }
+case_xz() {
+  # Blocks of 256 KiB, so that the four threads have five blocks to share.
+  $B/xz -T4 --block-size=262144 -c big > big.xz && $B/xz -T4 -dc big.xz | $B/md5sum &&
+    $B/xz -l big.xz | $B/tail -n 1
+}
+case_zstd() {
+  $B/zstd -q -T4 -c big > big.zst && $B/zstd -q -dc big.zst | $B/md5sum && $B/wc -c < big.zst
+}
+case_sqlite() {
+  $B/sqlite3 db <<'SQL'
+create table t(k integer primary key, v text);
+insert into t(v) values ('pear'), ('apple'), ('fig');
+insert into t(v) select v || k from t;
+select k, v from t order by v;
+select count(*), max(k) from t;
+SQL
+}
+
+setup || { echo "REALPROG-SETUP failed"; exit 1; }
+cases=${*:-ls ls_recursive sort cp du stat sums xz zstd sqlite}
+for c in $cases; do
+  # Into a file first: under this kernel stdout is the console, a terminal, where ls would
+  # print columns; on the host it is a file.
+  (cd "$dir" && "case_$c") > "$dir.out" 2>&1
+  st=$?
+  # Each line of output behind "| ": under this kernel the console gives every line a
+  # timestamp, kernel lines (exec:, syscall:) come in between, and they must stay apart.
+  echo "REALPROG-BEGIN $c"
+  sed 's/^/| /' "$dir.out"
+  echo "REALPROG-END $c status=$st"
+done
+rm -rf "$dir" "$dir.out"   # a file left behind would be a leak to the kernel's leak check
+echo "REALPROG-DONE"

@@ -1,0 +1,124 @@
+#!/bin/bash
+# make realprogs SMP=n: Debian's own programs, unmodified and dynamically linked, under this
+# kernel, each case's output against the same case run on the host (the oracle), in one boot
+# of the debug image whose init is tests/realprogs/cases.sh under busybox's sh.
+# Usage: realprogs.sh [--smp N] [--log FILE] [--timeout S] [--cases "a b ..."]
+#        realprogs.sh --compare HOST_OUT LOG   (only the comparison, of runs already made: the
+#        checker's own test, tests/host/test_realprogs.sh, feeds it runs with planted faults)
+# The archive (build/realprogs/realprogs.cpio.gz, an INITRD=) holds the programs the cases run,
+# from the host's /usr/bin, the loader and libraries they load (tools/solibs.sh), /etc/passwd
+# and /etc/group with root, and the cases as /realprogs.sh. The host runs the cases in a ramfs
+# of its own (mounted here: root is needed), as the kernel's files are. Prints a PASS or FAIL
+# line per case (a failure with the diff, host's lines "-", this kernel's "+"), then
+#   N passed, N failed
+# (the contract's last line); exit 0 only when every case passed and the boot ended with
+# END and LEAK-CHECK passing.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+smp=8 log="" timeout=900 cases="" compare=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --compare) compare=$2 log=$3; shift 2 ;;
+    --smp) smp=$2; shift ;;
+    --log) log=$2; shift ;;
+    --timeout) timeout=$2; shift ;;
+    --cases) cases=$2; shift ;;
+    *) echo "realprogs.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+out=$top/build/realprogs
+[ -n "$compare" ] && out=$(mktemp -d)
+mkdir -p "$out" "$top/build/logs"
+log=${log:-$top/build/logs/realprogs-smp$smp.log}
+
+# The runs: the archive, the host's run and this kernel's, unless given (--compare).
+run() {
+  # Every program a case runs (tests/realprogs/cases.sh), and the Debian package it comes from.
+  progs="ls sort cp du stat md5sum sha256sum wc seq touch head tail sed cut cmp xz zstd sqlite3"
+  for p in $progs; do
+    if [ ! -x "/usr/bin/$p" ]; then
+      echo "realprogs: /usr/bin/$p is missing on this host (tools/deps.sh installs it)"
+      exit 1
+    fi
+  done
+
+  # The archive.
+  list=$out/list
+  {
+    echo "dir /usr 0755 0 0"
+    echo "dir /usr/bin 0755 0 0"
+    for p in $progs; do echo "file /usr/bin/$p $(readlink -f "/usr/bin/$p") 0755 0 0"; done
+    echo "dir /etc 0755 0 0"
+    echo "file /etc/passwd $out/passwd 0644 0 0"
+    echo "file /etc/group $out/group 0644 0 0"
+    echo "file /realprogs.sh $top/tests/realprogs/cases.sh 0755 0 0"
+    echo "dir /tmp 01777 0 0"
+  } > "$list"
+  printf 'root:x:0:0:root:/root:/bin/sh\n' > "$out/passwd"
+  printf 'root:x:0:\n' > "$out/group"
+  paths=""
+  for p in $progs; do paths="$paths /usr/bin/$p"; done
+  # shellcheck disable=SC2086
+  tools_out=$("$top/tools/solibs.sh" --skip-dirs "/usr /usr/bin /etc /tmp" $paths) ||
+    { echo "realprogs: tools/solibs.sh could not list the libraries"; exit 1; }
+  echo "$tools_out" >> "$list"
+  "$top/tools/newc.py" "$out/realprogs.cpio" "$list" || exit 1
+  gzip -n -1 -c "$out/realprogs.cpio" > "$out/realprogs.cpio.gz" || exit 1
+
+  # The host's run, in a ramfs (directory sizes, link counts and errnos as this kernel's files
+  # have them); the same busybox sh as the initramfs's /bin/sh.
+  ram=$out/host-ram
+  mkdir -p "$ram"
+  if ! mount -t ramfs none "$ram" 2> /dev/null; then
+    echo "realprogs: cannot mount a ramfs for the host's run (root is needed)"
+    exit 1
+  fi
+  # shellcheck disable=SC2086
+  (cd / && env -i /bin/busybox sh "$top/tests/realprogs/cases.sh" "$ram/rp" $cases) \
+    > "$out/host.out" 2>&1
+  umount "$ram"
+
+  # This kernel's run.
+  cmdline="bench=none init=/bin/sh -- /realprogs.sh /tmp/rp${cases:+ $cases}"
+  "$top/tools/qemu.sh" --smp "$smp" --image debug --initrd "$out/realprogs.cpio.gz" \
+    --cmdline "$cmdline" --timeout "$timeout" --log "$log" > /dev/null 2>&1
+  rc=$?
+}
+rc=given
+if [ -n "$compare" ]; then
+  cp "$compare" "$out/host.out"
+else
+  run || exit 1
+fi
+
+# case NAME FILE: that case's lines of a run: its output lines ("| ...") between its BEGIN and
+# END lines, and the END line with its status; the console's timestamps, CRs and the kernel's
+# own lines in between left out.
+case_lines() {
+  tr -d '\r' < "$2" | sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' |
+    awk -v n="$1" '$0 == "REALPROG-BEGIN " n { on = 1; next }
+                   on && /^\| / { print }
+                   on && $1 == "REALPROG-END" && $2 == n { print; exit }'
+}
+passed=0 failed=0
+names=$(grep -aoE '^REALPROG-BEGIN [a-z_0-9]+' "$out/host.out" | cut -d' ' -f2)
+for n in $names; do
+  case_lines "$n" "$out/host.out" > "$out/$n.host"
+  case_lines "$n" "$log" > "$out/$n.kernel"
+  if cmp -s "$out/$n.host" "$out/$n.kernel" && [ -s "$out/$n.host" ]; then
+    passed=$((passed + 1))
+    echo "PASS  realprog $n"
+  else
+    failed=$((failed + 1))
+    echo "FAIL  realprog $n"
+    diff "$out/$n.host" "$out/$n.kernel" | grep -E '^[<>]' | sed 's/^</  -/; s/^>/  +/' | head -n 40
+  fi
+done
+fail() { echo "FAIL  realprogs: $1"; failed=$((failed + 1)); }
+[ -n "$names" ] || fail "the host's run printed no case"
+grep -aq 'END result=pass' "$log" || fail "no END result=pass (qemu.sh exit $rc; log $log)"
+grep -aq 'LEAK-CHECK result=pass' "$log" || fail "no LEAK-CHECK result=pass (log $log)"
+echo "$passed passed, $failed failed"
+[ -n "$compare" ] && rm -rf "$out"
+[ "$failed" = 0 ]
