@@ -1,6 +1,7 @@
 // The per-process file table: fds to open file descriptions, close-on-exec bits and the
 // working directory, shared by a process's threads (clone(2) CLONE_FILES), as Linux's fs/file.c.
 #include "errno.h"
+#include "eventpoll.h"
 #include "uapi/fcntl.h"
 #include "fdtable.h"
 #include "fs.h"
@@ -18,6 +19,7 @@ ufile_alloc(struct file *f, u32 flags)
   uf->refs = 1;
   uf->file = f;
   uf->flags = flags;
+  INIT_LIST_HEAD(&uf->f_ep);
   return uf;
 }
 
@@ -41,6 +43,7 @@ static void
 ufile_free(struct ufile *uf)
 {
   locks_remove_ofd(uf);
+  eventpoll_release(uf);
   vfs_close(uf->file);
   call_rcu(&uf->rcu, ufile_free_rcu);
 }

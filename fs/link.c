@@ -1,5 +1,5 @@
-// The system calls that make and remove names: mkdir, rmdir, unlink, rename and symlink in
-// their path and *at forms, on paths and their start from user_path (fs/open.c); the VFS work is
+// The system calls that make and remove names: mkdir, rmdir, unlink, rename, symlink and link
+// in their path and *at forms, on paths and their start from user_path (fs/open.c); the VFS work is
 // fs/namei.c's (Linux keeps these calls in fs/namei.c beside the walk).
 #include "errno.h"
 #include "fdtable.h"
@@ -120,4 +120,40 @@ long
 sys_symlink(u64 target, u64 path)
 {
   return sys_symlinkat(target, AT_FDCWD, path);
+}
+
+// linkat(2): the source as fstatat finds it, but a last symbolic link followed only with
+// AT_SYMLINK_FOLLOW; "" with AT_EMPTY_PATH is olddirfd's own file (Linux asks for
+// CAP_DAC_READ_SEARCH, which every process here has: all are root). A file with no dentry (a
+// pipe, the console) is another file system's: EXDEV.
+long
+sys_linkat(u64 olddirfd, u64 uold, u64 newdirfd, u64 unew, u64 flags)
+{
+  if(flags & ~(u64)(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
+    return -EINVAL;
+  struct ufile *uf;
+  struct dentry *old;
+  u64 how = (flags & AT_EMPTY_PATH) | (flags & AT_SYMLINK_FOLLOW ? 0 : AT_SYMLINK_NOFOLLOW);
+  long err = resolve_at(olddirfd, uold, how, &uf, &old);
+  if(err)
+    return err;
+  if(uf) {
+    old = uf->file && uf->file->f_dentry ? dget(uf->file->f_dentry) : NULL;
+    fput(uf);
+    if(!old)
+      return -EXDEV;
+  }
+  struct dentry *dir;
+  char *path = user_path((int)newdirfd, unew, false, &dir, &err);
+  if(path)
+    err = vfs_link_at(old, dir, path);
+  user_path_put(path, dir);
+  dput(old);
+  return err;
+}
+
+long
+sys_link(u64 uold, u64 unew)
+{
+  return sys_linkat(AT_FDCWD, uold, AT_FDCWD, unew, 0);
 }

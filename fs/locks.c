@@ -226,7 +226,7 @@ setlk(struct ufile *uf, bool ofd, bool wait, u64 uarg)
       goto out;
     }
   struct lock_waiter w = { .owner = owner };
-  struct wait_queue_entry we = { current, LIST_HEAD_INIT(we.entry) };
+  struct wait_queue_entry we = { current, LIST_HEAD_INIT(we.entry), NULL };
   for(;;) {
     // Asleep before the look, so that a release after it wakes this thread (wait_event's order).
     prepare_to_wait(&file_lock_wq, &we, T_SLEEPING);

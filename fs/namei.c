@@ -334,13 +334,14 @@ vfs_stat(const char *path, unsigned flags, struct kstat *st)
   return vfs_stat_at(NULL, path, flags, st);
 }
 
-// What create makes: a node of mode's type, a device's number or a link's target; or an
-// inode made beforehand (inode: the generated files of /sys and /proc).
+// What create makes: a node of mode's type, a device's number or a link's target; an inode
+// made beforehand (inode: the generated files of /sys and /proc); or a hard link to old's.
 struct new_node {
   u32 mode;
   dev_t rdev;
   const char *link;
   struct inode *inode;
+  struct dentry *old;
   bool made;   // out: create made it (open's O_CREAT may find it there instead)
 };
 
@@ -355,6 +356,16 @@ make_node(struct inode *dir, struct dentry *child, const struct new_node *n)
     return 0;
   }
   const struct inode_operations *op = dir->i_op;
+  if(n->old) {
+    // Linux's vfs_link, in its order. A generated file of /sys or /proc lives here in the
+    // root ramfs, but on Linux in a file system of its own: EXDEV, as there.
+    struct inode *inode = n->old->d_inode;
+    if(inode->i_sb != dir->i_sb || inode->i_fop)
+      return -EXDEV;
+    if(S_ISDIR(inode->i_mode))
+      return -EPERM;
+    return op->link ? op->link(n->old, dir, child) : -EPERM;
+  }
   if(S_ISLNK(n->mode))
     return op->symlink ? op->symlink(dir, child, n->link) : -EPERM;
   if(S_ISREG(n->mode) || S_ISDIR(n->mode))
@@ -383,7 +394,7 @@ create(struct dentry *dir_at, const char *path, struct new_node *n, bool existin
     else if(S_ISDIR(child->d_inode->i_mode) || nd.must_dir)
       err = -EISDIR;
   } else if(!S_ISDIR(n->mode) && nd.must_dir)
-    err = -EISDIR;   // as Linux: "name/" can only be a directory
+    err = n->old ? -ENOENT : -EISDIR;   // as Linux: "name/" can only be a directory
   else if(!(child = d_alloc(nd.dentry, &nd.last)))
     err = -ENOMEM;
   else
@@ -446,6 +457,13 @@ int
 vfs_symlink(const char *target, const char *path)
 {
   return vfs_symlink_at(target, NULL, path);
+}
+
+int
+vfs_link_at(struct dentry *old, struct dentry *dir, const char *path)
+{
+  return create(dir, path, &(struct new_node){ .mode = old->d_inode->i_mode, .old = old }, false,
+                0, NULL);
 }
 
 int

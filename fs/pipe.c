@@ -73,7 +73,7 @@ static int
 pipe_wait(struct pipe_inode_info *pipe, struct wait_queue_head *wq,
           bool (*ready)(struct pipe_inode_info *, size_t), size_t need)
 {
-  struct wait_queue_entry we = { current, LIST_HEAD_INIT(we.entry) };
+  struct wait_queue_entry we = { current, LIST_HEAD_INIT(we.entry), NULL };
   int err = 0;
   mutex_unlock(&pipe->mutex);
   current->idle_wait = true;

@@ -25,6 +25,7 @@ poll_initwait(struct poll_table *pt)
   pt->queue = true;
   pt->error = 0;
   pt->pages = NULL;
+  pt->qproc = NULL;
 }
 
 void
@@ -32,6 +33,10 @@ poll_wait(struct file *f, struct wait_queue_head *wq, struct poll_table *pt)
 {
   if(!pt || !pt->queue || !wq)
     return;
+  if(pt->qproc) {
+    pt->qproc(f, wq, pt);
+    return;
+  }
   struct poll_table_page *pg = pt->pages;
   if(!pg || pg->n == (int)ENTRIES_PER_PAGE) {
     pg = (struct poll_table_page *)__get_free_page(GFP_KERNEL);
@@ -45,6 +50,7 @@ poll_wait(struct file *f, struct wait_queue_head *wq, struct poll_table *pt)
   }
   struct poll_table_entry *e = &pg->entries[pg->n++];
   e->wait.thread = current;
+  e->wait.func = NULL;
   INIT_LIST_HEAD(&e->wait.entry);
   e->wq = wq;
   u64 flags;

@@ -74,11 +74,34 @@ ramfs_get_link(struct inode *inode, char *buf, size_t len)
   return n;
 }
 
+// A name more for old's inode, unless its last name went meanwhile (an unlink in another
+// directory, under another mutex: hence the count's compare-and-swap), as Linux's
+// simple_link under the inode's lock. The new dentry holds a reference of its own.
+static int
+ramfs_link(struct dentry *old, struct inode *dir, struct dentry *d)
+{
+  struct inode *inode = old->d_inode;
+  int n = READ_ONCE(inode->i_nlink);
+  do {
+    if(n == 0)
+      return -ENOENT;
+  } while(!__atomic_compare_exchange_n(&inode->i_nlink, &n, n + 1, false, __ATOMIC_RELAXED,
+                                       __ATOMIC_RELAXED));
+  __atomic_add_fetch(&inode->i_count, 1, __ATOMIC_RELAXED);   // old's dentry holds one
+  inode_touch_c(inode);
+  inode_touch_mc(dir);
+  d_instantiate_add(d, inode);
+  return 0;
+}
+
+// The count drops atomically: a hard link's name in another directory may go at once, under
+// that directory's mutex. The dentry's reference goes after it (d_delete, then dput), so the
+// iput that finds no reference left finds the count dropped too.
 static int
 ramfs_unlink(struct inode *dir, struct dentry *d)
 {
   struct inode *inode = d->d_inode;
-  WRITE_ONCE(inode->i_nlink, inode->i_nlink - 1);
+  __atomic_sub_fetch(&inode->i_nlink, 1, __ATOMIC_RELAXED);
   inode_touch_c(inode);
   inode_touch_mc(dir);
   d_delete(d);
@@ -147,6 +170,7 @@ static const struct inode_operations ramfs_dir_ops = {
   .rename = ramfs_rename,
   .mknod = ramfs_mknod,
   .symlink = ramfs_symlink,
+  .link = ramfs_link,
 };
 
 static const struct inode_operations ramfs_symlink_ops = {

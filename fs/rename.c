@@ -97,7 +97,8 @@ vfs_rename_at(struct dentry *from_dir, const char *from, struct dentry *to_dir, 
   if((adir->i_flags | bdir->i_flags) & I_DEAD || !(old = d_lookup(a.dentry, &a.last)))
     err = -ENOENT;
   else if(!(err = rename_check(old, b.dentry, target = d_lookup(b.dentry, &b.last), &a, &b,
-                               flags)) && target != old) {
+                               flags)) && !(target && target->d_inode == old->d_inode)) {
+    // (Two names of one inode: rename(2) "does nothing, and returns a success status".)
     // A directory replaced must stay empty meanwhile: its mutex keeps creates out.
     bool lock = target && !(flags & RENAME_EXCHANGE) && S_ISDIR(target->d_inode->i_mode);
     if(lock)

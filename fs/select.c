@@ -17,7 +17,6 @@
 #include "tty.h"
 #include <asm/uaccess.h>
 
-#define FOREVER (~0UL)            // deadline: none
 #define MAX_TIMEOUT_SEC (1UL << 32)   // longer timeouts are for ever (136 years)
 
 // Which events make select's sets true (Linux's POLLIN_SET, POLLOUT_SET, POLLEX_SET): a
@@ -39,13 +38,19 @@ console_poll(struct poll_table *pt)
   return tty_poll(NULL, pt);
 }
 
-static unsigned
-file_poll(struct ufile *uf, struct poll_table *pt)
+unsigned
+vfs_poll(struct ufile *uf, struct poll_table *pt)
 {
   if(!uf->file)
     return console_poll(pt);
   const struct file_operations *op = uf->file->f_op;
   return op && op->poll ? op->poll(uf->file, pt) : DEFAULT_POLLMASK;
+}
+
+bool
+file_can_poll(struct ufile *uf)
+{
+  return !uf->file || (uf->file->f_op && uf->file->f_op->poll);
 }
 
 // One pass over what the caller asks: the number ready, or -errno. Every file asked stays
@@ -139,7 +144,7 @@ poll_pass(void *arg, struct poll_table *pt, struct ufile **held)
       continue;
     }
     held[i] = uf;
-    unsigned mask = file_poll(uf, pt) & ((u16)p->events | POLLERR | POLLHUP);
+    unsigned mask = vfs_poll(uf, pt) & ((u16)p->events | POLLERR | POLLHUP);
     p->revents = (short)mask;
     if(mask) {
       count++;
@@ -205,35 +210,6 @@ sys_poll(u64 ufds, u64 nfds, u64 timeout_ms)
   int ms = (int)timeout_ms;
   u64 deadline = ms < 0 ? FOREVER : ms == 0 ? 0 : ktime_ns() + (u64)ms * 1000000;
   return poll_restartable(ufds, nfds, deadline);
-}
-
-// ppoll's and pselect6's mask, for the wait only (sigsetsize must be 8, the kernel's
-// sigset_t): the old one is saved as rt_sigsuspend saves it (Linux's set_user_sigmask).
-static long
-set_user_sigmask(u64 umask, u64 size)
-{
-  u64 mask;
-  if(!umask)
-    return 0;
-  if(size != sizeof(mask))
-    return -EINVAL;
-  if(copy_from_user(&mask, (void *)umask, sizeof(mask)))
-    return -EFAULT;
-  struct sigthread *s = current->sig;
-  s->saved_blocked = s->blocked;
-  s->restore_blocked = true;
-  set_current_blocked(mask);
-  return 0;
-}
-
-// The old mask back at once, unless a signal interrupted the wait: then it comes back after
-// the handler, which runs with the call's mask (the frame saves the old one; Linux's
-// restore_saved_sigmask_unless).
-static void
-restore_sigmask_unless(bool interrupted)
-{
-  if(!interrupted)
-    restore_saved_sigmask();
 }
 
 // A struct timespec at uts to a deadline (NULL: for ever).
@@ -306,7 +282,7 @@ select_pass(void *arg, struct poll_table *pt, struct ufile **held)
       if(!uf)
         return -EBADF;
       held[nheld++] = uf;
-      unsigned mask = file_poll(uf, pt);
+      unsigned mask = vfs_poll(uf, pt);
       if((a->in[w] & bit) && (mask & POLLIN_SET)) {
         a->rin[w] |= bit;
         count++;

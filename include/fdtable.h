@@ -1,6 +1,7 @@
 // A process's open files: the fd table its threads share (CLONE_FILES), its working
 // directory, and the open file descriptions fds point at (fs/file.c, fs/file_table.c).
 #pragma once
+#include "list.h"
 #include "rcupdate.h"
 #include "spinlock.h"
 #include "types.h"
@@ -21,6 +22,7 @@ struct ufile {
   struct file *file;        // NULL: the console (fds 0-2 at spawn: drivers/tty/console.c)
   u32 flags;                // Linux's O_ACCMODE | O_APPEND | O_NONBLOCK; F_SETFL changes the latter
   u32 dots;                 // getdents64: "." and ".." given so far (the VFS gives the rest)
+  struct list_head f_ep;    // the epoll items that watch it (fs/eventpoll.c, its f_ep_lock)
   struct rcu_head rcu;      // freed a grace period after the last reference: fget reads it
                             // under rcu_read_lock alone
 };

@@ -89,7 +89,9 @@ struct inode {
   dev_t i_rdev;                // character and block devices: which one
   unsigned long i_ino;
   int i_count;                 // atomic: dentries, open files' dentries, iget callers
-  int i_nlink;                 // names (and a directory's "."); changed under the parent's mutex
+  int i_nlink;                 // names (and a directory's "."): a directory's changed under
+                               // its parent's mutex; another file's atomic, as its hard links'
+                               // directories' mutexes do not exclude each other
   unsigned i_flags;
   u64 i_size;                  // changed under i_mutex; read without it
   // Times (stat(2)), each field WRITE_ONCE under i_mutex, or under the parent's for the
@@ -151,6 +153,7 @@ struct inode_operations {
                 const struct qstr *new_name, unsigned flags);
   int (*mknod)(struct inode *dir, struct dentry *d, u32 mode, dev_t rdev);   // devices, fifos
   int (*symlink)(struct inode *dir, struct dentry *d, const char *target);
+  int (*link)(struct dentry *old, struct inode *dir, struct dentry *d);   // old: not a directory
   // Symbolic links: copies the target into buf (no NUL), returns its length or -errno. No
   // lock held; the inode is referenced.
   int (*get_link)(struct inode *inode, char *buf, size_t len);
@@ -411,6 +414,8 @@ int vfs_open_at(struct dentry *dir, const char *path, unsigned oflags, u32 mode,
                 struct file **fp);
 int vfs_mknod_at(struct dentry *dir, const char *path, u32 mode, dev_t rdev);
 int vfs_symlink_at(const char *target, struct dentry *dir, const char *path);
+// A hard link: path, from dir, becomes another name of old's inode (link(2)).
+int vfs_link_at(struct dentry *old, struct dentry *dir, const char *path);
 int vfs_readlink_at(struct dentry *dir, const char *path, char *buf, size_t len);
 int vfs_unlink_at(struct dentry *dir, const char *path);
 int vfs_rmdir_at(struct dentry *dir, const char *path);

@@ -55,8 +55,35 @@ list_move_tail(struct list_head *e, struct list_head *h)
 
 static inline bool list_empty(const struct list_head *h) { return h->next == h; }
 
+// Whether h is empty, read without the list's lock (one load: a reader that acts on the
+// answer takes the lock and looks again, or tolerates a stale one).
+static inline bool list_empty_careful(const struct list_head *h) { return READ_ONCE(h->next) == h; }
+
+// Moves every entry of list to the front of h (list is left as it was: reinitialize it, or
+// use list_splice_init).
+static inline void
+list_splice(struct list_head *list, struct list_head *h)
+{
+  if(list_empty(list))
+    return;
+  struct list_head *first = list->next, *last = list->prev, *at = h->next;
+  first->prev = h;
+  h->next = first;
+  last->next = at;
+  at->prev = last;
+}
+
+static inline void
+list_splice_init(struct list_head *list, struct list_head *h)
+{
+  list_splice(list, h);
+  INIT_LIST_HEAD(list);
+}
+
 #define list_entry(ptr, type, member) container_of(ptr, type, member)
 #define list_first_entry(h, type, member) list_entry((h)->next, type, member)
+#define list_first_entry_or_null(h, type, member) \
+  (list_empty(h) ? NULL : list_first_entry(h, type, member))
 #define list_for_each_entry(pos, h, member)                                  \
   for(pos = list_entry((h)->next, __typeof__(*pos), member); &pos->member != (h); \
       pos = list_entry(pos->member.next, __typeof__(*pos), member))

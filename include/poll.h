@@ -22,6 +22,9 @@ struct poll_table {
   bool queue;                    // false: only asking (timeout 0, or an event already found)
   int error;                     // -ENOMEM: a wait could not be registered
   struct poll_table_page *pages; // the entries, each on one wait queue
+  // Set: poll_wait calls this instead of queuing an entry of its own (epoll's watchers,
+  // fs/eventpoll.c; Linux's poll_table._qproc).
+  void (*qproc)(struct file *f, struct wait_queue_head *wq, struct poll_table *pt);
 };
 
 void poll_initwait(struct poll_table *pt);
@@ -30,3 +33,8 @@ void poll_wait(struct file *f, struct wait_queue_head *wq, struct poll_table *pt
 // Whether a registered queue has been woken since its entry went on it.
 bool poll_triggered(struct poll_table *pt);
 void poll_freewait(struct poll_table *pt);   // every entry off its queue, and freed
+// A file's readiness through its poll operation (the console's terminal for a NULL file),
+// DEFAULT_POLLMASK for one without; whether it has one (epoll watches only those).
+struct ufile;
+unsigned vfs_poll(struct ufile *uf, struct poll_table *pt);
+bool file_can_poll(struct ufile *uf);

@@ -198,4 +198,4 @@ int run_init_program(void);
 long syscall_dispatch(struct trapframe *tf);
 // kernel/futex.c
 long do_futex(u32 *uaddr, int op, u32 val, u64 timeout, u32 *uaddr2, u32 val3);
-int futex_wake(u32 *uaddr, int nr, u32 bitset);
+int futex_wake(u32 *uaddr, bool shared, int nr, u32 bitset);   // shared: not FUTEX_PRIVATE_FLAG

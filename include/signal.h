@@ -183,4 +183,10 @@ int get_signal(struct k_sigaction *ka, struct ksiginfo *info);
 void signal_delivered(int sig, const struct k_sigaction *ka);
 void set_current_blocked(u64 blocked);
 void restore_saved_sigmask(void);
+// A call's own mask for its wait (ppoll, pselect6, epoll_pwait; kernel/sys_signal.c): set from
+// user memory (NULL: none; size must be 8), and back at the end unless a signal interrupted
+// the wait (then after its handler, from the signal frame: Linux's set_user_sigmask and
+// restore_saved_sigmask_unless).
+long set_user_sigmask(u64 umask, u64 size);
+void restore_sigmask_unless(bool interrupted);
 void fill_siginfo(struct user_siginfo *u, const struct ksiginfo *k);

@@ -96,6 +96,8 @@ long sys_renameat(u64 olddirfd, u64 oldpath, u64 newdirfd, u64 newpath);
 long sys_renameat2(u64 olddirfd, u64 oldpath, u64 newdirfd, u64 newpath, u64 flags);
 long sys_symlink(u64 target, u64 path);
 long sys_symlinkat(u64 target, u64 dirfd, u64 path);
+long sys_link(u64 old, u64 new);
+long sys_linkat(u64 olddirfd, u64 old, u64 newdirfd, u64 new, u64 flags);
 // fs/pipe.c, fs/select.c
 long sys_pipe(u64 fds);
 long sys_pipe2(u64 fds, u64 flags);
@@ -103,6 +105,12 @@ long sys_poll(u64 fds, u64 nfds, u64 timeout_ms);
 long sys_ppoll(u64 fds, u64 nfds, u64 ts, u64 sigmask, u64 sigsetsize);
 long sys_select(u64 n, u64 in, u64 out, u64 ex, u64 tv);
 long sys_pselect6(u64 n, u64 in, u64 out, u64 ex, u64 ts, u64 sig);
+// fs/eventpoll.c
+long sys_epoll_create(u64 size);
+long sys_epoll_create1(u64 flags);
+long sys_epoll_ctl(u64 epfd, u64 op, u64 fd, u64 event);
+long sys_epoll_wait(u64 epfd, u64 events, u64 maxevents, u64 timeout);
+long sys_epoll_pwait(u64 epfd, u64 events, u64 maxevents, u64 timeout, u64 sigmask, u64 size);
 // fs/exec.c
 long sys_execve(u64 path, u64 argv, u64 envp);
 long sys_execveat(u64 dirfd, u64 path, u64 argv, u64 envp, u64 flags);

@@ -4,6 +4,7 @@
 #include "types.h"
 
 #define NSEC_PER_SEC 1000000000UL
+#define FOREVER (~0UL)   // a deadline (ktime ns) that never comes: a wait with no timeout
 
 extern u64 tsc_khz;      // TSC ticks per millisecond; 0 until calibrated
 extern u64 tsc_boot;     // TSC at kernel entry

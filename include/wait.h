@@ -11,9 +11,14 @@ struct wait_queue_head {
   const char *name;          // shown by gdb's kthreads for threads sleeping here
 };
 
+// A sleeping thread's entry, taken off the queue by the wake-up that wakes it; or, with func,
+// a watcher's (epoll's, fs/eventpoll.c): every wake-up calls func under the queue's lock with
+// interrupts off, and the entry stays queued until its owner takes it off (Linux's
+// wait_queue_entry.func, as ep_poll_callback uses it).
 struct wait_queue_entry {
   struct thread *thread;
   struct list_head entry;
+  void (*func)(struct wait_queue_entry *e);
 };
 
 #define WAIT_QUEUE_HEAD_INIT(n) { SPINLOCK_INIT(n.lock), LIST_HEAD_INIT((n).head), #n }
@@ -34,7 +39,7 @@ void wake_up_all(struct wait_queue_head *wq);
 
 #define wait_event(wq, cond)                                                  \
   do {                                                                        \
-    struct wait_queue_entry __we = { current, LIST_HEAD_INIT(__we.entry) };  \
+    struct wait_queue_entry __we = { current, LIST_HEAD_INIT(__we.entry), NULL };  \
     for(;;) {                                                                 \
       prepare_to_wait(&(wq), &__we, T_SLEEPING);                              \
       if(cond)                                                                \
@@ -56,7 +61,7 @@ void wake_up_all(struct wait_queue_head *wq);
 // Like wait_event, for at most ns nanoseconds; evaluates to true if cond held.
 #define wait_event_timeout(wq, cond, ns)                                      \
   ({                                                                          \
-    struct wait_queue_entry __we = { current, LIST_HEAD_INIT(__we.entry) };  \
+    struct wait_queue_entry __we = { current, LIST_HEAD_INIT(__we.entry), NULL };  \
     u64 __end = ktime_ns() + (ns);                                            \
     bool __ok;                                                                \
     for(;;) {                                                                 \

@@ -205,7 +205,7 @@ user_thread_exit(int code)
     u32 *ctid = t->clear_child_tid;
     t->clear_child_tid = NULL;
     if(put_user(0u, ctid) == 0)
-      futex_wake(ctid, 1, ~0u);
+      futex_wake(ctid, true, 1, ~0u);   // shared, as Linux's mm_release
   }
   signal_thread_exit(t);
   u64 flags = local_irq_save();   // schedule() must not save into a freed area

@@ -423,3 +423,32 @@ sys_setsid(void)
   spin_unlock_irqrestore(&process_list_lock, flags);
   return ret;
 }
+
+// ppoll's, pselect6's and epoll_pwait's mask, for the wait only (sigsetsize must be 8, the
+// kernel's sigset_t): the old one is saved as rt_sigsuspend saves it (Linux's set_user_sigmask).
+long
+set_user_sigmask(u64 umask, u64 size)
+{
+  u64 mask;
+  if(!umask)
+    return 0;
+  if(size != sizeof(mask))
+    return -EINVAL;
+  if(copy_from_user(&mask, (void *)umask, sizeof(mask)))
+    return -EFAULT;
+  struct sigthread *s = current->sig;
+  s->saved_blocked = s->blocked;
+  s->restore_blocked = true;
+  set_current_blocked(mask);
+  return 0;
+}
+
+// The old mask back at once, unless a signal interrupted the wait: then it comes back after
+// the handler, which runs with the call's mask (the frame saves the old one; Linux's
+// restore_saved_sigmask_unless).
+void
+restore_sigmask_unless(bool interrupted)
+{
+  if(!interrupted)
+    restore_saved_sigmask();
+}

@@ -39,16 +39,23 @@ finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *e)
   spin_unlock_irqrestore(&wq->lock, flags);
 }
 
-// Caller holds wq->lock.
+// Caller holds wq->lock. Every watcher hears of it (a watcher is never the one woken that
+// wake_up stops at: Linux's non-exclusive waiters), then the first sleeper, or all of them.
 static void
 wake_some_locked(struct wait_queue_head *wq, bool all)
 {
-  while(!list_empty(&wq->head)) {
-    struct wait_queue_entry *e = list_first_entry(&wq->head, struct wait_queue_entry, entry);
+  struct wait_queue_entry *e, *n;
+  bool woke = false;
+  list_for_each_entry_safe(e, n, &wq->head, entry) {
+    if(e->func) {
+      e->func(e);
+      continue;
+    }
+    if(woke && !all)
+      continue;
     list_del_init(&e->entry);   // the waiter re-queues itself if its condition is still false
     wake_up_thread(e->thread);
-    if(!all)
-      break;
+    woke = true;
   }
 }
 

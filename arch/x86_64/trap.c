@@ -10,6 +10,7 @@
 #include <asm/cpu.h>
 #include <asm/traps.h>
 #include <asm/uaccess.h>
+#include <asm/vsyscall.h>
 #include <asm/x86.h>
 
 struct gate {
@@ -142,6 +143,14 @@ user_trap(struct trapframe *tf)
   if(v == T_PGFLT) {
     u64 addr = read_cr2();
     local_irq_enable();
+    if(is_vsyscall_vaddr(addr)) {   // no mapping: an old program's call, or SIGSEGV
+      struct vsyscall_segv segv;
+      bool done = emulate_vsyscall(tf, addr, &segv);
+      local_irq_disable();
+      if(!done)
+        user_fault(tf, SIGSEGV, segv.code, segv.addr);
+      return;
+    }
     int err = handle_mm_fault(current->mm, addr, (tf->error & PF_WRITE ? FAULT_WRITE : 0) |
                               (tf->error & PF_INSTR ? FAULT_INSTR : 0) | FAULT_USER);
     local_irq_disable();

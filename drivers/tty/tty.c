@@ -221,7 +221,7 @@ tty_check_write(void)
 long
 tty_read(u8 *buf, u32 n, bool nonblock)
 {
-  struct wait_queue_entry we = { current, LIST_HEAD_INIT(we.entry) };
+  struct wait_queue_entry we = { current, LIST_HEAD_INIT(we.entry), NULL };
   u32 got = 0;
   u64 deadline = 0;
   long r = tty_check_change(SIGTTIN);

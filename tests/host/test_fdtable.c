@@ -16,11 +16,13 @@
 static u64 nofile = 1024;
 static long closes;
 static long posix_drops, ofd_drops;   // fs/locks.c's calls: every fd's end, every description's
+static long ep_releases;              // fs/eventpoll.c's: every description's end
 
 u64 rlimit(int resource);
 void vfs_close(struct file *f);   // fs.h's, whose types clash with the host's <sys/types.h>
 void locks_remove_posix(struct ufile *uf, struct files *owner);
 void locks_remove_ofd(struct ufile *uf);
+void eventpoll_release(struct ufile *uf);
 struct dentry *get_root(void);
 struct dentry *dget(struct dentry *d);
 void dput(struct dentry *d);
@@ -72,6 +74,15 @@ void
 locks_remove_ofd(struct ufile *uf)
 {
   __atomic_fetch_add(&ofd_drops, 1, __ATOMIC_RELAXED);
+}
+
+// Each description it is called for must still be whole: its epoll list set up by
+// ufile_alloc and empty (no epoll in this test).
+void
+eventpoll_release(struct ufile *uf)
+{
+  if(uf->f_ep.next == &uf->f_ep)
+    __atomic_fetch_add(&ep_releases, 1, __ATOMIC_RELAXED);
 }
 
 static struct process proc;
@@ -221,6 +232,7 @@ test_dup_exec(struct files *fs)
   // Yet each fd the copies closed dropped its table's record locks (fcntl(2): any close).
   CHECK(posix_drops > p0);
   CHECK(ofd_drops == closes);   // a description's locks go exactly when it does
+  CHECK(ep_releases == closes);   // and it leaves its epoll sets then too
 
   struct files *small = files_alloc();
   proc.files = small;

@@ -88,6 +88,9 @@ else
 fi
 mkdir -m 777 "$scratch/lockdir"
 expect 0 locks "$scratch/lockdir"
+expect 0 pshared "$scratch/lockdir"
+expect 0 vsyscall
+expect 0 epoll "$scratch/lockdir"
 expect 0 clock
 expect 0 itimer
 expect 0 conline

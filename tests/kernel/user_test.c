@@ -155,6 +155,36 @@ user_locks(void)
 }
 SELFTEST_NOINJECT("user-locks", user_locks);
 
+// Futexes between processes (shared memory across fork, one file mapped at two addresses),
+// private ones not, and glibc's process-shared mutex, condition variable and semaphore
+// (tests/user/pshared.c).
+static bool
+user_pshared(void)
+{
+  const char *const argv[] = { TEST_BIN_DIR "pshared", NULL };
+  return testprog_run("pshared", argv, 0);
+}
+SELFTEST_NOINJECT("user-pshared", user_pshared);
+
+// The vsyscall page's three calls, emulated, and its SIGSEGVs (tests/user/vsyscall.c).
+static bool
+user_vsyscall(void)
+{
+  const char *const argv[] = { TEST_BIN_DIR "vsyscall", NULL };
+  return testprog_run("vsyscall", argv, 0);
+}
+SELFTEST_NOINJECT("user-vsyscall", user_vsyscall);
+
+// epoll on pipes as Linux's: level, edge, one-shot, a sleeper woken by another thread, EINTR,
+// epoll_pwait's mask, closes, and the errnos (tests/user/epoll.c).
+static bool
+user_epoll(void)
+{
+  const char *const argv[] = { TEST_BIN_DIR "epoll", NULL };
+  return testprog_run("epoll", argv, 0);
+}
+SELFTEST_NOINJECT("user-epoll", user_epoll);
+
 // The working directory and dirfds as directories: 1000 levels deep, "..", fchdir, renamed
 // and removed directories, O_CREAT through dangling links, threads racing chdir.
 static bool

@@ -1,6 +1,7 @@
 // names: rename and renameat2 (RENAME_NOREPLACE, RENAME_EXCHANGE), file times (what marks
 // atime, mtime and ctime; utimensat, futimens, utimes, utime; stat and statx report them),
-// sendfile, and the stat and lstat calls themselves (which glibc never makes: musl does),
+// sendfile, the stat and lstat calls themselves (which glibc never makes: musl does), and hard
+// links (link, linkat: the count of names, their errnos, a race between two directories),
 // against Linux's results, in a fresh directory under /tmp. Exits 0 when all hold.
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <utime.h>
@@ -367,6 +369,80 @@ stat_calls(void)
   check(unlink("stl") == 0 && unlink("st") == 0, "remove stat's files");
 }
 
+static bool
+same_file(const char *a, const char *b)
+{
+  struct stat x, y;
+  return lstat(a, &x) == 0 && lstat(b, &y) == 0 && x.st_ino == y.st_ino && x.st_dev == y.st_dev;
+}
+
+static void
+hard_links(void)
+{
+  int fd = open("h", O_CREAT | O_RDWR | O_TRUNC, 0600);
+  check(fd >= 0 && write(fd, "abc", 3) == 3, "make h");
+  check(mkdir("hd", 0755) == 0 && mkdir("hd2", 0755) == 0, "make hd and hd2");
+  check(link("h", "hd/g") == 0 && same_file("h", "hd/g") && links_of("h") == 2,
+        "link h hd/g: one inode, two names");
+  char buf[8] = { 0 };
+  int g = open("hd/g", O_WRONLY | O_APPEND);
+  check(g >= 0 && write(g, "def", 3) == 3 && pread(fd, buf, 6, 0) == 6 &&
+        memcmp(buf, "abcdef", 6) == 0, "a write through one name is read through the other");
+  close(g);
+  FAILS(link("h", "hd/g"), EEXIST);
+  FAILS(link("missing", "x"), ENOENT);
+  FAILS(link("hd", "x"), EPERM);
+  FAILS(link("h", "nodir/x"), ENOENT);
+  FAILS(link("h", "h/x"), ENOTDIR);
+  FAILS(link("h", "x/"), ENOENT);
+  FAILS(link("h", "hd"), EEXIST);
+  char proc[64];
+  snprintf(proc, sizeof(proc), "/proc/%d/stat", (int)getpid());
+  FAILS(link(proc, "x"), EXDEV);   // another file system on Linux; generated here
+  FAILS(link((const char *)8, "x"), EFAULT);
+  FAILS(link("h", (const char *)8), EFAULT);
+  FAILS(linkat(AT_FDCWD, "h", AT_FDCWD, "x", 0x1), EINVAL);
+  FAILS(linkat(999, "h2", AT_FDCWD, "x", 0), EBADF);
+  check(links_of("hd") == 2, "a directory's count: a link in it is no subdirectory");
+  // A symbolic link is linked itself, unless AT_SYMLINK_FOLLOW.
+  check(symlink("h", "s") == 0 && link("s", "s2") == 0 && same_file("s", "s2"),
+        "link of a symbolic link: the link");
+  check(linkat(AT_FDCWD, "s", AT_FDCWD, "s3", AT_SYMLINK_FOLLOW) == 0 && same_file("s3", "h") &&
+        links_of("h") == 3, "AT_SYMLINK_FOLLOW: the file it names");
+  int dfd = open("hd", O_RDONLY | O_DIRECTORY);
+  check(dfd >= 0 && linkat(dfd, "g", dfd, "g2", 0) == 0 && links_of("h") == 4,
+        "linkat relative to a directory fd");
+  // rename between two names of one inode does nothing (rename(2)).
+  check(rename("hd/g", "hd/g2") == 0 && links_of("hd/g") == 4 && links_of("hd/g2") == 4,
+        "rename of a name onto another of the same file: nothing happens");
+  check(unlink("h") == 0 && unlinkat(dfd, "g", 0) == 0 && links_of("s3") == 2,
+        "unlink: one name fewer each");
+  struct stat st;
+  check(unlink("s3") == 0 && unlinkat(dfd, "g2", 0) == 0 && fstat(fd, &st) == 0 &&
+        st.st_nlink == 0 && st.st_size == 6, "the last name gone, the open file stays, count 0");
+  FAILS(linkat(fd, "", AT_FDCWD, "x", AT_EMPTY_PATH), ENOENT);
+  close(fd);
+  close(dfd);
+  // Two processes each link and unlink one file in their own directory: the count, changed
+  // under two directories' locks, must come back to 1.
+  fd = open("r", O_CREAT | O_WRONLY | O_TRUNC, 0600);
+  close(fd);
+  pid_t c = fork();
+  int bad = 0;
+  for(int i = 0; i < 2000; i++) {
+    const char *name = c == 0 ? "hd/r" : "hd2/r";
+    bad |= link("r", name) != 0 || unlink(name) != 0;
+  }
+  if(c == 0)
+    _exit(bad);
+  int status = -1;
+  check(c > 0 && waitpid(c, &status, 0) == c && status == 0 && !bad,
+        "2000 links and unlinks in each of two directories, side by side");
+  check(links_of("r") == 1, "the count is 1 again");
+  check(unlink("r") == 0 && unlink("s") == 0 && unlink("s2") == 0 && rmdir("hd") == 0 &&
+        rmdir("hd2") == 0, "remove the links' files");
+}
+
 int
 main(void)
 {
@@ -381,6 +457,7 @@ main(void)
   file_times();
   sendfiles();
   stat_calls();
+  hard_links();
   check(chdir("/") == 0 && rmdir(dir) == 0, "rmdir dir");
   printf("names: %d checks, %d failed\n", checks, fails);
   return fails != 0 || checks < 120;

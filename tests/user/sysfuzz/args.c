@@ -331,6 +331,9 @@ fixup(struct ctx *c, const struct call *cl, long *a)
       a[i] = val(c, K_PATH, &r);
     break;
   }
+  case 265:   // linkat of an fd's own file (/dev/null) would give chmod a scratch name for it
+    a[4] &= ~(long)AT_EMPTY_PATH;
+    break;
   case 9: case 10: case 11: case 25: case 28: {
     // Inside the body a range ends at its end: past it are the guard and other mappings.
     if(a[0] >= (long)body && a[0] < (long)body_end && a[1] > 0 && a[1] < (1L << 46) &&

@@ -188,6 +188,7 @@ fuzzer(void *arg)
     if(ret >= 0 && (cl->nr == 2 || cl->nr == 257) && !scratch_path(a[cl->nr == 2 ? 0 : 1]))
       raw(3, ret, 0, 0, 0, 0, 0);   // "/" or /test/bin as a dirfd would let creates escape
     else if(ret >= 0 && (cl->nr == 2 || cl->nr == 257 || cl->nr == 85 || cl->nr == 32 ||
+                    cl->nr == 213 || cl->nr == 291 ||
                     cl->nr == 33 || cl->nr == 292 || (cl->nr == 72 && a[1] != F_GETFL &&
                     a[1] != F_GETFD && a[1] != F_GETPIPE_SZ && a[1] != F_SETPIPE_SZ)))
       record_fd(&c, ret);
@@ -539,9 +540,10 @@ main(int argc, char **argv)
     distinct += n > 0;
     printf("%s n=%lu\n", line, n);
   }
+  // "of": the calls the table, or --calls, let it make.
   printf("sysfuzz: calls=%lu distinct_calls=%d of %d errnos=%d child_signals=%d "
          "workers_started=%d workers_died=%d watchdog_kills=%d pokes=%lu grandchildren=%d "
-         "secs=%.1f\n", total, distinct, NCALLS, pairs, sigpairs, started, died, killed, sh->pokes,
+         "secs=%.1f\n", total, distinct, enabled, pairs, sigpairs, started, died, killed, sh->pokes,
          reaped_other, el);
   for(int s = 1; s < 65; s++)
     if(sigs[s])

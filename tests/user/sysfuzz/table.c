@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -64,6 +65,7 @@ const struct list lists[L_END - L_PROT] = {
   [L_XNAME - L_PROT] = { 6, 6, { (long)"user.a", (long)"security.selinux",
     (long)"system.posix_acl_access", (long)"trusted.t", (long)"other.o", (long)"" } },
   [L_FADV - L_PROT] = { 7, 7, { 0, 1, 2, 3, 4, 5, 6 } },
+  [L_EPOP - L_PROT] = { 5, 5, { EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLL_CTL_MOD, EPOLL_CTL_ADD, 4 } },
 };
 
 // The calls: C(number, name, weight, how, the kinds of the arguments).
@@ -95,7 +97,8 @@ const struct call calls[] = {
   C(63, uname, 1, 0, K_OUT), C(72, fcntl, 5, 0, K_FD, L_FCNTL, K_INT), C(74, fsync, 1, 0, K_FD),
   C(75, fdatasync, 1, 0, K_FD), C(77, ftruncate, 4, 0, K_FD, K_OFF), C(79, getcwd, 1, 0, K_BUF, K_LEN),
   C(80, chdir, 1, 0, K_CWD), C(81, fchdir, 1, 0, K_FD), C(82, rename, 3, 0, K_PATHW, K_PATHW), C(83, mkdir, 3, 0, K_PATHW, K_MODE),
-  C(84, rmdir, 2, 0, K_PATHW), C(85, creat, 2, 0, K_PATHW, K_MODE), C(87, unlink, 3, 0, K_PATHW),
+  C(84, rmdir, 2, 0, K_PATHW), C(85, creat, 2, 0, K_PATHW, K_MODE),
+  C(86, link, 2, 0, K_PATHW, K_PATHW), C(87, unlink, 3, 0, K_PATHW),
   C(88, symlink, 2, 0, K_SYMT, K_PATHW), C(89, readlink, 2, 0, K_PATH, K_BUF, K_LEN),
   C(90, chmod, 2, 0, K_PATHW, K_MODE), C(91, fchmod, 2, 0, K_FDW, K_MODE),
   C(92, chown, 1, 0, K_PATHW, K_UID, K_UID), C(93, fchown, 1, 0, K_FDW, K_UID, K_UID),
@@ -122,22 +125,25 @@ const struct call calls[] = {
   C(162, sync, 1, 0, K_0), C(186, gettid, 1, 0, K_0), C(200, tkill, 2, 0, K_TID, K_SIG),
   C(201, time, 1, 0, K_OUT), C(202, futex, 5, 0, K_FUTEX, L_FUTEXOP, K_INT, K_TS, K_FUTEX, K_INT),
   C(203, sched_setaffinity, 1, 0, K_PID, K_LEN, K_BUF), C(204, sched_getaffinity, 1, 0, K_PID, K_LEN, K_BUF),
-  C(217, getdents64, 3, 0, K_FD, K_BUF, K_LEN), C(218, set_tid_address, 1, 0, K_OUT),
+  C(213, epoll_create, 1, 0, K_INT), C(217, getdents64, 3, 0, K_FD, K_BUF, K_LEN), C(218, set_tid_address, 1, 0, K_OUT),
   C(219, restart_syscall, 1, 0, K_0),
   C(221, fadvise64, 1, 0, K_FD, K_OFF, K_LEN, L_FADV), C(227, clock_settime, 1, 0, L_CLOCK, K_TS),
   C(228, clock_gettime, 1, 0, L_CLOCK, K_OUT), C(229, clock_getres, 1, 0, L_CLOCK, K_OUT),
   C(230, clock_nanosleep, 2, 0, L_CLOCK, L_TIMER, K_TS, K_OUT), C(231, exit_group, 1, 2, K_INT),
+  C(232, epoll_wait, 2, 0, K_FD, K_OUT, K_INT, K_MSEC), C(233, epoll_ctl, 3, 0, K_FD, L_EPOP, K_FD, K_BUF),
   C(234, tgkill, 2, 0, K_PID, K_TID, K_SIG), C(235, utimes, 1, 0, K_PATHW, K_TIMES),
   C(247, waitid, 2, 0, L_IDTYPE, K_PID, K_OUT, L_WAIT, K_OUT),
   C(257, openat, 6, 0, K_DIRFD, K_PATHW, L_OFL, K_MODE), C(258, mkdirat, 2, 0, K_DIRFD, K_PATHW, K_MODE),
   C(260, fchownat, 1, 0, K_DIRFD, K_PATHW, K_UID, K_UID, L_ATFL),
   C(261, futimesat, 1, 0, K_DIRFD, K_PATHW, K_TIMES), C(262, newfstatat, 3, 0, K_DIRFD, K_PATH, K_OUT, L_ATFL),
   C(263, unlinkat, 3, 0, K_DIRFD, K_PATHW, L_ATFL), C(264, renameat, 2, 0, K_DIRFD, K_PATHW, K_DIRFD, K_PATHW),
+  C(265, linkat, 2, 0, K_DIRFD, K_PATHW, K_DIRFD, K_PATHW, L_ATFL),
   C(266, symlinkat, 1, 0, K_SYMT, K_DIRFD, K_PATHW), C(267, readlinkat, 1, 0, K_DIRFD, K_PATH, K_BUF, K_LEN),
   C(268, fchmodat, 1, 0, K_DIRFD, K_PATHW, K_MODE), C(269, faccessat, 1, 0, K_DIRFD, K_PATH, L_AMODE),
   C(270, pselect6, 2, 0, K_SELN, K_FDSET, K_FDSET, K_FDSET, K_TS, K_PSMASK),
   C(271, ppoll, 2, 0, K_POLLFD, K_NFDS, K_TS, K_SIGSET, K_SIGSZ), C(273, set_robust_list, 1, 0, K_OUT, K_ROBLEN),
-  C(280, utimensat, 2, 0, K_DIRFD, K_PATHW, K_TIMES, L_ATFL), C(292, dup3, 3, 0, K_FD, K_FDW, L_CLOEXEC),
+  C(280, utimensat, 2, 0, K_DIRFD, K_PATHW, K_TIMES, L_ATFL),
+  C(281, epoll_pwait, 1, 0, K_FD, K_OUT, K_INT, K_MSEC, K_SIGSET, K_SIGSZ), C(291, epoll_create1, 2, 0, L_CLOEXEC), C(292, dup3, 3, 0, K_FD, K_FDW, L_CLOEXEC),
   C(293, pipe2, 2, 0, K_OUT, L_PIPE), C(302, prlimit64, 1, 0, K_PID, L_RLIM, K_RLIMP, K_OUT),
   C(306, syncfs, 1, 0, K_FD), C(309, getcpu, 1, 0, K_OUT, K_OUT, K_OUT),
   C(316, renameat2, 2, 0, K_DIRFD, K_PATHW, K_DIRFD, K_PATHW, L_RENAME),
