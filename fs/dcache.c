@@ -148,6 +148,7 @@ d_instantiate_add(struct dentry *d, struct inode *inode)
 {
   struct dhash_bucket *b = d_bucket(d->d_parent, d->d_hashval);
   d->d_inode = inode;
+  d->d_offset = ++d->d_parent->d_next_offset;
   list_add_tail(&d->d_child, &d->d_parent->d_subdirs);
   spin_lock(&d->d_lock);
   d->d_count++;
@@ -191,6 +192,7 @@ d_move(struct dentry *d, struct dentry *new_parent, const struct qstr *name)
   planted_window(planted);
   WRITE_ONCE(d->d_parent, new_parent);
   set_name(d, name);
+  d->d_offset = ++new_parent->d_next_offset;
   list_move_tail(&d->d_child, &new_parent->d_subdirs);
   spin_lock(&to->lock);
   hlist_add_head_rcu(&d->d_hash, &to->head);
@@ -240,6 +242,9 @@ d_exchange(struct dentry *a, struct dentry *b)
   list_del(&b->d_child);
   list_add(&b->d_child, &tmp);
   list_del(&tmp);
+  u64 offset = a->d_offset;   // the places, and the lists' order with them
+  a->d_offset = b->d_offset;
+  b->d_offset = offset;
   spin_lock(&fb->lock);
   hlist_add_head_rcu(&a->d_hash, &fb->head);
   spin_unlock(&fb->lock);

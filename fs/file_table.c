@@ -296,18 +296,22 @@ vfs_readdir(struct file *f, filldir_t fill, void *arg)
     touch_atime(dir);
     return r;
   }
+  // f_pos: the offset to go on from (struct dentry's d_offset), 0 at the start; set past each
+  // entry before fill sees it (getdents' d_off is the place after an entry), put back when
+  // fill has no room for it.
   int more = 0;
-  u64 i = 0;
   struct dentry *d;
   mutex_lock(&dir->i_mutex);
   list_for_each_entry(d, &f->f_dentry->d_subdirs, d_child) {
-    if(i++ < f->f_pos)
+    if(d->d_offset < f->f_pos)
       continue;
+    u64 pos = f->f_pos;
+    f->f_pos = d->d_offset + 1;
     if(!fill(arg, d->d_iname, d->d_len, d->d_inode->i_ino, d->d_inode->i_mode)) {
+      f->f_pos = pos;
       more = 1;
       break;
     }
-    f->f_pos++;
   }
   mutex_unlock(&dir->i_mutex);
   touch_atime(dir);

@@ -128,9 +128,12 @@ fd_iterate(struct file *f, filldir_t fill, void *arg)
     char name[12];
     int len = scnprintf(name, sizeof(name), "%d", fd);
     // Linux's inode numbers of these names are private to proc; any unique value serves.
-    if(!fill(arg, name, len, f->f_inode->i_ino * NR_OPEN_MAX + fd + 1, S_IFLNK))
+    u64 pos = f->f_pos;
+    f->f_pos = (u64)fd + 1;   // before fill, as vfs_readdir: the place after the name
+    if(!fill(arg, name, len, f->f_inode->i_ino * NR_OPEN_MAX + fd + 1, S_IFLNK)) {
+      f->f_pos = pos;
       return 1;
-    f->f_pos = (u64)fd + 1;
+    }
   }
   return 0;
 }

@@ -281,13 +281,15 @@ sys_lseek(u64 fd, u64 off, u64 whence)
     struct kstat st;
     vfs_fstat(f, &st);
     s64 base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? (s64)f->f_pos : (s64)st.size;
+    if(S_ISDIR(st.mode))   // its places (fs/readdir.c), from its start or its place now only
+      base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? (s64)dir_pos(uf) : -1;
     s64 to = base + (s64)off;
-    if(whence > SEEK_END || to < 0) {
+    if(whence > SEEK_END || base < 0 || to < 0) {
       r = -EINVAL;
     } else if(S_ISDIR(st.mode)) {
-      r = to == 0 && whence == SEEK_SET ? 0 : -EINVAL;   // rewinddir only
-      if(!r)
-        f->f_pos = uf->dots = 0;
+      // As Linux's offset_dir_llseek: seekdir to a telldir value finds the same next entry.
+      dir_seek(uf, (u64)to);
+      r = to;
     } else {
       f->f_pos = to;
       r = to;

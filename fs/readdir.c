@@ -7,11 +7,28 @@
 #include "syscalls.h"
 #include <asm/uaccess.h>
 
+// A directory's place, as getdents' d_off and lseek give it: 0 before ".", 1 before "..", and
+// from 2 on the file's position (vfs_readdir's f_pos: ramfs's d_offset, /proc's fd) plus 1.
+// Each is where the listing goes on from, however the directory changed meanwhile.
 struct dirent_buf {
   char *ubuf;
   u64 size, used;
   long err;
+  struct ufile *uf;   // the directory's: its place after each record, d_off
 };
+
+u64
+dir_pos(struct ufile *uf)
+{
+  return uf->dots < 2 ? uf->dots : uf->file->f_pos + 1;
+}
+
+void
+dir_seek(struct ufile *uf, u64 pos)
+{
+  uf->dots = pos < 2 ? (u32)pos : 2;
+  uf->file->f_pos = pos < 2 ? 0 : pos - 1;
+}
 
 // struct linux_dirent64: d_ino, d_off, d_reclen, d_type, d_name (NUL), 8-byte aligned.
 static bool
@@ -26,7 +43,8 @@ fill_dirent(void *arg, const char *name, u32 len, unsigned long ino, u32 mode)
   }
   char rec[19 + NAME_MAX + 1 + 8];
   memset(rec, 0, reclen);
-  u64 off = b->used + reclen;
+  // The place after this record: "." and ".." are counted in dots only once given, so +1.
+  u64 off = b->uf->dots < 2 ? b->uf->dots + 1 : dir_pos(b->uf);
   u16 rl = reclen;
   memcpy(rec, &ino, 8);
   memcpy(rec + 8, &off, 8);
@@ -47,7 +65,7 @@ sys_getdents64(u64 fd, u64 dirp, u64 count)
   struct ufile *uf = fget((int)fd);
   if(!uf)
     return -EBADF;
-  struct dirent_buf b = { (char *)dirp, count, 0, 0 };
+  struct dirent_buf b = { (char *)dirp, count, 0, 0, uf };
   long r = 0;
   if(!uf->file) {
     r = -ENOTDIR;

@@ -79,6 +79,9 @@ int fd_close(int fd);
 long fcntl_lock(u64 fd, u64 cmd, u64 arg);
 void locks_remove_posix(struct ufile *uf, struct files *owner);
 void locks_remove_ofd(struct ufile *uf);
+// fs/readdir.c: a directory's place, as getdents' d_off and lseek give it, and a move there.
+u64 dir_pos(struct ufile *uf);
+void dir_seek(struct ufile *uf, u64 pos);
 int fd_cloexec(int fd, int set);      // set < 0: just read the bit; -EBADF
 struct ufile *ufile_alloc(struct file *f, u32 flags);
 unsigned files_max_fds(void);

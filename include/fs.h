@@ -127,6 +127,12 @@ struct dentry {
   int d_count;                   // references; the tree holds one while the name exists
   struct list_head d_child;      // in the parent's d_subdirs, under its i_mutex
   struct list_head d_subdirs;    // a directory's entries: ramfs directories are this list
+  // Its place in the parent's list, which is in this order: getdents resumes at the first
+  // entry past the last one given, however many were removed meanwhile (an index would skip
+  // as many: rm -r of a big directory left names behind). Linux 6.6's stable offsets
+  // (simple_offset) for the same reason. d_next_offset: a directory's next one. Both under the
+  // directory's i_mutex.
+  u64 d_offset, d_next_offset;
   struct super_block *d_sb;
   u32 d_hashval;                 // name_hash of d_iname
   u32 d_len;

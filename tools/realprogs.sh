@@ -5,10 +5,11 @@
 # Usage: realprogs.sh [--smp N] [--log FILE] [--timeout S] [--cases "a b ..."]
 #        realprogs.sh --compare HOST_OUT LOG   (only the comparison, of runs already made: the
 #        checker's own test, tests/host/test_realprogs.sh, feeds it runs with planted faults)
-# The archive (build/realprogs/realprogs.cpio.gz, an INITRD=) holds the programs the cases run,
-# from the host's /usr/bin, the loader and libraries they load (tools/solibs.sh), /etc/passwd
-# and /etc/group with root, and the cases as /realprogs.sh. The host runs the cases in a ramfs
-# of its own (mounted here: root is needed), as the kernel's files are. Prints a PASS or FAIL
+# The host runs the cases first, in a ramfs of its own (mounted here: root is needed), as the
+# kernel's files are, under strace. The archive (build/realprogs/realprogs.cpio.gz, an INITRD=)
+# then holds the programs the cases run, from the host's /usr/bin, every file the host's run
+# used (tools/tracefiles.py), the loader and libraries (tools/solibs.sh), /etc/passwd and
+# /etc/group with root, and the cases as /realprogs.sh. Prints a PASS or FAIL
 # line per case (a failure with the diff, host's lines "-", this kernel's "+"), then
 #   N passed, N failed
 # (the contract's last line); exit 0 only when every case passed and the boot ended with
@@ -34,8 +35,10 @@ log=${log:-$top/build/logs/realprogs-smp$smp.log}
 
 # The runs: the archive, the host's run and this kernel's, unless given (--compare).
 run() {
-  # Every program a case runs (tests/realprogs/cases.sh), and the Debian package it comes from.
-  progs="ls sort cp du stat md5sum sha256sum wc seq touch head tail sed cut cmp xz zstd sqlite3"
+  # Every program a case runs from /usr/bin (tests/realprogs/cases.sh); tools/deps.sh installs
+  # the packages they come from.
+  progs="ls sort cp du stat md5sum sha256sum wc seq touch head tail sed cut cmp find grep xz zstd
+    sqlite3 fs_mark python3"
   for p in $progs; do
     if [ ! -x "/usr/bin/$p" ]; then
       echo "realprogs: /usr/bin/$p is missing on this host (tools/deps.sh installs it)"
@@ -43,8 +46,38 @@ run() {
     fi
   done
 
-  # The archive.
+  # A program of musl's, static (tests/realprogs/musl.c): the host's run finds it through
+  # MUSL_PROG, this kernel's at /usr/local/bin/musl-stat.
+  if ! musl-gcc -static -O2 -o "$out/musl-stat" "$top/tests/realprogs/musl.c"; then
+    echo "realprogs: musl-gcc could not build tests/realprogs/musl.c (tools/deps.sh installs musl-tools)"
+    exit 1
+  fi
+
+  # The host's run, in a ramfs (directory sizes, link counts and errnos as this kernel's files
+  # have them), with the same busybox sh as the initramfs's /bin/sh, under strace: what it
+  # used of the host's files is what the archive needs.
+  ram=$out/host-ram
+  mkdir -p "$ram"
+  if ! mount -t ramfs none "$ram" 2> /dev/null; then
+    echo "realprogs: cannot mount a ramfs for the host's run (root is needed)"
+    exit 1
+  fi
+  rm -rf "$out/trace" && mkdir -p "$out/trace"
+  # shellcheck disable=SC2086
+  (cd / && strace -f -ff -qq -e trace=%file -e signal=none -o "$out/trace/t" \
+     env -i MUSL_PROG="$out/musl-stat" /bin/busybox sh "$top/tests/realprogs/cases.sh" "$ram/rp" \
+     $cases) > "$out/host.out" 2>&1
+  umount "$ram"
+
+  # The archive: the programs, every file the host's run used (tools/tracefiles.py: Python's
+  # modules, dbench's loadfile, the loader's cache), the libraries ldd names, /etc/passwd and
+  # /etc/group with root, and the cases; each name once.
   list=$out/list
+  printf 'root:x:0:0:root:/root:/bin/sh\n' > "$out/passwd"
+  printf 'root:x:0:\n' > "$out/group"
+  paths=""
+  for p in $progs; do paths="$paths /usr/bin/$p"; done
+  # shellcheck disable=SC2086
   {
     echo "dir /usr 0755 0 0"
     echo "dir /usr/bin 0755 0 0"
@@ -53,31 +86,18 @@ run() {
     echo "file /etc/passwd $out/passwd 0644 0 0"
     echo "file /etc/group $out/group 0644 0 0"
     echo "file /realprogs.sh $top/tests/realprogs/cases.sh 0755 0 0"
+    echo "dir /usr/local 0755 0 0"
+    echo "dir /usr/local/bin 0755 0 0"
+    echo "file /usr/local/bin/musl-stat $out/musl-stat 0755 0 0"
     echo "dir /tmp 01777 0 0"
-  } > "$list"
-  printf 'root:x:0:0:root:/root:/bin/sh\n' > "$out/passwd"
-  printf 'root:x:0:\n' > "$out/group"
-  paths=""
-  for p in $progs; do paths="$paths /usr/bin/$p"; done
-  # shellcheck disable=SC2086
-  tools_out=$("$top/tools/solibs.sh" --skip-dirs "/usr /usr/bin /etc /tmp" $paths) ||
-    { echo "realprogs: tools/solibs.sh could not list the libraries"; exit 1; }
-  echo "$tools_out" >> "$list"
+    "$top/tools/solibs.sh" --skip-dirs "/usr /usr/bin /etc /tmp" $paths ||
+      { echo "realprogs: tools/solibs.sh could not list the libraries" >&2; exit 1; }
+    "$top/tools/tracefiles.py" --skip-dirs "/usr /usr/bin /etc /tmp" "$out"/trace/t.* ||
+      { echo "realprogs: tools/tracefiles.py could not read the trace" >&2; exit 1; }
+  } > "$list.all" || exit 1
+  awk '!seen[$1 " " $2]++' "$list.all" > "$list"
   "$top/tools/newc.py" "$out/realprogs.cpio" "$list" || exit 1
   gzip -n -1 -c "$out/realprogs.cpio" > "$out/realprogs.cpio.gz" || exit 1
-
-  # The host's run, in a ramfs (directory sizes, link counts and errnos as this kernel's files
-  # have them); the same busybox sh as the initramfs's /bin/sh.
-  ram=$out/host-ram
-  mkdir -p "$ram"
-  if ! mount -t ramfs none "$ram" 2> /dev/null; then
-    echo "realprogs: cannot mount a ramfs for the host's run (root is needed)"
-    exit 1
-  fi
-  # shellcheck disable=SC2086
-  (cd / && env -i /bin/busybox sh "$top/tests/realprogs/cases.sh" "$ram/rp" $cases) \
-    > "$out/host.out" 2>&1
-  umount "$ram"
 
   # This kernel's run.
   cmdline="bench=none init=/bin/sh -- /realprogs.sh /tmp/rp${cases:+ $cases}"

@@ -54,8 +54,42 @@ select count(*), max(k) from t;
 SQL
 }
 
+case_fsmark() {
+  # fs_mark's own rates vary; what must not: its exit status, its one result line, and the
+  # 2 x 300 empty files it keeps (-k).
+  $B/fs_mark -d fm -n 300 -s 0 -S 0 -t 2 -k > fm.out 2>&1
+  echo "fs_mark status $?"
+  grep -cE '^ +[0-9]+ +600 +0 ' fm.out
+  find fm -type f | wc -l
+}
+case_python() {
+  $B/python3 - <<'PY'
+import hashlib, json, os, subprocess, threading
+
+data = {"fruit": sorted(l.split()[0] for l in open("words")), "n": 3}
+text = json.dumps(data, sort_keys=True)
+print(text)
+print(json.loads(text)["fruit"][-1])
+print(hashlib.sha256(open("big", "rb").read()).hexdigest())
+sums = [0] * 4
+def work(i):
+    sums[i] = sum(range(i * 100000, (i + 1) * 100000))
+threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(sum(sums))
+r, w = os.pipe()
+os.write(w, b"through a pipe\n")
+os.close(w)
+print(os.read(r, 100).decode(), end="")
+out = subprocess.run(["/usr/bin/sort", "-r", "words"], capture_output=True, text=True)
+print(out.returncode, out.stdout.splitlines()[0])
+PY
+}
+case_musl() { "${MUSL_PROG:-/usr/local/bin/musl-stat}"; }
+
 setup || { echo "REALPROG-SETUP failed"; exit 1; }
-cases=${*:-ls ls_recursive sort cp du stat sums xz zstd sqlite}
+cases=${*:-ls ls_recursive sort cp du stat sums xz zstd sqlite fsmark python musl}
 for c in $cases; do
   # Into a file first: under this kernel stdout is the console, a terminal, where ls would
   # print columns; on the host it is a file.

@@ -1,8 +1,11 @@
 // dirs: the working directory and a dirfd as directories, not paths (Linux's struct path):
 // 1000 levels deep, "..", fchdir, renamed and removed directories, O_CREAT through a dangling
-// symbolic link, threads racing chdir with relative opens. Linux's results are the oracle.
+// symbolic link, threads racing chdir with relative opens, a big directory emptied while it is
+// read (rm -r's way), telldir and seekdir. Linux's results are the oracle.
+#define _GNU_SOURCE
 #define PROG "dirs"
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -360,6 +363,83 @@ exec_relative(void)
         WEXITSTATUS(status) == 42, "execve ./dirs from its directory");
 }
 
+// rm -r's way: each name read is removed at once, with the directory still open. Every name
+// must come exactly once, however many went before it (a reader that counted places would
+// skip as many), and the directory must be empty at the end. Then telldir and seekdir: a
+// place saved is a place found again.
+static void
+emptied_while_read(void)
+{
+  enum { N = 1000 };
+  check(mkdir("big", 0755) == 0, "mkdir big");
+  char name[300];
+  int made = 0;
+  for(int i = 0; i < N; i++) {
+    snprintf(name, sizeof(name), "big/file%04d", i);
+    int fd = open(name, O_CREAT | O_WRONLY, 0644);
+    made += fd >= 0;
+    close(fd);
+  }
+  check(made == N, "1000 files");
+  // getdents64 by hand, 1 KiB at a time: about 30 names a call, so most of them come after
+  // others were removed (the C library's 32 KiB buffer would take all 1000 in one call).
+  int fd = open("big", O_RDONLY | O_DIRECTORY);
+  char *seen = calloc(N, 1);
+  int got = 0, twice = 0;
+  static char buf[1024];
+  long n;
+  while(fd >= 0 && (n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+    for(long at = 0; at < n;) {
+      struct dirent64 *e = (struct dirent64 *)(buf + at);
+      at += e->d_reclen;
+      int i;
+      if(sscanf(e->d_name, "file%d", &i) != 1 || i < 0 || i >= N)
+        continue;
+      twice += seen[i]++;
+      got++;
+      snprintf(name, sizeof(name), "big/%s", e->d_name);
+      unlink(name);
+    }
+  }
+  close(fd);
+  check(got == N && !twice, "each of the 1000 names read once while they were removed");
+  check(rmdir("big") == 0, "and the directory is empty after");
+  free(seen);
+  // telldir and seekdir across removals.
+  check(mkdir("few", 0755) == 0, "mkdir few");
+  DIR *d;
+  struct dirent *e;
+  for(int i = 0; i < 40; i++) {
+    snprintf(name, sizeof(name), "few/f%02d", i);
+    close(open(name, O_CREAT | O_WRONLY, 0644));
+  }
+  d = opendir("few");
+  long at = -1;
+  char after[256] = "";
+  for(int i = 0; d && (e = readdir(d)); i++) {
+    if(i == 20) {
+      at = telldir(d);
+      if((e = readdir(d)))
+        snprintf(after, sizeof(after), "%s", e->d_name);
+      break;
+    }
+  }
+  snprintf(name, sizeof(name), "few/f%02d", 3);
+  unlink(name);
+  seekdir(d, at);
+  e = d ? readdir(d) : NULL;
+  check(e && strcmp(e->d_name, after) == 0, "seekdir to a telldir place: the same next name");
+  closedir(d);
+  d = opendir("few");
+  while(d && (e = readdir(d)))
+    if(e->d_name[0] == 'f') {
+      snprintf(name, sizeof(name), "few/%s", e->d_name);
+      unlink(name);
+    }
+  closedir(d);
+  check(rmdir("few") == 0, "rmdir few");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -382,6 +462,7 @@ main(int argc, char **argv)
   dangling();
   race();
   exec_relative();
+  emptied_while_read();
   check(rmdir("a/b/c") == 0 && rmdir("a/b") == 0 && rmdir("a") == 0, "rmdir a/b/c");
   check(chdir("/") == 0 && rmdir(base) == 0, "rmdir base");
   printf("dirs: %d checks, %d failed\n", checks, fails);
