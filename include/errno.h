@@ -42,6 +42,7 @@
 #define ENOSYS 38
 #define ENOTEMPTY 39
 #define ELOOP 40
+#define EIDRM 43     // a System V IPC object removed while a call waited on it
 #define ENODATA 61   // no such extended attribute
 #define EOVERFLOW 75
 #define ELIBBAD 80   // an interpreter (PT_INTERP) that is not one

@@ -36,6 +36,8 @@ struct process {
   char path[128];             // as given to exec: /proc/self/exe
   struct mm *mm;
   struct files *files;         // fds and working directory, shared by the threads (CLONE_FILES)
+  struct sem_undo_list *sysvsem;   // SEM_UNDO's adjustments (ipc/sem.c), made at the first;
+                                   // set once (atomic), freed at exit
   u32 umask;                  // umask(2), taken from new files' and directories' modes:
                               // 022 at spawn (Linux's init), copied at fork, kept at execve;
                               // atomic (its threads share it, as CLONE_FS shares Linux's)

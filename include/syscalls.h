@@ -105,6 +105,15 @@ long sys_poll(u64 fds, u64 nfds, u64 timeout_ms);
 long sys_ppoll(u64 fds, u64 nfds, u64 ts, u64 sigmask, u64 sigsetsize);
 long sys_select(u64 n, u64 in, u64 out, u64 ex, u64 tv);
 long sys_pselect6(u64 n, u64 in, u64 out, u64 ex, u64 ts, u64 sig);
+// ipc/shm.c, ipc/sem.c: System V shared memory and semaphores
+long sys_shmget(u64 key, u64 size, u64 flg);
+long sys_shmat(u64 id, u64 addr, u64 flg);
+long sys_shmdt(u64 addr);
+long sys_shmctl(u64 id, u64 cmd, u64 buf);
+long sys_semget(u64 key, u64 nsems, u64 flg);
+long sys_semop(u64 semid, u64 sops, u64 nsops);
+long sys_semtimedop(u64 semid, u64 sops, u64 nsops, u64 timeout);
+long sys_semctl(u64 semid, u64 semnum, u64 cmd, u64 arg);
 // fs/eventpoll.c
 long sys_epoll_create(u64 size);
 long sys_epoll_create1(u64 flags);

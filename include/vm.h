@@ -103,6 +103,9 @@ long vm_mmap_file(struct mm *mm, unsigned long addr, size_t len, int prot, int f
 // mmap(2)'s MAP_SHARED|MAP_ANONYMOUS (mm/shmem.c): a shared mapping of a new unnamed file of
 // len bytes, which fork's children keep sharing; the address or -errno, as vm_mmap.
 long shmem_zero_setup(struct mm *mm, unsigned long addr, size_t len, int prot, int flags);
+// Such a file by itself, of size bytes (a SysV segment's, ipc/shm.c): one reference, or NULL.
+struct file *shmem_file_setup(size_t size);
+bool is_shmem_file(const struct file *f);
 // mremap(2) (mm/vma.c): the new address or -errno.
 long vm_mremap(struct mm *mm, unsigned long addr, size_t old_len, size_t new_len, int flags,
                unsigned long new_addr);

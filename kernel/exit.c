@@ -6,6 +6,7 @@
 #include "fs.h"
 #include "mm.h"
 #include "panic.h"
+#include "ipc.h"
 #include "process.h"
 #include "sched.h"
 #include "sighand.h"
@@ -77,6 +78,7 @@ void
 exit_notify(struct process *p)
 {
   itimer_exit(p);   // no SIGALRM callback may touch p once its parent can free it
+  exit_sem(p);      // SEM_UNDO's adjustments given back (ipc/sem.c)
   console_flush(p);
   files_put(p->files);   // closes every file the program left open
   p->files = NULL;

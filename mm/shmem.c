@@ -28,11 +28,9 @@ static const struct file_operations shmem_fops = {
   .release = shmem_release,
 };
 
-long
-shmem_zero_setup(struct mm *mm, unsigned long addr, size_t len, int prot, int flags)
+struct file *
+shmem_file_setup(size_t size)
 {
-  if(len == 0 || len > USER_END)
-    return -EINVAL;   // mmap_region's answer, before anything is made
   struct inode *inode = new_inode(&shmem_sb, S_IFREG | 0600);
   struct file *f = kzalloc(sizeof(*f), GFP_KERNEL);
   if(inode)
@@ -40,13 +38,30 @@ shmem_zero_setup(struct mm *mm, unsigned long addr, size_t len, int prot, int fl
   if(!inode || !f) {
     iput(inode);
     kfree(f);
-    return -ENOMEM;
+    return NULL;
   }
   // Its size is the mapping's: a fault past it (mremap grew the VMA) is SIGBUS, as on Linux.
-  inode->i_size = ALIGN_UP(len, PAGE_SIZE);
+  inode->i_size = ALIGN_UP(size, PAGE_SIZE);
   f->f_count = 1;
   f->f_inode = inode;
   f->f_op = &shmem_fops;
+  return f;
+}
+
+bool
+is_shmem_file(const struct file *f)
+{
+  return f && f->f_op == &shmem_fops;
+}
+
+long
+shmem_zero_setup(struct mm *mm, unsigned long addr, size_t len, int prot, int flags)
+{
+  if(len == 0 || len > USER_END)
+    return -EINVAL;   // mmap_region's answer, before anything is made
+  struct file *f = shmem_file_setup(len);
+  if(!f)
+    return -ENOMEM;
   long r = vm_mmap_file(mm, addr, len, prot, flags & ~MAP_ANONYMOUS, f, 0,
                         VM_SHARED | VM_MAYWRITE);
   vfs_close(f);   // the mapping took its own reference, or there is none and this frees it

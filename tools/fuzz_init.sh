@@ -48,6 +48,8 @@ wait "$pid"
 tstatus=$?
 echo "fuzz-init: trinity exited with status $tstatus"
 cd / && rm -rf /tmp/trinity
+# System V objects outlive their makers (trinity's, a killed worker's): removed, and named.
+/test/bin/sysfuzz --ipc-clean
 find / 2>/dev/null | sort > /tmp/.fuzz-after
 # Names new since the start (/proc/<pid> of processes still running are their own).
 grep -vxF -f /tmp/.fuzz-names /tmp/.fuzz-after | grep -v '^/proc/[0-9]' | grep -vx '/tmp/.fuzz-after' |

@@ -185,6 +185,15 @@ user_epoll(void)
 }
 SELFTEST_NOINJECT("user-epoll", user_epoll);
 
+// System V shared memory and semaphores between processes (tests/user/sysvipc.c).
+static bool
+user_sysvipc(void)
+{
+  const char *const argv[] = { TEST_BIN_DIR "sysvipc", NULL };
+  return testprog_run("sysvipc", argv, 0);
+}
+SELFTEST_NOINJECT("user-sysvipc", user_sysvipc);
+
 // The working directory and dirfds as directories: 1000 levels deep, "..", fchdir, renamed
 // and removed directories, O_CREAT through dangling links, threads racing chdir.
 static bool

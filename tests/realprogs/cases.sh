@@ -86,10 +86,19 @@ out = subprocess.run(["/usr/bin/sort", "-r", "words"], capture_output=True, text
 print(out.returncode, out.stdout.splitlines()[0])
 PY
 }
+case_dbench() {
+  # dbench's rates vary; what must not: its exit status, its closing line's clients and
+  # processes, and no failed operation.
+  $B/dbench -t 3 -D . 4 > db.out 2>&1
+  echo "dbench status $?"
+  sed -nE 's/^Throughput [0-9.]+ MB\/sec +([0-9]+ clients +[0-9]+ procs).*/Throughput \1/p' db.out
+  grep -ciE 'error|fail' db.out
+  [ $? = 1 ] || cat db.out   # (the failures, to see them in the diff)
+}
 case_musl() { "${MUSL_PROG:-/usr/local/bin/musl-stat}"; }
 
 setup || { echo "REALPROG-SETUP failed"; exit 1; }
-cases=${*:-ls ls_recursive sort cp du stat sums xz zstd sqlite fsmark python musl}
+cases=${*:-ls ls_recursive sort cp du stat sums xz zstd sqlite fsmark python musl dbench}
 for c in $cases; do
   # Into a file first: under this kernel stdout is the console, a terminal, where ls would
   # print columns; on the host it is a file.

@@ -278,6 +278,12 @@ val(struct ctx *c, int k, long *room)
   }
   case K_CASZ: { static const long v[] = { 64, 80, 88, 88, 8, 4096 }; return v[pick(c, 6)]; }
   case K_ROBLEN: return one_in(c, 4) ? pick(c, 64) : 24;
+  case K_IPCID: {   // one the workers made, of either kind, or not one
+    int k = pick(c, 2), n = __atomic_load_n(&sh->nipc[k], __ATOMIC_RELAXED);
+    if(n && !one_in(c, 8))
+      return sh->ipc[k][pick(c, n < 4096 ? n : 4096)];
+    return one_in(c, 2) ? -1 : pick(c, 1 << 20);
+  }
   case K_BRK: {
     long cur = raw(12, 0, 0, 0, 0, 0, 0);   // never below the break: glibc's heap is there
     return one_in(c, 4) ? badptr(c) : cur + pick(c, 16) * 4096;

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ipc.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -198,6 +201,13 @@ fuzzer(void *arg)
     if((cl->nr == 9 || cl->nr == 25) && ret > 0 && ret < (1L << 47) &&
        (ret < (long)arena || ret >= (long)arena_end))   // placed outside: not ours to keep
       raw(11, ret, cl->nr == 9 ? a[1] : a[2], 0, 0, 0, 0);
+    if(cl->nr == 30 && ret > 0 && ret < (1L << 47) && (ret < (long)arena || ret >= (long)arena_end))
+      raw(67, ret, 0, 0, 0, 0, 0);   // shmat placed it outside: detached
+    if((cl->nr == 29 || cl->nr == 64) && ret >= 0) {   // for the parent to remove at the end
+      int k = cl->nr == 64, i = __atomic_fetch_add(&sh->nipc[k], 1, __ATOMIC_RELAXED);
+      if(i < 4096)
+        sh->ipc[k][i] = (int)ret;
+    }
     count(ci, ret, widx);
   }
   for(;;)
@@ -320,6 +330,38 @@ entries(const char *p, char *names, size_t size, const char *seen)
   return n;
 }
 
+// sysfuzz --ipc-clean: every System V segment and semaphore set it may remove, named and
+// removed (SHM_STAT and SEM_STAT walk the slots), for what fuzzers leave behind: trinity's,
+// and those of a worker killed before it said what it made. The number removed.
+static int
+ipc_clean(void)
+{
+  int n = 0;
+  struct shm_info si;
+  int hi = shmctl(0, SHM_INFO, (struct shmid_ds *)&si);
+  for(int i = 0; i <= hi && i < 4096; i++) {
+    struct shmid_ds ds;
+    int id = shmctl(i, SHM_STAT, &ds);
+    if(id >= 0 && shmctl(id, IPC_RMID, NULL) == 0) {
+      printf("sysfuzz: left behind: shm id %d key %#x, %zu bytes\n", id, ds.shm_perm.__key,
+             (size_t)ds.shm_segsz);
+      n++;
+    }
+  }
+  struct seminfo info;
+  hi = semctl(0, 0, SEM_INFO, &info);
+  for(int i = 0; i <= hi && i < 4096; i++) {
+    struct semid_ds ds;
+    int id = semctl(i, 0, SEM_STAT, &ds);
+    if(id >= 0 && semctl(id, 0, IPC_RMID) == 0) {
+      printf("sysfuzz: left behind: semaphore set id %d key %#x, %lu semaphores\n", id,
+             ds.sem_perm.__key, (unsigned long)ds.sem_nsems);
+      n++;
+    }
+  }
+  return n;
+}
+
 static double
 now_s(void)
 {
@@ -334,6 +376,10 @@ main(int argc, char **argv)
   uint64_t seed = 0;
   int procs = 4, threads = 4, secs = 60, seeded = 0;
   const char *dir = NULL, *only = NULL;
+  if(argc == 2 && !strcmp(argv[1], "--ipc-clean")) {
+    printf("sysfuzz: %d System V objects removed\n", ipc_clean());
+    return 0;
+  }
   for(int i = 1; i + 1 < argc; i += 2) {
     if(!strcmp(argv[i], "--seed")) seed = strtoull(argv[i + 1], NULL, 0), seeded = 1;
     else if(!strcmp(argv[i], "--secs")) secs = atoi(argv[i + 1]);
@@ -346,7 +392,7 @@ main(int argc, char **argv)
   }
   if(argc % 2 == 0 || procs < 1 || procs > MAXW || threads < 1 || threads > MAXT || secs < 1) {
     fprintf(stderr, "usage: sysfuzz [--seed N] [--secs S] [--procs 1-%d] [--threads 1-%d] [--dir D] "
-            "[--calls name,name,...] [--trace 0|1]\n",
+            "[--calls name,name,...] [--trace 0|1]\n       sysfuzz --ipc-clean\n",
             MAXW, MAXT);
     return 2;
   }
@@ -500,6 +546,10 @@ main(int argc, char **argv)
     usleep(20000);
   }
   double el = now_s() - t0;
+  // The System V objects the workers made outlive them: removed here (twice named is fine).
+  for(int k = 0; k < 2; k++)
+    for(int i = 0; i < sh->nipc[k] && i < 4096; i++)
+      raw(k ? 66 : 31, sh->ipc[k][i], 0, 0, 0, 0, 0);   // semctl(id, 0, IPC_RMID), shmctl(...)
   struct stat sb;
   for(int pass = 0; pass < 1000 && lstat(scratch, &sb) == 0; pass++)
     rmtree(AT_FDCWD, scratch, 0, -1);

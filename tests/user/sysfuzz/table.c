@@ -8,6 +8,9 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -66,6 +69,13 @@ const struct list lists[L_END - L_PROT] = {
     (long)"system.posix_acl_access", (long)"trusted.t", (long)"other.o", (long)"" } },
   [L_FADV - L_PROT] = { 7, 7, { 0, 1, 2, 3, 4, 5, 6 } },
   [L_EPOP - L_PROT] = { 5, 5, { EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLL_CTL_MOD, EPOLL_CTL_ADD, 4 } },
+  [L_IPCKEY - L_PROT] = { 3, 3, { IPC_PRIVATE, 0x5157, 0x5158 } },
+  [L_IPCFL - L_PROT] = { 0, 4, { IPC_CREAT, IPC_EXCL, 0600, 0400 } },
+  [L_SHMAT - L_PROT] = { 0, 4, { SHM_RDONLY, SHM_RND, SHM_REMAP, SHM_EXEC } },
+  [L_SHMCMD - L_PROT] = { 9, 9, { IPC_RMID, IPC_SET, IPC_STAT, IPC_INFO, SHM_LOCK, SHM_UNLOCK, SHM_STAT,
+    SHM_INFO, 99 } },
+  [L_SEMCMD - L_PROT] = { 14, 14, { IPC_RMID, IPC_SET, IPC_STAT, IPC_INFO, GETPID, GETVAL, GETALL,
+    GETNCNT, GETZCNT, SETVAL, SETALL, SEM_STAT, SEM_INFO, 99 } },
 };
 
 // The calls: C(number, name, weight, how, the kinds of the arguments).
@@ -86,7 +96,9 @@ const struct call calls[] = {
   C(22, pipe, 2, 0, K_OUT), C(23, select, 3, 0, K_SELN, K_FDSET, K_FDSET, K_FDSET, K_TV),
   C(24, sched_yield, 1, 0, K_0), C(25, mremap, 5, 0, K_MADDR, K_MLEN, K_MLEN, L_MREMAP, K_MADDR),
   C(26, msync, 3, 0, K_ADDR, K_MLEN, L_MSYNC), C(27, mincore, 3, 0, K_ADDR, K_MLEN, K_OUT),
-  C(28, madvise, 5, 0, K_MADDR, K_MLEN, L_MADV), C(32, dup, 3, 0, K_FD),
+  C(28, madvise, 5, 0, K_MADDR, K_MLEN, L_MADV), C(29, shmget, 1, 0, L_IPCKEY, K_LEN, L_IPCFL),
+  C(30, shmat, 2, 0, K_IPCID, K_MADDR, L_SHMAT), C(31, shmctl, 1, 0, K_IPCID, L_SHMCMD, K_BUF),
+  C(32, dup, 3, 0, K_FD),
   C(33, dup2, 3, 0, K_FD, K_FDW), C(34, pause, 1, 0, K_0), C(35, nanosleep, 2, 0, K_TS, K_OUT),
   C(36, getitimer, 1, 0, K_INT, K_OUT), C(37, alarm, 1, 0, K_INT),
   C(38, setitimer, 2, 0, K_INT, K_TV, K_OUT),
@@ -94,7 +106,9 @@ const struct call calls[] = {
   C(56, clone, 2, 1, L_CLONE, K_OUT, K_OUT, K_OUT, K_INT), C(57, fork, 1, 1, K_0),
   C(58, vfork, 1, 1, K_0), C(59, execve, 1, 2, K_EXEC, K_ARGV, K_ARGV), C(60, exit, 1, 2, K_INT),
   C(61, wait4, 2, 0, K_PID, K_OUT, L_WAIT, K_OUT), C(62, kill, 3, 0, K_PID, K_SIG),
-  C(63, uname, 1, 0, K_OUT), C(72, fcntl, 5, 0, K_FD, L_FCNTL, K_INT), C(74, fsync, 1, 0, K_FD),
+  C(63, uname, 1, 0, K_OUT), C(64, semget, 1, 0, L_IPCKEY, K_INT, L_IPCFL),
+  C(65, semop, 2, 0, K_IPCID, K_BUF, K_INT), C(66, semctl, 1, 0, K_IPCID, K_INT, L_SEMCMD, K_BUF),
+  C(67, shmdt, 1, 0, K_MADDR), C(72, fcntl, 5, 0, K_FD, L_FCNTL, K_INT), C(74, fsync, 1, 0, K_FD),
   C(75, fdatasync, 1, 0, K_FD), C(77, ftruncate, 4, 0, K_FD, K_OFF), C(79, getcwd, 1, 0, K_BUF, K_LEN),
   C(80, chdir, 1, 0, K_CWD), C(81, fchdir, 1, 0, K_FD), C(82, rename, 3, 0, K_PATHW, K_PATHW), C(83, mkdir, 3, 0, K_PATHW, K_MODE),
   C(84, rmdir, 2, 0, K_PATHW), C(85, creat, 2, 0, K_PATHW, K_MODE),
@@ -127,7 +141,7 @@ const struct call calls[] = {
   C(203, sched_setaffinity, 1, 0, K_PID, K_LEN, K_BUF), C(204, sched_getaffinity, 1, 0, K_PID, K_LEN, K_BUF),
   C(213, epoll_create, 1, 0, K_INT), C(217, getdents64, 3, 0, K_FD, K_BUF, K_LEN), C(218, set_tid_address, 1, 0, K_OUT),
   C(219, restart_syscall, 1, 0, K_0),
-  C(221, fadvise64, 1, 0, K_FD, K_OFF, K_LEN, L_FADV), C(227, clock_settime, 1, 0, L_CLOCK, K_TS),
+  C(220, semtimedop, 1, 0, K_IPCID, K_BUF, K_INT, K_TS), C(221, fadvise64, 1, 0, K_FD, K_OFF, K_LEN, L_FADV), C(227, clock_settime, 1, 0, L_CLOCK, K_TS),
   C(228, clock_gettime, 1, 0, L_CLOCK, K_OUT), C(229, clock_getres, 1, 0, L_CLOCK, K_OUT),
   C(230, clock_nanosleep, 2, 0, L_CLOCK, L_TIMER, K_TS, K_OUT), C(231, exit_group, 1, 2, K_INT),
   C(232, epoll_wait, 2, 0, K_FD, K_OUT, K_INT, K_MSEC), C(233, epoll_ctl, 3, 0, K_FD, L_EPOP, K_FD, K_BUF),
