@@ -189,6 +189,7 @@ exec_image(struct process *p, const char *path, struct file *f, struct exec_stri
     return err;
   }
   p->mm = mm;     // mm_create's reference is the process's now
+  proc_set_cmdline(p, s->argv);
   mmput(old);     // this thread's old one
   mmput(old);     // the process's: a vfork parent may still hold its own
   // Past the point of no return, as Linux's de_thread (unshare_sighand): a CLONE_SIGHAND

@@ -1,8 +1,92 @@
 // /proc/self/exe: a symbolic link whose target the exec code gives (proc_set_exe_hook), read by
-// glibc's static startup (_dl_non_dynamic_init) and by programs that run themselves again.
+// glibc's static startup (_dl_non_dynamic_init) and by programs that run themselves again; and
+// the machine's files df, free and uptime read: /proc/mounts, /proc/meminfo, /proc/uptime
+// (proc(5)), generated at each read.
 #include "errno.h"
 #include "fs.h"
+#include "mm.h"
 #include "printk.h"
+#include "slab.h"
+#include "string.h"
+#include "time.h"
+#include "vsprintf.h"
+
+#define SHOW_MAX 4096   // what one generated file holds
+
+// Copies the part of text (n bytes) that a read at *pos of len bytes asks for.
+static ssize_t
+read_text(const char *text, size_t n, void *buf, size_t len, u64 *pos)
+{
+  if(*pos >= n)
+    return 0;
+  size_t c = MIN(len, n - *pos);
+  memcpy(buf, text + *pos, c);
+  *pos += c;
+  return c;
+}
+
+// Each file's text, made whole at each read: a read that goes on from an offset sees the
+// text of its own moment, as Linux's single_open files.
+typedef size_t (*show_fn)(char *buf, size_t len);
+
+static ssize_t
+show_read(show_fn show, void *buf, size_t len, u64 *pos)
+{
+  char *text = kmalloc(SHOW_MAX, GFP_KERNEL);
+  if(!text)
+    return -ENOMEM;
+  ssize_t r = read_text(text, show(text, SHOW_MAX), buf, len, pos);
+  kfree(text);
+  return r;
+}
+
+// The figures of sysinfo(2) (kernel/sys.c), in kB, in Linux's order: what is not kept
+// (buffers, the page cache's share, swap, reclaimable slab) is 0, and all free memory is
+// available. busybox free wants Cached, MemAvailable and SReclaimable all three.
+static size_t
+meminfo_show(char *buf, size_t len)
+{
+  u64 total = max_pfn * (PAGE_SIZE / 1024), free = nr_free_pages() * (PAGE_SIZE / 1024);
+  return scnprintf(buf, len,
+                   "MemTotal:       %8llu kB\nMemFree:        %8llu kB\n"
+                   "MemAvailable:   %8llu kB\nBuffers:        %8llu kB\n"
+                   "Cached:         %8llu kB\nSwapCached:     %8llu kB\n"
+                   "SwapTotal:      %8llu kB\nSwapFree:       %8llu kB\n"
+                   "Shmem:          %8llu kB\nSReclaimable:   %8llu kB\n",
+                   (unsigned long long)total, (unsigned long long)free,
+                   (unsigned long long)free, 0ULL, 0ULL, 0ULL, 0ULL, 0ULL, 0ULL, 0ULL);
+}
+
+// Seconds since boot and seconds idle, each with hundredths; idle time is not counted: 0.
+static size_t
+uptime_show(char *buf, size_t len)
+{
+  u64 cs = ktime_ns() / (NSEC_PER_SEC / 100);
+  return scnprintf(buf, len, "%llu.%02llu 0.00\n", (unsigned long long)(cs / 100),
+                   (unsigned long long)(cs % 100));
+}
+
+static ssize_t
+mounts_read(struct file *f, void *buf, size_t len, u64 *pos)
+{
+  return show_read(mounts_show, buf, len, pos);
+}
+
+static ssize_t
+meminfo_read(struct file *f, void *buf, size_t len, u64 *pos)
+{
+  return show_read(meminfo_show, buf, len, pos);
+}
+
+static ssize_t
+uptime_read(struct file *f, void *buf, size_t len, u64 *pos)
+{
+  return show_read(uptime_show, buf, len, pos);
+}
+
+static const struct file_operations mounts_fops = { .read = mounts_read };
+static const struct file_operations meminfo_fops = { .read = meminfo_read };
+static const struct file_operations uptime_fops = { .read = uptime_read };
 
 static proc_exe_fn exe_hook;   // set once by the exec code; read without a lock
 
@@ -34,4 +118,20 @@ proc_init(void)
   }
   if(err)
     pr_err("vfs: cannot make /proc/self/exe: error %d\n", err);
+  static const struct {
+    const char *path;
+    const struct file_operations *fops;
+  } files[] = {
+    { "/proc/mounts", &mounts_fops },
+    { "/proc/meminfo", &meminfo_fops },
+    { "/proc/uptime", &uptime_fops },
+  };
+  for(size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+    inode = ramfs_get_inode(root_mnt->mnt_sb, S_IFREG | 0444);
+    if(inode)
+      inode->i_fop = files[i].fops;
+    err = inode ? vfs_add_inode(files[i].path, inode) : -ENOMEM;
+    if(err)
+      pr_err("vfs: cannot make %s: error %d\n", files[i].path, err);
+  }
 }

@@ -1,11 +1,12 @@
-// /proc/<pid>/stat and /proc/<pid>/fd/: a directory per listed process, made at fork and spawn
-// and removed at the release, whose two entries are generated at each read (proc(5)).
+// /proc/<pid>/stat, cmdline and fd/: a directory per listed process, made at fork and spawn
+// and removed at the release, whose entries are generated at each read (proc(5)).
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
 #include "process.h"
 #include "rcupdate.h"
 #include "sched.h"
+#include "slab.h"
 #include "string.h"
 #include "vsprintf.h"
 
@@ -138,7 +139,101 @@ fd_iterate(struct file *f, filldir_t fill, void *arg)
   return 0;
 }
 
+#define CMDLINE_MAX 4096
+
+struct proc_cmdline {
+  struct rcu_head rcu;
+  size_t len;
+  char data[];
+};
+
+static void
+cmdline_free_rcu(struct rcu_head *head)
+{
+  kfree(container_of(head, struct proc_cmdline, rcu));
+}
+
+static void
+cmdline_publish(struct process *p, struct proc_cmdline *c)
+{
+  struct proc_cmdline *old = __atomic_exchange_n(&p->cmdline, c, __ATOMIC_ACQ_REL);
+  if(old)
+    call_rcu(&old->rcu, cmdline_free_rcu);   // a reader under rcu_read_lock may hold it
+}
+
+// Out of memory: the process keeps its old cmdline (ps then shows the old program's).
+void
+proc_set_cmdline(struct process *p, const char *const argv[])
+{
+  size_t n = 0;
+  for(int i = 0; argv && argv[i] && n < CMDLINE_MAX; i++)
+    n += strlen(argv[i]) + 1;
+  n = MIN(n, (size_t)CMDLINE_MAX);
+  struct proc_cmdline *c = kmalloc(sizeof(*c) + n, GFP_KERNEL);
+  if(!c)
+    return;
+  c->len = 0;
+  for(int i = 0; argv && argv[i] && c->len < n; i++) {
+    size_t l = MIN(strlen(argv[i]) + 1, n - c->len);
+    memcpy(c->data + c->len, argv[i], l);
+    c->len += l;
+  }
+  cmdline_publish(p, c);
+}
+
+void
+proc_copy_cmdline(struct process *c, struct process *parent)
+{
+  rcu_read_lock();
+  struct proc_cmdline *from = __atomic_load_n(&parent->cmdline, __ATOMIC_ACQUIRE);
+  size_t n = from ? from->len : 0;
+  struct proc_cmdline *copy = from ? kmalloc(sizeof(*copy) + n, GFP_ATOMIC) : NULL;
+  if(copy) {
+    copy->len = n;
+    memcpy(copy->data, from->data, n);
+  }
+  rcu_read_unlock();
+  if(copy)
+    cmdline_publish(c, copy);
+}
+
+// At the process's own free, a grace period after it was unlisted: no reader is left.
+void
+proc_free_cmdline(struct process *p)
+{
+  kfree(p->cmdline);
+  p->cmdline = NULL;
+}
+
+// The argv strings, each with its NUL, as Linux gives them (a kernel thread's would be empty).
+static ssize_t
+cmdline_read(struct file *f, void *buf, size_t len, u64 *pos)
+{
+  char text[CMDLINE_MAX];
+  size_t n = 0;
+  u64 flags;
+  rcu_read_lock();
+  spin_lock_irqsave(&process_list_lock, flags);
+  struct process *p = find_process((int)f->f_inode->i_private);
+  spin_unlock_irqrestore(&process_list_lock, flags);
+  struct proc_cmdline *c = p ? __atomic_load_n(&p->cmdline, __ATOMIC_ACQUIRE) : NULL;
+  if(c) {
+    n = MIN(c->len, sizeof(text));
+    memcpy(text, c->data, n);
+  }
+  rcu_read_unlock();
+  if(!p)
+    return -ESRCH;
+  if(*pos >= n)
+    return 0;
+  size_t got = MIN(len, n - *pos);
+  memcpy(buf, text + *pos, got);
+  *pos += got;
+  return got;
+}
+
 static const struct file_operations stat_fops = { .read = stat_read };
+static const struct file_operations cmdline_fops = { .read = cmdline_read };
 static const struct file_operations fd_fops = { .iterate = fd_iterate };
 
 static int
@@ -163,6 +258,8 @@ proc_pid_add(int pid)
     return;
   snprintf(path, sizeof(path), "/proc/%d/stat", pid);
   add_node(path, S_IFREG | 0444, &stat_fops, pid);
+  snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+  add_node(path, S_IFREG | 0444, &cmdline_fops, pid);
   snprintf(path, sizeof(path), "/proc/%d/fd", pid);
   add_node(path, S_IFDIR | 0500, &fd_fops, pid);
 }
@@ -172,6 +269,8 @@ proc_pid_remove(int pid)
 {
   char path[32];
   snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+  vfs_unlink(path);
+  snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
   vfs_unlink(path);
   snprintf(path, sizeof(path), "/proc/%d/fd", pid);
   vfs_rmdir(path);

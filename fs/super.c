@@ -5,6 +5,7 @@
 #include "panic.h"
 #include "printk.h"
 #include "slab.h"
+#include "vsprintf.h"
 
 struct vfsmount *root_mnt;
 // A path walk crosses a mount far more often than anything mounts or unmounts, so the
@@ -185,4 +186,29 @@ vfs_init(void)
   chrdev_init();   // /dev
   sysfs_init();    // /sys/devices/system/cpu
   proc_init();     // /proc/self/exe
+}
+
+// /proc/mounts (fs/proc.c): a line per mount, the root's first, in Linux's format (fstab(5)):
+// "none <dir> ramfs rw,relatime 0 0". The length written into buf, less than len.
+size_t
+mounts_show(char *buf, size_t len)
+{
+  size_t n = scnprintf(buf, len, "none / ramfs rw,relatime 0 0\n");
+  struct dentry *points[32];
+  int k = 0;
+  struct vfsmount *m;
+  br_read_lock(&vfsmount_lock);
+  list_for_each_entry(m, &mounts, mnt_list)
+    if(k < 32)
+      points[k++] = dget(m->mnt_mountpoint);
+  br_read_unlock(&vfsmount_lock);
+  char *path = kmalloc(PATH_MAX, GFP_KERNEL);
+  for(int i = 0; i < k; i++) {
+    char *p;
+    if(path && d_path(points[i], path, PATH_MAX, &p) == 0)
+      n += scnprintf(buf + n, len - n, "none %s ramfs rw,relatime 0 0\n", p);
+    dput(points[i]);
+  }
+  kfree(path);
+  return n;
 }

@@ -326,13 +326,16 @@ void mem_dev_init(void);
 void tty_init(void);
 
 // What glibc reads about the machine, present from boot (fs/sysfs.c, fs/proc.c):
-// /sys/devices/system/cpu/{online,possible} and /proc/self/exe.
+// /sys/devices/system/cpu/{online,possible} and /proc/self/exe; and what df, free and uptime
+// read: /proc/mounts, /proc/meminfo, /proc/uptime.
 void sysfs_init(void);
 void proc_init(void);
 // /proc/<pid>/ of a process now listed (fork, spawn), and its removal at the release; a name
 // the owner (root) moved or removed first is skipped, not an error.
 void proc_pid_add(int pid);
 void proc_pid_remove(int pid);
+// /proc/mounts's text (fs/super.c): its length in buf, less than len.
+size_t mounts_show(char *buf, size_t len);
 // The exec code tells /proc/self/exe where the running program came from: fn copies the
 // current process's executable path (no NUL) into buf and returns its length, or -errno
 // (-ENOENT, as Linux, for a thread with no program). Until it is set, -ENOENT. Returns the

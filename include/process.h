@@ -34,6 +34,10 @@ struct process {
   int pid;
   char name[PROC_NAME];       // the program's file name, for console lines
   char path[128];             // as given to exec: /proc/self/exe
+  // argv as /proc/<pid>/cmdline gives it (fs/proc_pid.c): its strings, each with its NUL, the
+  // first 4 KiB (Linux reads the process's memory: all of it, as changed since). Replaced at
+  // exec (published with a release store, the old freed after a grace period), read under RCU.
+  struct proc_cmdline *cmdline;
   struct mm *mm;
   struct files *files;         // fds and working directory, shared by the threads (CLONE_FILES)
   struct sem_undo_list *sysvsem;   // SEM_UNDO's adjustments (ipc/sem.c), made at the first;
@@ -155,6 +159,10 @@ long do_fork(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls);
 struct thread *new_user_thread(struct process *p, const struct cpumask *allowed,
                                struct thread *parent);
 void process_init(struct process *p);   // locks, lists and queues of a zeroed process
+// fs/proc_pid.c: p's cmdline becomes argv's (exec), or its parent's (fork); freed at the end.
+void proc_set_cmdline(struct process *p, const char *const argv[]);
+void proc_copy_cmdline(struct process *c, struct process *parent);
+void proc_free_cmdline(struct process *p);
 void rlimit_init(struct process *p);    // Linux's default limits (kernel/rlimit.c)
 void rlimit_fork(struct process *c, struct process *p);
 u64 rlimit(int resource);               // the caller's soft limit

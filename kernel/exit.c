@@ -132,6 +132,7 @@ process_free_rcu(struct rcu_head *head)
 {
   struct process *p = container_of(head, struct process, rcu);
   sighand_put(p->sighand);   // Linux's __cleanup_sighand, at release: a zombie keeps it
+  proc_free_cmdline(p);
   kfree(p);
 }
 

@@ -34,6 +34,7 @@ copy_process_state(struct process *c, struct process *p)
 {
   memcpy(c->name, p->name, sizeof(c->name));
   memcpy(c->path, p->path, sizeof(c->path));
+  proc_copy_cmdline(c, p);
   c->brk_start = p->brk_start;
   c->brk = p->brk;
   c->umask = READ_ONCE(p->umask);
@@ -47,6 +48,7 @@ free_unstarted(struct process *c)
     mmput(c->mm);
   files_put(c->files);
   sighand_put(c->sighand);
+  proc_free_cmdline(c);
   kfree(c);
 }
 

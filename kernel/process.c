@@ -287,6 +287,8 @@ process_spawn(const char *path, const char *const argv[], const char *const envp
   // The loader writes the new address space through uaccess, from this thread.
   use_mm(p->mm);
   *err = load_elf(p, f, argv, envp, user_regs(t));
+  if(!*err)
+    proc_set_cmdline(p, argv);
   unuse_mm(p->mm);
   vfs_close(f);   // the mappings hold their own references
   if(*err) {

@@ -95,10 +95,19 @@ case_dbench() {
   grep -ciE 'error|fail' db.out
   [ $? = 1 ] || cat db.out   # (the failures, to see them in the diff)
 }
+case_busybox() {
+  # busybox's df, free and ps read statfs, sysinfo and /proc; their numbers are the machine's.
+  # What must match: df's sizes of a ramfs (none), free's rows, ps's header and this shell.
+  busybox df -k . | awk 'NR == 2 {print $2, $3, $4, $5}'
+  busybox free | awk '{print $1}'
+  busybox ps -o pid,args | awk -v me=$$ 'NR == 1 {print} $1 == me {f = 1}
+    END {print "this shell listed:", f ? "yes" : "no"}'
+}
 case_musl() { "${MUSL_PROG:-/usr/local/bin/musl-stat}"; }
 
 setup || { echo "REALPROG-SETUP failed"; exit 1; }
-cases=${*:-ls ls_recursive sort cp du stat sums xz zstd sqlite fsmark python musl dbench}
+cases=${*:-ls ls_recursive sort cp du stat sums xz zstd sqlite fsmark python musl dbench
+  busybox}
 for c in $cases; do
   # Into a file first: under this kernel stdout is the console, a terminal, where ls would
   # print columns; on the host it is a file.
