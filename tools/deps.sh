@@ -21,14 +21,17 @@ need python3         command -v python3
 need cpio            command -v cpio
 need libc6-dev       test -f /usr/lib/x86_64-linux-gnu/libc.a
 # make realprogs runs Debian's own programs (tools/realprogs.sh): coreutils, xz, zstd, sqlite3,
-# fs_mark, python3, a musl-gcc program; strace finds the files their host run used.
+# fs_mark, python3, dbench, a musl-gcc program, a Go program; strace finds the files their
+# host run used.
 need xz-utils        command -v xz
 need zstd            command -v zstd
 need sqlite3         command -v sqlite3
 need fsmark          command -v fs_mark
+need dbench          command -v dbench
 need python3-minimal test -x /usr/bin/python3
 need musl-tools      command -v musl-gcc
 need strace          command -v strace
+need golang-go       command -v go
 # make compare-linux fetches Debian's Linux with apt-get download and unpacks its bzImage
 # with dpkg-deb (tools/fetch_linux.sh).
 need apt             command -v apt-get

@@ -53,6 +53,14 @@ run() {
     exit 1
   fi
 
+  # A Go program (tests/realprogs/goprog.go), built static with Debian's golang, found the same
+  # way through GO_PROG and at /usr/local/bin/goprog.
+  if ! (cd "$top/tests/realprogs" && HOME="$out" GOCACHE="$out/gocache" CGO_ENABLED=0 \
+        go build -o "$out/goprog" goprog.go); then
+    echo "realprogs: go could not build tests/realprogs/goprog.go (tools/deps.sh installs golang-go)"
+    exit 1
+  fi
+
   # The host's run, in a ramfs (directory sizes, link counts and errnos as this kernel's files
   # have them), with the same busybox sh as the initramfs's /bin/sh, under strace: what it
   # used of the host's files is what the archive needs.
@@ -65,7 +73,7 @@ run() {
   rm -rf "$out/trace" && mkdir -p "$out/trace"
   # shellcheck disable=SC2086
   (cd / && strace -f -ff -qq -e trace=%file -e signal=none -o "$out/trace/t" \
-     env -i MUSL_PROG="$out/musl-stat" /bin/busybox sh "$top/tests/realprogs/cases.sh" "$ram/rp" \
+     env -i MUSL_PROG="$out/musl-stat" GO_PROG="$out/goprog" /bin/busybox sh "$top/tests/realprogs/cases.sh" "$ram/rp" \
      $cases) > "$out/host.out" 2>&1
   umount "$ram"
 
@@ -89,6 +97,7 @@ run() {
     echo "dir /usr/local 0755 0 0"
     echo "dir /usr/local/bin 0755 0 0"
     echo "file /usr/local/bin/musl-stat $out/musl-stat 0755 0 0"
+    echo "file /usr/local/bin/goprog $out/goprog 0755 0 0"
     echo "dir /tmp 01777 0 0"
     "$top/tools/solibs.sh" --skip-dirs "/usr /usr/bin /etc /tmp" $paths ||
       { echo "realprogs: tools/solibs.sh could not list the libraries" >&2; exit 1; }

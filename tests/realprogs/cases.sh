@@ -103,11 +103,12 @@ case_busybox() {
   busybox ps -o pid,args | awk -v me=$$ 'NR == 1 {print} $1 == me {f = 1}
     END {print "this shell listed:", f ? "yes" : "no"}'
 }
+case_go() { "${GO_PROG:-/usr/local/bin/goprog}"; }
 case_musl() { "${MUSL_PROG:-/usr/local/bin/musl-stat}"; }
 
 setup || { echo "REALPROG-SETUP failed"; exit 1; }
 cases=${*:-ls ls_recursive sort cp du stat sums xz zstd sqlite fsmark python musl dbench
-  busybox}
+  busybox go}
 for c in $cases; do
   # Into a file first: under this kernel stdout is the console, a terminal, where ls would
   # print columns; on the host it is a file.
