@@ -398,7 +398,7 @@ files_get(struct files *fs)
 // close_on_exec at a time, as Linux's do_close_on_exec; the lock is dropped to close, so the
 // table is looked up again for each word.
 int
-files_exec(struct files **fsp)
+files_unshare(struct files **fsp)
 {
   struct files *fs = *fsp;
   spin_lock(&fs->lock);
@@ -409,8 +409,18 @@ files_exec(struct files **fsp)
     if(!copy)
       return -ENOMEM;
     files_put(fs);
-    *fsp = fs = copy;
+    *fsp = copy;
   }
+  return 0;
+}
+
+int
+files_exec(struct files **fsp)
+{
+  int err = files_unshare(fsp);
+  if(err)
+    return err;
+  struct files *fs = *fsp;
   spin_lock(&fs->lock);
   for(unsigned w = 0; w < WORDS(fs->fdt->max_fds); w++) {
     struct fdtable *fdt = fs->fdt;

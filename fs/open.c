@@ -159,6 +159,32 @@ sys_close(u64 fd)
   return fd_close((int)fd);
 }
 
+// close_range(2): every open fd from first to last closed, or with CLOSE_RANGE_CLOEXEC marked
+// close-on-exec. CLOSE_RANGE_UNSHARE first gives the process a table of its own when another
+// shares it (clone's CLONE_FILES); Linux gives the calling thread one, which a table per
+// process cannot: here only a single-threaded caller gets it, others close in the shared one.
+long
+sys_close_range(u64 ufirst, u64 ulast, u64 flags)
+{
+  unsigned first = (unsigned)ufirst, last = (unsigned)ulast;
+  if((flags & ~(u64)(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC)) || first > last)
+    return -EINVAL;
+  struct process *p = current->proc;
+  if((flags & CLOSE_RANGE_UNSHARE) && READ_ONCE(p->nr_live) == 1) {
+    int err = files_unshare(&p->files);
+    if(err)
+      return err;
+  }
+  for(int fd = files_next_fd(p->files, first); fd >= 0 && (unsigned)fd <= last;
+      fd = files_next_fd(p->files, (unsigned)fd + 1)) {
+    if(flags & CLOSE_RANGE_CLOEXEC)
+      fd_cloexec(fd, 1);
+    else
+      fd_close(fd);
+  }
+  return 0;
+}
+
 long
 sys_ftruncate(u64 fd, u64 len)
 {

@@ -409,3 +409,81 @@ sys_sendfile(u64 out_fd, u64 in_fd, u64 uoff, u64 count)
     return -EFAULT;
   return r;
 }
+
+// copy_file_range(2): len bytes of regular file fd_in from *off_in (or its offset) to regular
+// file fd_out at *off_out (or its offset), a page at a time through the page caches; the
+// offsets given are advanced, else the files'. Fewer at in's end (0 there); EINVAL for flags,
+// a file that is not regular, or two ranges of one file that overlap; EBADF for an fd not
+// open for reading or writing, or fd_out O_APPEND.
+long
+sys_copy_file_range(u64 fd_in, u64 uoff_in, u64 fd_out, u64 uoff_out, u64 len, u64 flags)
+{
+  s64 off_in = 0, off_out = 0;
+  if(flags)
+    return -EINVAL;
+  if((uoff_in && get_user(off_in, (s64 *)uoff_in)) ||
+     (uoff_out && get_user(off_out, (s64 *)uoff_out)))
+    return -EFAULT;
+  struct ufile *in = fget((int)fd_in), *out = fget((int)fd_out);
+  char *buf = NULL;
+  long r = -EBADF;
+  if(!in || !out || (in->flags & O_ACCMODE) == O_WRONLY || (out->flags & O_ACCMODE) == 0 ||
+     (out->flags & O_APPEND))
+    goto out;
+  struct file *fi = in->file, *fo = out->file;
+  r = -EINVAL;
+  if(!fi || !fo || fi->f_op || fo->f_op)
+    goto out;
+  if(S_ISDIR(fi->f_inode->i_mode) || S_ISDIR(fo->f_inode->i_mode)) {
+    r = -EISDIR;
+    goto out;
+  }
+  if(!S_ISREG(fi->f_inode->i_mode) || !S_ISREG(fo->f_inode->i_mode))
+    goto out;
+  u64 pin = uoff_in ? (u64)off_in : fi->f_pos, pout = uoff_out ? (u64)off_out : fo->f_pos;
+  len = MIN(len, (u64)MAX_RW_COUNT);
+  if((s64)pin < 0 || (s64)pout < 0 || pin + len < pin || pout + len < pout)
+    goto out;
+  if(fi->f_inode == fo->f_inode && pin < pout + len && pout < pin + len)
+    goto out;   // overlapping ranges of one file
+  r = 0;
+  if(len && !(buf = (char *)__get_free_page(GFP_KERNEL))) {
+    r = -ENOMEM;
+    goto out;
+  }
+  u64 done = 0;
+  while(done < len) {
+    long got = vfs_pread(fi, buf, MIN(len - done, (u64)PAGE_SIZE), pin);
+    long put = got > 0 ? vfs_pwrite(fo, buf, got, pout) : got;
+    if(put <= 0) {
+      r = put;
+      break;
+    }
+    pin += put;
+    pout += put;
+    done += put;
+    if(put < got || signal_pending(current))
+      break;
+    cond_resched();
+  }
+  if(done)
+    r = done;
+  if(done || !r) {   // the offsets move by what was copied
+    if(uoff_in)
+      r = put_user((s64)pin, (s64 *)uoff_in) ? -EFAULT : r;
+    else
+      fi->f_pos = pin;
+    if(uoff_out)
+      r = put_user((s64)pout, (s64 *)uoff_out) ? -EFAULT : r;
+    else
+      fo->f_pos = pout;
+  }
+out:
+  if(buf)
+    free_page((unsigned long)buf);
+  if(in)
+    fput(in);
+  if(out)
+    fput(out);
+  return r;
+}

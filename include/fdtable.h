@@ -83,6 +83,9 @@ void locks_remove_ofd(struct ufile *uf);
 u64 dir_pos(struct ufile *uf);
 void dir_seek(struct ufile *uf, u64 pos);
 int fd_cloexec(int fd, int set);      // set < 0: just read the bit; -EBADF
+// A table of its own for the caller when another process shares *fsp (a copy replaces it),
+// Linux's unshare_files; -ENOMEM. Only while nothing else uses *fsp (a single thread).
+int files_unshare(struct files **fsp);
 struct ufile *ufile_alloc(struct file *f, u32 flags);
 unsigned files_max_fds(void);
 // The lowest open fd >= from in fs, or -1 (none, or the table is being closed); fs may be

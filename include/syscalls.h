@@ -26,6 +26,7 @@ long sys_open(u64 path, u64 flags, u64 mode);
 long sys_openat(u64 dirfd, u64 path, u64 flags, u64 mode);
 long sys_creat(u64 path, u64 mode);
 long sys_close(u64 fd);
+long sys_close_range(u64 first, u64 last, u64 flags);
 long sys_ftruncate(u64 fd, u64 len);
 long sys_access(u64 path, u64 mode);
 long sys_faccessat(u64 dirfd, u64 path, u64 mode);
@@ -46,6 +47,7 @@ long sys_writev(u64 fd, u64 iov, u64 cnt);
 long sys_pread64(u64 fd, u64 buf, u64 n, u64 off);
 long sys_pwrite64(u64 fd, u64 buf, u64 n, u64 off);
 long sys_lseek(u64 fd, u64 off, u64 whence);
+long sys_copy_file_range(u64 fd_in, u64 off_in, u64 fd_out, u64 off_out, u64 len, u64 flags);
 long sys_sendfile(u64 out_fd, u64 in_fd, u64 offset, u64 count);
 // fs/ioctl.c, fs/fcntl.c, fs/sync.c
 long sys_ioctl(u64 fd, u64 cmd, u64 arg);

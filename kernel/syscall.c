@@ -36,7 +36,7 @@ struct syscall {
 #define SYS(nr, fn, args) [nr] = { (syscall_fn)(void (*)(void))sys_##fn, #fn, args }
 // A number whose call is another's function under its own name (fdatasync is fsync here).
 #define ALIAS(nr, name, fn, args) [nr] = { (syscall_fn)(void (*)(void))sys_##fn, #name, args }
-#define NR_SYSCALLS 436
+#define NR_SYSCALLS 437
 
 static const struct syscall table[NR_SYSCALLS] = {
   SYS(0, read, "u"), SYS(1, write, "u"), SYS(2, open, ".iu"), SYS(3, close, "u"),
@@ -87,8 +87,9 @@ static const struct syscall table[NR_SYSCALLS] = {
   SYS(291, epoll_create1, "i"), SYS(292, dup3, "uui"), SYS(293, pipe2, ".i"),
   SYS(302, prlimit64, "iu"), SYS(306, syncfs, "i"), SYS(309, getcpu, ""),
   SYS(316, renameat2, "i.i.u"), SYS(318, getrandom, "..u"), SYS(322, execveat, "i...i"),
+  SYS(326, copy_file_range, "i.i..u"),
   SYS(332, statx, "i.uu"), ALIAS(334, rseq, enosys, ""),
-  SYS(435, clone3, ""),
+  SYS(435, clone3, ""), SYS(436, close_range, "uuu"),
 };
 
 static u64 reported[(NR_SYSCALL_NAMES + 63) / 64 + 1];

@@ -62,3 +62,7 @@ struct flock {
   long l_start, l_len;
   int l_pid;
 };
+
+// close_range(2)'s flags (include/uapi/linux/close_range.h).
+#define CLOSE_RANGE_UNSHARE (1U << 1)
+#define CLOSE_RANGE_CLOEXEC (1U << 2)

@@ -374,6 +374,29 @@ race(void)
   check(ok_rounds == ROUNDS, "threads racing dup2/open/close at high fds with readers");
 }
 
+// close_range(2): a span of fds closed or marked close-on-exec, gaps and fds past the
+// table's end allowed; its EINVALs.
+static void
+close_ranges(void)
+{
+  int fds[6];
+  for(int i = 0; i < 6; i++)
+    fds[i] = dup2(0, 200 + i * 10);   // 200, 210, ..., 250
+  check(fds[5] == 250, "fds 200 to 250, ten apart");
+  check(syscall(SYS_close_range, 215, 235, 0) == 0 && fcntl(210, F_GETFD) == 0 &&
+        fcntl(220, F_GETFD) == -1 && fcntl(230, F_GETFD) == -1 && fcntl(240, F_GETFD) == 0,
+        "close_range 215..235: 220 and 230 closed, 210 and 240 kept");
+  check(syscall(SYS_close_range, 240, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */) == 0 &&
+        fcntl(240, F_GETFD) == FD_CLOEXEC && fcntl(250, F_GETFD) == FD_CLOEXEC &&
+        fcntl(210, F_GETFD) == 0, "CLOSE_RANGE_CLOEXEC marks 240 and 250 only");
+  errno = 0;
+  check(syscall(SYS_close_range, 10, 5, 0) == -1 && errno == EINVAL, "first > last: EINVAL");
+  errno = 0;
+  check(syscall(SYS_close_range, 0, 1, 8) == -1 && errno == EINVAL, "an unknown flag: EINVAL");
+  check(syscall(SYS_close_range, 200, ~0U, 2 /* CLOSE_RANGE_UNSHARE */) == 0 &&
+        fcntl(200, F_GETFD) == -1 && fcntl(250, F_GETFD) == -1, "CLOSE_RANGE_UNSHARE closes too");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -392,6 +415,7 @@ main(int argc, char **argv)
   emfile_at(2000);
   fork_high(argv[0]);
   race();
+  close_ranges();
   printf("fdtable: %d checks, %d failed\n", checks, fails);
   return fails ? 1 : 0;
 }

@@ -281,6 +281,51 @@ file_times(void)
   marks();
 }
 
+// copy_file_range(2): between offsets given and the files' own, up to the end, and its
+// errnos.
+static void
+copy_ranges(void)
+{
+  char src[9000], got[9000];
+  for(int i = 0; i < (int)sizeof(src); i++)
+    src[i] = i * 13 % 253;
+  int in = open("cr", O_CREAT | O_RDWR | O_TRUNC, 0644);
+  int out = open("cr2", O_CREAT | O_RDWR | O_TRUNC, 0644);
+  check(in >= 0 && out >= 0 && write(in, src, sizeof(src)) == sizeof(src), "copy's source");
+  lseek(in, 0, SEEK_SET);
+  check(copy_file_range(in, NULL, out, NULL, 5000, 0) == 5000 && lseek(in, 0, SEEK_CUR) == 5000 &&
+        lseek(out, 0, SEEK_CUR) == 5000, "copy_file_range moves both offsets");
+  check(copy_file_range(in, NULL, out, NULL, 1 << 20, 0) == 4000, "and stops at the end");
+  check(copy_file_range(in, NULL, out, NULL, 100, 0) == 0, "at the end: 0");
+  check(pread(out, got, sizeof(got), 0) == sizeof(got) && !memcmp(got, src, sizeof(src)),
+        "every byte copied");
+  loff_t oi = 100, oo = 20000;
+  check(copy_file_range(in, &oi, out, &oo, 50, 0) == 50 && oi == 150 && oo == 20050 &&
+        lseek(in, 0, SEEK_CUR) == 9000, "given offsets move, the files' stay");
+  check(pread(out, got, 50, 20000) == 50 && !memcmp(got, src + 100, 50), "copied at 20000");
+  oi = 0;
+  oo = 10;
+  FAILS(copy_file_range(in, &oi, in, &oo, 100, 0), EINVAL);   // overlapping ranges of one file
+  FAILS(copy_file_range(in, NULL, out, NULL, 10, 1), EINVAL);
+  int p[2];
+  check(pipe(p) == 0, "a pipe");
+  FAILS(copy_file_range(p[0], NULL, out, NULL, 10, 0), EINVAL);
+  int ro = open("cr2", O_RDONLY), ap = open("cr2", O_WRONLY | O_APPEND), dir = open(".", O_RDONLY);
+  FAILS(copy_file_range(in, NULL, ro, NULL, 10, 0), EBADF);
+  FAILS(copy_file_range(in, NULL, ap, NULL, 10, 0), EBADF);
+  FAILS(copy_file_range(dir, NULL, out, NULL, 10, 0), EISDIR);
+  FAILS(copy_file_range(999, NULL, out, NULL, 10, 0), EBADF);
+  FAILS(copy_file_range(in, (loff_t *)8, out, NULL, 10, 0), EFAULT);
+  close(p[0]);
+  close(p[1]);
+  close(ro);
+  close(ap);
+  close(dir);
+  close(in);
+  close(out);
+  check(unlink("cr") == 0 && unlink("cr2") == 0, "remove copy's files");
+}
+
 static void
 sendfiles(void)
 {
@@ -456,6 +501,7 @@ main(void)
   renames();
   file_times();
   sendfiles();
+  copy_ranges();
   stat_calls();
   hard_links();
   check(chdir("/") == 0 && rmdir(dir) == 0, "rmdir dir");

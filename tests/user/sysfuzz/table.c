@@ -69,6 +69,7 @@ const struct list lists[L_END - L_PROT] = {
     (long)"system.posix_acl_access", (long)"trusted.t", (long)"other.o", (long)"" } },
   [L_FADV - L_PROT] = { 7, 7, { 0, 1, 2, 3, 4, 5, 6 } },
   [L_EPOP - L_PROT] = { 5, 5, { EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLL_CTL_MOD, EPOLL_CTL_ADD, 4 } },
+  [L_CLRANGE - L_PROT] = { 0, 3, { 2 /* CLOSE_RANGE_UNSHARE */, 4 /* CLOSE_RANGE_CLOEXEC */, 8 } },
   [L_IPCKEY - L_PROT] = { 3, 3, { IPC_PRIVATE, 0x5157, 0x5158 } },
   [L_IPCFL - L_PROT] = { 0, 4, { IPC_CREAT, IPC_EXCL, 0600, 0400 } },
   [L_SHMAT - L_PROT] = { 0, 4, { SHM_RDONLY, SHM_RND, SHM_REMAP, SHM_EXEC } },
@@ -162,7 +163,8 @@ const struct call calls[] = {
   C(306, syncfs, 1, 0, K_FD), C(309, getcpu, 1, 0, K_OUT, K_OUT, K_OUT),
   C(316, renameat2, 2, 0, K_DIRFD, K_PATHW, K_DIRFD, K_PATHW, L_RENAME),
   C(318, getrandom, 2, 0, K_BUF, K_LEN, L_GRND), C(322, execveat, 1, 2, K_DIRFD, K_EXEC, K_ARGV, K_ARGV, L_ATFL),
+  C(326, copy_file_range, 2, 0, K_FD, K_BUF, K_FDW, K_BUF, K_LEN, K_INT),
   C(332, statx, 2, 0, K_DIRFD, K_PATH, L_ATFL, L_STATX, K_OUT), C(334, rseq, 1, 0, K_OUT, K_INT, K_INT, K_INT),
-  C(435, clone3, 1, 1, K_CLARGS, K_CASZ),
+  C(435, clone3, 1, 1, K_CLARGS, K_CASZ), C(436, close_range, 1, 0, K_FD, K_INT, L_CLRANGE),
 };
 _Static_assert(sizeof calls / sizeof calls[0] == NCALLS, "NCALLS (sysfuzz.h) counts the table");
