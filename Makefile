@@ -12,6 +12,10 @@ TIMEOUT ?= 900
 # INITRD=file.cpio[.gz]: an initramfs archive of one's own, unpacked after the built-in one
 # (build/initramfs.cpio.gz) by the qemu targets.
 INITRD  ?=
+# PKGS="python3 dbench": Debian packages as the host has them, with what they depend on, in
+# build/rootfs.cpio.gz (make rootfs, tools/rootfs.py), unpacked after INITRD's by the qemu
+# targets.
+PKGS    ?=
 CPU     ?= qemu64
 
 # Kernel code: freestanding, higher half (-mcmodel=kernel needs -fno-pie), no red zone
@@ -241,10 +245,17 @@ $(BUILD)/initramfs.cpio.gz: $(INITRAMFS_PROGS) tools/mkinitramfs.sh $(BUILD)/.de
 	$(say) "  CPIO    $@"
 	$(Q)tools/mkinitramfs.sh --busybox "$(BUSYBOX)" --test $(SHELL_TEST) $@ $(INITRAMFS_PROGS)
 
+# make rootfs PKGS="...": build/rootfs.cpio.gz (missing packages installed with apt-get as root).
+ROOTFS := $(BUILD)/rootfs.cpio.gz
+.PHONY: rootfs
+rootfs:
+	@$(if $(PKGS),tools/rootfs.py $(ROOTFS) $(PKGS),echo 'make rootfs: name the packages: PKGS="python3 dbench"'; exit 2)
+archives = $(if $(INITRD),--initrd "$(INITRD)") $(if $(PKGS),--initrd $(ROOTFS))
+
 # make qemu-smpN: boot through GRUB on N vCPUs; exits 0 only on END result=pass.
-qemu-smp%: all FORCE
+qemu-smp%: all $(if $(PKGS),rootfs) FORCE
 	@tools/qemu.sh --smp $* --mem $(MEM) --cmdline "$(CMDLINE)" --accel "$(ACCEL)" \
-	  --timeout $(TIMEOUT) --cpu $(CPU) --image $(call image_for,$(CMDLINE)) $(if $(INITRD),--initrd "$(INITRD)")
+	  --timeout $(TIMEOUT) --cpu $(CPU) --image $(call image_for,$(CMDLINE)) $(archives)
 
 # make torture SMP=n SECS=s: every torture and stress self-test for s seconds each in one boot
 # of the debug image, QEMU's time-out following SECS; ends "selftest: N passed, N failed".
@@ -266,11 +277,11 @@ GDBPORT ?= $(shell expr $$(id -u) % 5000 + 25000)
 
 # QEMU halted at reset with a gdb stub; a panic stops every CPU for gdb. The image booted is
 # left in build/gdb-image for `make gdb`.
-qemu-gdb: all
+qemu-gdb: all $(if $(PKGS),rootfs)
 	@echo $(call image_for,$(CMDLINE)) > $(BUILD)/gdb-image
 	@tools/qemu.sh --smp $(SMP) --mem $(MEM) --cmdline "panic=halt $(CMDLINE)" \
 	  --accel "$(ACCEL)" --timeout $(TIMEOUT) --cpu $(CPU) --gdb $(GDBPORT) --image $(call image_for,$(CMDLINE)) \
-	  $(if $(INITRD),--initrd "$(INITRD)")
+	  $(archives)
 
 # Attach to `make qemu-gdb` and stop at the 64-bit C entry (a hardware breakpoint: the
 # kernel is not in memory yet when QEMU is at reset). The symbols are the elf of the image

@@ -4,7 +4,8 @@
 # With --linux, boots that Linux bzImage instead, with the same QEMU options but for how the
 # kernel is loaded (make compare-linux); exit 0 when its /init said the program exited with 0.
 set -u
-smp=8 mem=1G cpu=qemu64 cmdline="" accel="" timeout=900 gdb="" gdbwait=yes log="" image="" initrd=""
+smp=8 mem=1G cpu=qemu64 cmdline="" accel="" timeout=900 gdb="" gdbwait=yes log="" image=""
+initrds=()
 linux="" linux_initrd="" append="" plugin=""
 while [ $# -gt 0 ]; do
   case $1 in
@@ -18,7 +19,8 @@ while [ $# -gt 0 ]; do
     --gdb) gdb=$2; shift ;;
     --gdb-nowait) gdb=$2; gdbwait=no; shift ;;   # stub, but the kernel runs until gdb attaches
     --image) image=$2; shift ;;                   # release or debug; default: the rule below
-    --initrd) initrd=$2; shift ;;                 # an archive unpacked after the built-in one
+    --initrd) initrds+=("$2"); shift ;;           # an archive unpacked after the built-in one
+                                                  # (again: more, in order)
     --linux) linux=$2; shift ;;                   # a Linux bzImage, loaded with -kernel
     --linux-initrd) linux_initrd=$2; shift ;;     # its initramfs (-initrd)
     --append) append=$2; shift ;;                 # its command line (-append)
@@ -64,10 +66,10 @@ if [ -z "$linux" ] && [ "$image" = debug ]; then
     echo "qemu.sh: no $build/tests.cpio.gz (make builds it): the user-* self-tests will fail" >&2
   fi
 fi
-if [ -n "$initrd" ]; then
+for initrd in "${initrds[@]}"; do
   [ -f "$initrd" ] || { echo "qemu.sh: INITRD=$initrd: no such file" >&2; exit 2; }
   archives+=("$(cd "$(dirname "$initrd")" && pwd)/$(basename "$initrd")")
-fi
+done
 # Each image, command line and set of archive contents gets its own GRUB image, so runs with
 # different ones never collide and a changed archive is never booted stale.
 key=$({ printf '%s\n' "$cmdline"; for a in "${archives[@]}"; do md5sum < "$a"; done; } |
