@@ -1,21 +1,26 @@
 // /proc/self/exe: a symbolic link whose target the exec code gives (proc_set_exe_hook), read by
 // glibc's static startup (_dl_non_dynamic_init) and by programs that run themselves again; and
-// the machine's files df, free and uptime read: /proc/mounts, /proc/meminfo, /proc/uptime
-// (proc(5)), generated at each read.
+// the machine's files that df, free, top, uptime and mount read: /proc/mounts (also as
+// /proc/self/mounts, which /etc/mtab names), /proc/meminfo, /proc/uptime, /proc/stat,
+// /proc/loadavg, /proc/filesystems, /proc/sys/kernel/{ostype,osrelease} (proc(5)), generated
+// at each read.
 #include "errno.h"
 #include "fs.h"
+#include "cpumask.h"
 #include "mm.h"
+#include "process.h"
+#include "smp.h"
 #include "printk.h"
 #include "slab.h"
 #include "string.h"
+#include "syscalls.h"
 #include "time.h"
 #include "vsprintf.h"
 
 #define SHOW_MAX 4096   // what one generated file holds
 
-// Copies the part of text (n bytes) that a read at *pos of len bytes asks for.
-static ssize_t
-read_text(const char *text, size_t n, void *buf, size_t len, u64 *pos)
+ssize_t
+proc_read_text(const char *text, size_t n, void *buf, size_t len, u64 *pos)
 {
   if(*pos >= n)
     return 0;
@@ -35,7 +40,7 @@ show_read(show_fn show, void *buf, size_t len, u64 *pos)
   char *text = kmalloc(SHOW_MAX, GFP_KERNEL);
   if(!text)
     return -ENOMEM;
-  ssize_t r = read_text(text, show(text, SHOW_MAX), buf, len, pos);
+  ssize_t r = proc_read_text(text, show(text, SHOW_MAX), buf, len, pos);
   kfree(text);
   return r;
 }
@@ -66,6 +71,98 @@ uptime_show(char *buf, size_t len)
                    (unsigned long long)(cs % 100));
 }
 
+// The CPU lines top reads, in USER_HZ (100 a second): per-CPU times are not kept, so each is
+// all idle for the time it has been up (top then shows 0% busy); the boot time, and the
+// processes listed now (forks since boot are not counted).
+static size_t
+stat_show(char *buf, size_t len)
+{
+  u64 now = ktime_ns(), idle = now / (NSEC_PER_SEC / 100);
+  int ncpu = num_online_cpus();
+  size_t n = scnprintf(buf, len, "cpu  0 0 0 %llu 0 0 0 0 0 0\n",
+                       (unsigned long long)(idle * ncpu));
+  int cpu;
+  for_each_online_cpu(cpu)
+    n += scnprintf(buf + n, len - n, "cpu%d 0 0 0 %llu 0 0 0 0 0 0\n", cpu,
+                   (unsigned long long)idle);
+  int procs = 0;
+  struct process *p;
+  u64 flags;
+  spin_lock_irqsave(&process_list_lock, flags);
+  list_for_each_entry(p, &process_list, tasks)
+    procs++;
+  spin_unlock_irqrestore(&process_list_lock, flags);
+  n += scnprintf(buf + n, len - n, "intr 0\nctxt 0\nbtime %llu\nprocesses %d\n"   // running: the reader
+                 "procs_running 1\nprocs_blocked 0\nsoftirq 0\n",
+                 (unsigned long long)((realtime_ns() - now) / NSEC_PER_SEC), procs);
+  return n;
+}
+
+// The load averages are not computed (0.00); then the processes listed and the newest pid.
+static size_t
+loadavg_show(char *buf, size_t len)
+{
+  int procs = 0, last = 0;
+  struct process *p;
+  u64 flags;
+  spin_lock_irqsave(&process_list_lock, flags);
+  list_for_each_entry(p, &process_list, tasks) {
+    procs++;
+    last = MAX(last, p->pid);
+  }
+  spin_unlock_irqrestore(&process_list_lock, flags);
+  return scnprintf(buf, len, "0.00 0.00 0.00 1/%d %d\n", procs, last);
+}
+
+// Every file system a mount may be of: ramfs, never on a device.
+static size_t
+filesystems_show(char *buf, size_t len)
+{
+  return scnprintf(buf, len, "nodev\tramfs\n");
+}
+
+static size_t
+ostype_show(char *buf, size_t len)
+{
+  return scnprintf(buf, len, "%s\n", UTS_SYSNAME);
+}
+
+static size_t
+osrelease_show(char *buf, size_t len)
+{
+  return scnprintf(buf, len, "%s\n", UTS_RELEASE);
+}
+
+static ssize_t
+stat_read(struct file *f, void *buf, size_t len, u64 *pos)
+{
+  return show_read(stat_show, buf, len, pos);
+}
+
+static ssize_t
+loadavg_read(struct file *f, void *buf, size_t len, u64 *pos)
+{
+  return show_read(loadavg_show, buf, len, pos);
+}
+
+static ssize_t
+filesystems_read(struct file *f, void *buf, size_t len, u64 *pos)
+{
+  return show_read(filesystems_show, buf, len, pos);
+}
+
+static ssize_t
+ostype_read(struct file *f, void *buf, size_t len, u64 *pos)
+{
+  return show_read(ostype_show, buf, len, pos);
+}
+
+static ssize_t
+osrelease_read(struct file *f, void *buf, size_t len, u64 *pos)
+{
+  return show_read(osrelease_show, buf, len, pos);
+}
+
 static ssize_t
 mounts_read(struct file *f, void *buf, size_t len, u64 *pos)
 {
@@ -87,6 +184,11 @@ uptime_read(struct file *f, void *buf, size_t len, u64 *pos)
 static const struct file_operations mounts_fops = { .read = mounts_read };
 static const struct file_operations meminfo_fops = { .read = meminfo_read };
 static const struct file_operations uptime_fops = { .read = uptime_read };
+static const struct file_operations filesystems_fops = { .read = filesystems_read };
+static const struct file_operations stat_fops = { .read = stat_read };
+static const struct file_operations loadavg_fops = { .read = loadavg_read };
+static const struct file_operations ostype_fops = { .read = ostype_read };
+static const struct file_operations osrelease_fops = { .read = osrelease_read };
 
 static proc_exe_fn exe_hook;   // set once by the exec code; read without a lock
 
@@ -123,9 +225,20 @@ proc_init(void)
     const struct file_operations *fops;
   } files[] = {
     { "/proc/mounts", &mounts_fops },
+    { "/proc/self/mounts", &mounts_fops },   // one mount table: every process's is the same
     { "/proc/meminfo", &meminfo_fops },
     { "/proc/uptime", &uptime_fops },
+    { "/proc/filesystems", &filesystems_fops },
+    { "/proc/stat", &stat_fops },
+    { "/proc/loadavg", &loadavg_fops },
+    { "/proc/sys/kernel/ostype", &ostype_fops },
+    { "/proc/sys/kernel/osrelease", &osrelease_fops },
   };
+  err = vfs_mkdir_p("/proc/sys/kernel", 0555);
+  if(!err && (err = vfs_mkdir_p("/etc", 0755)) == 0)
+    err = vfs_symlink("/proc/self/mounts", "/etc/mtab");   // as Debian's: mount and df read it
+  if(err)
+    pr_err("vfs: cannot make /proc/sys/kernel or /etc/mtab: error %d\n", err);
   for(size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
     inode = ramfs_get_inode(root_mnt->mnt_sb, S_IFREG | 0444);
     if(inode)

@@ -1,5 +1,5 @@
-// /proc/<pid>/stat, cmdline and fd/: a directory per listed process, made at fork and spawn
-// and removed at the release, whose entries are generated at each read (proc(5)).
+// /proc/<pid>/stat, status, comm, cmdline and fd/: a directory per listed process, made at fork
+// and spawn and removed at the release, whose entries are generated at each read (proc(5)).
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
@@ -15,6 +15,7 @@ struct pid_view {
   char name[PROC_NAME];
   char state;
   int ppid, pgid, sid, nr_threads;
+  u32 umask;
   u64 min_flt;
 };
 
@@ -64,6 +65,7 @@ pid_view(int pid, struct pid_view *v)
   v->sid = READ_ONCE(p->sid);
   v->nr_threads = READ_ONCE(p->nr_live);
   v->min_flt = READ_ONCE(p->min_flt);
+  v->umask = READ_ONCE(p->umask);
   rcu_read_unlock();
   return true;
 }
@@ -106,12 +108,7 @@ stat_read(struct file *f, void *buf, size_t len, u64 *pos)
   for(int field = 26; field <= 52; field++)   // startcode .. exit_code
     n += scnprintf(text + n, sizeof(text) - n, " 0");
   n += scnprintf(text + n, sizeof(text) - n, "\n");
-  if(*pos >= n)
-    return 0;
-  size_t c = MIN(len, n - *pos);
-  memcpy(buf, text + *pos, c);
-  *pos += c;
-  return c;
+  return proc_read_text(text, n, buf, len, pos);
 }
 
 // One name per open fd, in order ("0", "1", ...), each a symbolic link (DT_LNK) as on Linux;
@@ -222,17 +219,49 @@ cmdline_read(struct file *f, void *buf, size_t len, u64 *pos)
     memcpy(text, c->data, n);
   }
   rcu_read_unlock();
-  if(!p)
+  return p ? proc_read_text(text, n, buf, len, pos) : -ESRCH;
+}
+
+// The command name and a newline (Linux's comm: the program's file name, 15 bytes at most).
+static ssize_t
+comm_read(struct file *f, void *buf, size_t len, u64 *pos)
+{
+  struct pid_view v;
+  if(!pid_view((int)f->f_inode->i_private, &v))
     return -ESRCH;
-  if(*pos >= n)
-    return 0;
-  size_t got = MIN(len, n - *pos);
-  memcpy(buf, text + *pos, got);
-  *pos += got;
-  return got;
+  char text[PROC_NAME + 2];
+  size_t n = scnprintf(text, sizeof(text), "%.15s\n", v.name);
+  return proc_read_text(text, n, buf, len, pos);
+}
+
+// proc(5)'s status, the fields ps, top and pgrep read: the state as a letter and a word, the
+// ids (every process is root), the threads; memory sizes are not kept, so not given.
+static ssize_t
+status_read(struct file *f, void *buf, size_t len, u64 *pos)
+{
+  static const struct { char c; const char *word; } states[] = {
+    { 'R', "running" }, { 'S', "sleeping" }, { 'T', "stopped" }, { 'Z', "zombie" },
+  };
+  struct pid_view v;
+  int pid = (int)f->f_inode->i_private;
+  if(!pid_view(pid, &v))
+    return -ESRCH;
+  const char *word = "sleeping";
+  for(size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+    if(states[i].c == v.state)
+      word = states[i].word;
+  char text[512];
+  size_t n = scnprintf(text, sizeof(text),
+                       "Name:\t%.15s\nUmask:\t%04o\nState:\t%c (%s)\nTgid:\t%d\nNgid:\t0\n"
+                       "Pid:\t%d\nPPid:\t%d\nTracerPid:\t0\nUid:\t0\t0\t0\t0\n"
+                       "Gid:\t0\t0\t0\t0\nThreads:\t%d\n",
+                       v.name, v.umask, v.state, word, pid, pid, v.ppid, v.nr_threads);
+  return proc_read_text(text, n, buf, len, pos);
 }
 
 static const struct file_operations stat_fops = { .read = stat_read };
+static const struct file_operations comm_fops = { .read = comm_read };
+static const struct file_operations status_fops = { .read = status_read };
 static const struct file_operations cmdline_fops = { .read = cmdline_read };
 static const struct file_operations fd_fops = { .iterate = fd_iterate };
 
@@ -247,7 +276,7 @@ add_node(const char *path, u32 mode, const struct file_operations *fops, int pid
   return vfs_add_inode(path, inode);
 }
 
-// A fork that cannot make these three nodes (out of memory, or a name root made there
+// A fork that cannot make these nodes (out of memory, or a name root made there
 // first) still runs: /proc/<pid> is then missing, which readers see as the process gone.
 void
 proc_pid_add(int pid)
@@ -260,6 +289,10 @@ proc_pid_add(int pid)
   add_node(path, S_IFREG | 0444, &stat_fops, pid);
   snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
   add_node(path, S_IFREG | 0444, &cmdline_fops, pid);
+  snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+  add_node(path, S_IFREG | 0644, &comm_fops, pid);
+  snprintf(path, sizeof(path), "/proc/%d/status", pid);
+  add_node(path, S_IFREG | 0444, &status_fops, pid);
   snprintf(path, sizeof(path), "/proc/%d/fd", pid);
   add_node(path, S_IFDIR | 0500, &fd_fops, pid);
 }
@@ -271,6 +304,10 @@ proc_pid_remove(int pid)
   snprintf(path, sizeof(path), "/proc/%d/stat", pid);
   vfs_unlink(path);
   snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+  vfs_unlink(path);
+  snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+  vfs_unlink(path);
+  snprintf(path, sizeof(path), "/proc/%d/status", pid);
   vfs_unlink(path);
   snprintf(path, sizeof(path), "/proc/%d/fd", pid);
   vfs_rmdir(path);

@@ -334,6 +334,9 @@ void proc_init(void);
 // the owner (root) moved or removed first is skipped, not an error.
 void proc_pid_add(int pid);
 void proc_pid_remove(int pid);
+// A generated /proc file's read (fs/proc.c): the part of text (n bytes) a read of len bytes at
+// *pos asks for, *pos advanced.
+ssize_t proc_read_text(const char *text, size_t n, void *buf, size_t len, u64 *pos);
 // /proc/mounts's text (fs/super.c): its length in buf, less than len.
 size_t mounts_show(char *buf, size_t len);
 // The exec code tells /proc/self/exe where the running program came from: fn copies the

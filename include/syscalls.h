@@ -5,6 +5,10 @@
 
 struct process;
 
+// What uname(2) says the kernel is (kernel/sys.c), and /proc/sys/kernel/{ostype,osrelease}.
+#define UTS_SYSNAME "Linux"
+#define UTS_RELEASE "6.1.0-kmm"
+
 // kernel/syscall_names.c (tools/syscall_names.sh): Linux's name of each number, or NULL.
 #define NR_SYSCALL_NAMES 463
 extern const char *const syscall_names[NR_SYSCALL_NAMES];

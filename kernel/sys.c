@@ -23,9 +23,9 @@ sys_uname(u64 buf)
 {
   char u[6][65];
   memset(u, 0, sizeof(u));
-  strlcpy(u[0], "Linux", 65);   // glibc and programs compare this
+  strlcpy(u[0], UTS_SYSNAME, 65);   // glibc and programs compare this
   strlcpy(u[1], "kmm", 65);
-  strlcpy(u[2], "6.1.0-kmm", 65);
+  strlcpy(u[2], UTS_RELEASE, 65);
   strlcpy(u[3], "#1 SMP", 65);
   strlcpy(u[4], "x86_64", 65);
   strlcpy(u[5], "(none)", 65);

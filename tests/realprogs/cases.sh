@@ -96,12 +96,15 @@ case_dbench() {
   [ $? = 1 ] || cat db.out   # (the failures, to see them in the diff)
 }
 case_busybox() {
-  # busybox's df, free and ps read statfs, sysinfo and /proc; their numbers are the machine's.
-  # What must match: df's sizes of a ramfs (none), free's rows, ps's header and this shell.
+  # busybox's df, free, ps, top and uptime read statfs, sysinfo and /proc; their numbers are
+  # the machine's. What must match: df's sizes of a ramfs (none), free's rows, ps's header and
+  # this shell, top's first three rows, uptime's load average.
   busybox df -k . | awk 'NR == 2 {print $2, $3, $4, $5}'
   busybox free | awk '{print $1}'
   busybox ps -o pid,args | awk -v me=$$ 'NR == 1 {print} $1 == me {f = 1}
     END {print "this shell listed:", f ? "yes" : "no"}'
+  busybox top -bn1 | awk 'NR <= 3 {print $1}'
+  busybox uptime | grep -c 'load average'
 }
 case_go() { "${GO_PROG:-/usr/local/bin/goprog}"; }
 case_musl() { "${MUSL_PROG:-/usr/local/bin/musl-stat}"; }

@@ -1,7 +1,9 @@
 // procpid: /proc/<pid>/stat and /proc/<pid>/fd/ (proc(5)), as trinity reads them: a child's
 // stat while it runs (pid, name, state, parent, its 52 fields), as a zombie (state Z) and gone
-// once reaped; the caller's fd directory listing every open fd and no other. Linux is the
-// oracle (tests/host/test_user_native.sh). Exits 0 when all hold; names each check that does not.
+// once reaped; the caller's fd directory listing every open fd and no other; a child's
+// cmdline, comm and status, and the machine's files ps, df and free read (mounts, /etc/mtab,
+// meminfo, uptime, filesystems, sys/kernel). Linux is the oracle
+// (tests/host/test_user_native.sh). Exits 0 when all hold; names each check that does not.
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -158,11 +160,104 @@ test_fd(void)
   check(access(path, F_OK) == 0, "/proc/<pid>/fd exists");
 }
 
-int
-main(void)
+// The whole of a /proc file into buf (NUL-terminated): its length, or -1.
+static int
+read_file(const char *path, char *buf, size_t cap)
 {
+  int fd = open(path, O_RDONLY), n = 0, r;
+  if(fd < 0)
+    return -1;
+  while(n < (int)cap - 1 && (r = read(fd, buf + n, cap - 1 - n)) > 0)
+    n += r;
+  close(fd);
+  buf[n] = 0;
+  return n;
+}
+
+static void
+test_files(char *self)
+{
+  int p[2];
+  check(pipe(p) == 0, "pipe");
+  pid_t pid = fork();
+  if(pid == 0) {   // execs itself as "procpid wait one two", which waits for end of file
+    close(p[1]);
+    dup2(p[0], 0);
+    execl(self, "procpid", "wait", "one two", (char *)NULL);
+    _exit(1);
+  }
+  close(p[0]);
+  char path[64], buf[4096];
+  int n = -1;
+  for(int i = 0; i < 500; i++) {   // until the exec is done: its cmdline is the new one
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+    n = read_file(path, buf, sizeof(buf));
+    if(n == 21)
+      break;
+    usleep(10000);
+  }
+  check(n == 21 && memcmp(buf, "procpid\0wait\0one two\0", 21) == 0,
+        "cmdline: the strings with their NULs");
+  snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+  check(read_file(path, buf, sizeof(buf)) == 8 && strcmp(buf, "procpid\n") == 0,
+        "comm: the program's name");
+  snprintf(path, sizeof(path), "/proc/%d/status", pid);
+  char want[128];
+  snprintf(want, sizeof(want), "\nPid:\t%d\nPPid:\t%d\n", pid, getpid());
+  check(read_file(path, buf, sizeof(buf)) > 0 && strncmp(buf, "Name:\tprocpid\n", 14) == 0 &&
+        strstr(buf, want) && strstr(buf, "\nState:\tS (sleeping)\n") &&
+        strstr(buf, "\nThreads:\t1\n"), "status: Name, State, Pid, PPid, Threads");
+  close(p[1]);
+  int st;
+  check(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child ends");
+  check(read_file(path, buf, sizeof(buf)) < 0, "reaped: its status is gone");
+  // The machine's files.
+  check(read_file("/proc/mounts", buf, sizeof(buf)) > 0 && strstr(buf, " / ") &&
+        strstr(buf, " rw"), "/proc/mounts names the root, read-write");
+  char mtab[4096];
+  check(read_file("/etc/mtab", mtab, sizeof(mtab)) > 0 && strcmp(mtab, buf) == 0,
+        "/etc/mtab is the mount table");
+  unsigned long total = 0, free = 0;
+  check(read_file("/proc/meminfo", buf, sizeof(buf)) > 0 &&
+        sscanf(buf, "MemTotal: %lu kB\nMemFree: %lu kB", &total, &free) == 2 && free <= total &&
+        strstr(buf, "\nMemAvailable:") && strstr(buf, "\nCached:") &&
+        strstr(buf, "\nSReclaimable:"), "/proc/meminfo: what free reads");
+  double up = -1, idle = -1;
+  check(read_file("/proc/uptime", buf, sizeof(buf)) > 0 &&
+        sscanf(buf, "%lf %lf", &up, &idle) == 2 && up > 0 && idle >= 0, "/proc/uptime: two numbers");
+  unsigned long long cpu_idle = 0, btime = 0;
+  check(read_file("/proc/stat", buf, sizeof(buf)) > 0 &&
+        sscanf(buf, "cpu %*u %*u %*u %llu", &cpu_idle) == 1 && strstr(buf, "\ncpu0 ") &&
+        strstr(buf, "\nbtime ") && sscanf(strstr(buf, "\nbtime "), "\nbtime %llu", &btime) == 1 &&
+        btime > 1600000000ULL, "/proc/stat: the cpu lines and the boot time top reads");
+  double l1 = -1;
+  int running = 0, tasks = 0, last = 0;
+  check(read_file("/proc/loadavg", buf, sizeof(buf)) > 0 &&
+        sscanf(buf, "%lf %*f %*f %d/%d %d", &l1, &running, &tasks, &last) == 4 && l1 >= 0 &&
+        running >= 1 && tasks >= running && last > 0, "/proc/loadavg: loads, tasks, last pid");
+  check(read_file("/proc/filesystems", buf, sizeof(buf)) > 0 && strstr(buf, "nodev\tramfs\n"),
+        "/proc/filesystems has ramfs");
+  check(read_file("/proc/sys/kernel/ostype", buf, sizeof(buf)) == 6 && !strcmp(buf, "Linux\n"),
+        "/proc/sys/kernel/ostype");
+  check(read_file("/proc/sys/kernel/osrelease", buf, sizeof(buf)) > 2,
+        "/proc/sys/kernel/osrelease");
+}
+
+int
+main(int argc, char **argv)
+{
+  if(argc == 3 && !strcmp(argv[1], "wait")) {   // test_files's child
+    char c;
+    while(read(0, &c, 1) > 0)
+      ;
+    return 0;
+  }
+  char self[4096];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  self[len > 0 ? len : 0] = 0;
   test_fd();
   test_stat();
+  test_files(self);
   printf("%s: %d checks, %d failed\n", PROG, checks, fails);
   return fails != 0 || checks < 20;
 }
