@@ -117,10 +117,22 @@ sys_openat(u64 dirfd, u64 upath, u64 flags, u64 mode)
   struct file *f;
   // open(2): the new file's mode is mode & ~umask.
   u32 m = mode & S_IALLUGO & ~READ_ONCE(current->proc->umask);
-  err = vfs_open_at(dir, path, of, m, flags & O_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &f);
+  int link_fd;
+  bool console = false;
+  if(path[0] == '/' && fd_link_parse(path, &link_fd))   // /dev/fd/N and the like (fs/fd_link.c)
+    err = fd_link_open(link_fd, (u32)flags, &f, &console);
+  else
+    err = vfs_open_at(dir, path, of, m, flags & O_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &f);
   user_path_put(path, dir);
   if(err)
     return err;
+  if(console) {   // the console again: a description of its own, as Linux's reopen of the tty
+    struct ufile *cuf = ufile_alloc(NULL, flags & (O_ACCMODE | O_APPEND | O_NONBLOCK));
+    int fd = cuf ? fd_install(cuf, 0, flags & O_CLOEXEC) : -ENOMEM;
+    if(cuf && fd < 0)
+      fput(cuf);
+    return fd;
+  }
   struct kstat st;
   vfs_fstat(f, &st);
   bool wr = (flags & O_ACCMODE) != 0;
@@ -215,7 +227,11 @@ sys_faccessat(u64 dirfd, u64 upath, u64 mode)
   if(!path)
     return err;
   struct kstat k;
-  err = vfs_stat_at(dir, path, 0, &k);
+  int link_fd;   // /dev/fd/N and the like (fs/fd_link.c): what fd N has
+  if(path[0] == '/' && fd_link_parse(path, &link_fd))
+    err = fd_link_stat(link_fd, &k);
+  else
+    err = vfs_stat_at(dir, path, 0, &k);
   user_path_put(path, dir);
   if(!err && (mode & 1) && !S_ISDIR(k.mode) && !(k.mode & 0111))
     err = -EACCES;

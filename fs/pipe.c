@@ -312,6 +312,27 @@ static const struct file_operations pipe_write_fops = {
   .release = pipe_release,
 };
 
+struct file *
+pipe_reopen(struct file *end, u32 acc)
+{
+  struct pipe_inode_info *pipe = end->private_data;
+  struct file *f = kzalloc(sizeof(*f), GFP_KERNEL);
+  if(!f)
+    return NULL;
+  mutex_lock(&pipe->mutex);
+  if(acc == O_RDONLY)
+    pipe->readers++;
+  else
+    pipe->writers++;
+  __atomic_add_fetch(&pipe->files, 1, __ATOMIC_RELAXED);   // end's keeps it above 0
+  mutex_unlock(&pipe->mutex);
+  f->f_count = 1;
+  f->f_inode = pipe->inode;
+  f->f_op = acc == O_RDONLY ? &pipe_read_fops : &pipe_write_fops;
+  f->private_data = pipe;
+  return f;
+}
+
 long
 pipe_fcntl(struct file *f, unsigned cmd, unsigned long arg)
 {

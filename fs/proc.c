@@ -31,19 +31,23 @@ proc_read_text(const char *text, size_t n, void *buf, size_t len, u64 *pos)
 }
 
 // Each file's text, made whole at each read: a read that goes on from an offset sees the
-// text of its own moment, as Linux's single_open files.
+// text of its own moment, as Linux's single_open files. The inode's i_private is the file's
+// show function.
 typedef size_t (*show_fn)(char *buf, size_t len);
 
 static ssize_t
-show_read(show_fn show, void *buf, size_t len, u64 *pos)
+show_read(struct file *f, void *buf, size_t len, u64 *pos)
 {
   char *text = kmalloc(SHOW_MAX, GFP_KERNEL);
   if(!text)
     return -ENOMEM;
+  show_fn show = (show_fn)f->f_inode->i_private;
   ssize_t r = proc_read_text(text, show(text, SHOW_MAX), buf, len, pos);
   kfree(text);
   return r;
 }
+
+static const struct file_operations show_fops = { .read = show_read };
 
 // The figures of sysinfo(2) (kernel/sys.c), in kB, in Linux's order: what is not kept
 // (buffers, the page cache's share, swap, reclaimable slab) is 0, and all free memory is
@@ -133,62 +137,6 @@ osrelease_show(char *buf, size_t len)
   return scnprintf(buf, len, "%s\n", UTS_RELEASE);
 }
 
-static ssize_t
-stat_read(struct file *f, void *buf, size_t len, u64 *pos)
-{
-  return show_read(stat_show, buf, len, pos);
-}
-
-static ssize_t
-loadavg_read(struct file *f, void *buf, size_t len, u64 *pos)
-{
-  return show_read(loadavg_show, buf, len, pos);
-}
-
-static ssize_t
-filesystems_read(struct file *f, void *buf, size_t len, u64 *pos)
-{
-  return show_read(filesystems_show, buf, len, pos);
-}
-
-static ssize_t
-ostype_read(struct file *f, void *buf, size_t len, u64 *pos)
-{
-  return show_read(ostype_show, buf, len, pos);
-}
-
-static ssize_t
-osrelease_read(struct file *f, void *buf, size_t len, u64 *pos)
-{
-  return show_read(osrelease_show, buf, len, pos);
-}
-
-static ssize_t
-mounts_read(struct file *f, void *buf, size_t len, u64 *pos)
-{
-  return show_read(mounts_show, buf, len, pos);
-}
-
-static ssize_t
-meminfo_read(struct file *f, void *buf, size_t len, u64 *pos)
-{
-  return show_read(meminfo_show, buf, len, pos);
-}
-
-static ssize_t
-uptime_read(struct file *f, void *buf, size_t len, u64 *pos)
-{
-  return show_read(uptime_show, buf, len, pos);
-}
-
-static const struct file_operations mounts_fops = { .read = mounts_read };
-static const struct file_operations meminfo_fops = { .read = meminfo_read };
-static const struct file_operations uptime_fops = { .read = uptime_read };
-static const struct file_operations filesystems_fops = { .read = filesystems_read };
-static const struct file_operations stat_fops = { .read = stat_read };
-static const struct file_operations loadavg_fops = { .read = loadavg_read };
-static const struct file_operations ostype_fops = { .read = ostype_read };
-static const struct file_operations osrelease_fops = { .read = osrelease_read };
 
 static proc_exe_fn exe_hook;   // set once by the exec code; read without a lock
 
@@ -222,17 +170,17 @@ proc_init(void)
     pr_err("vfs: cannot make /proc/self/exe: error %d\n", err);
   static const struct {
     const char *path;
-    const struct file_operations *fops;
+    show_fn show;
   } files[] = {
-    { "/proc/mounts", &mounts_fops },
-    { "/proc/self/mounts", &mounts_fops },   // one mount table: every process's is the same
-    { "/proc/meminfo", &meminfo_fops },
-    { "/proc/uptime", &uptime_fops },
-    { "/proc/filesystems", &filesystems_fops },
-    { "/proc/stat", &stat_fops },
-    { "/proc/loadavg", &loadavg_fops },
-    { "/proc/sys/kernel/ostype", &ostype_fops },
-    { "/proc/sys/kernel/osrelease", &osrelease_fops },
+    { "/proc/mounts", mounts_show },
+    { "/proc/self/mounts", mounts_show },   // one mount table: every process's is the same
+    { "/proc/meminfo", meminfo_show },
+    { "/proc/uptime", uptime_show },
+    { "/proc/filesystems", filesystems_show },
+    { "/proc/stat", stat_show },
+    { "/proc/loadavg", loadavg_show },
+    { "/proc/sys/kernel/ostype", ostype_show },
+    { "/proc/sys/kernel/osrelease", osrelease_show },
   };
   err = vfs_mkdir_p("/proc/sys/kernel", 0555);
   if(!err && (err = vfs_mkdir_p("/etc", 0755)) == 0)
@@ -241,8 +189,10 @@ proc_init(void)
     pr_err("vfs: cannot make /proc/sys/kernel or /etc/mtab: error %d\n", err);
   for(size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
     inode = ramfs_get_inode(root_mnt->mnt_sb, S_IFREG | 0444);
-    if(inode)
-      inode->i_fop = files[i].fops;
+    if(inode) {
+      inode->i_fop = &show_fops;
+      inode->i_private = (long)files[i].show;
+    }
     err = inode ? vfs_add_inode(files[i].path, inode) : -ENOMEM;
     if(err)
       pr_err("vfs: cannot make %s: error %d\n", files[i].path, err);

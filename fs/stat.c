@@ -185,6 +185,12 @@ sys_newfstatat(u64 dirfd, u64 upath, u64 st, u64 flags)
     kfree(path);
     return fstat_fd(dirfd, st);
   }
+  int link_fd;   // /dev/fd/N and the like, followed (fs/fd_link.c): what fd N has
+  if(path[0] == '/' && !(flags & AT_SYMLINK_NOFOLLOW) && fd_link_parse(path, &link_fd)) {
+    user_path_put(path, dir);
+    long r = link_fd < 0 ? link_fd : fstat_fd(link_fd, st);
+    return r == -EBADF ? -ENOENT : r;
+  }
   // (AT_EMPTY_PATH on a directory or AT_FDCWD is "." from it: user_path)
   struct kstat k;
   err = vfs_stat_at(dir, path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &k);

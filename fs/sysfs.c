@@ -28,23 +28,11 @@ cpulist(char *buf, size_t cap, const struct cpumask *m)
   return n;
 }
 
-// A read at pos of the text, as a sysfs file's (the whole text is made again each time).
-static ssize_t
-read_text(const char *text, size_t size, void *buf, size_t len, u64 *pos)
-{
-  if(*pos >= size)
-    return 0;
-  size_t n = MIN(len, size - *pos);
-  memcpy(buf, text + *pos, n);
-  *pos += n;
-  return n;
-}
-
 static ssize_t
 online_read(struct file *f, void *buf, size_t len, u64 *pos)
 {
   char text[256];
-  return read_text(text, cpulist(text, sizeof(text), &cpu_online_mask), buf, len, pos);
+  return proc_read_text(text, cpulist(text, sizeof(text), &cpu_online_mask), buf, len, pos);
 }
 
 static ssize_t
@@ -55,7 +43,7 @@ possible_read(struct file *f, void *buf, size_t len, u64 *pos)
   cpumask_clear(&m);
   for(int cpu = 0; cpu < nr_cpus_possible && cpu < NR_CPUS; cpu++)
     cpumask_set_cpu(cpu, &m);
-  return read_text(text, cpulist(text, sizeof(text), &m), buf, len, pos);
+  return proc_read_text(text, cpulist(text, sizeof(text), &m), buf, len, pos);
 }
 
 static const struct file_operations online_fops = { .read = online_read };

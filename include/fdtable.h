@@ -79,6 +79,13 @@ int fd_close(int fd);
 long fcntl_lock(u64 fd, u64 cmd, u64 arg);
 void locks_remove_posix(struct ufile *uf, struct files *owner);
 void locks_remove_ofd(struct ufile *uf);
+// fs/fd_link.c: /dev/fd/N, /dev/std{in,out,err}, /proc/self/fd/N as open(2) and stat(2) see
+// them: whether path is one (*fd the caller's fd, or -EACCES for another process's), and its
+// open: a new file on what fd has (*f), or the console again (*console).
+struct kstat;
+bool fd_link_parse(const char *path, int *fd);
+int fd_link_open(int fd, u32 flags, struct file **f, bool *console);
+int fd_link_stat(int fd, struct kstat *k);   // access(2)'s look at it
 // fs/readdir.c: a directory's place, as getdents' d_off and lseek give it, and a move there.
 u64 dir_pos(struct ufile *uf);
 void dir_seek(struct ufile *uf, u64 pos);

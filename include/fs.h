@@ -106,7 +106,8 @@ struct inode {
   const struct file_operations *i_fop;   // files whose data is not the page cache, or NULL
   char *i_link;                // ramfs symbolic links: the target, set before the name exists
   long i_private;              // generated files' own datum, set before the name exists
-                               // (/proc/<pid>/stat and fd: the pid)
+                               // (/proc/<pid>/*: the pid; /proc's machine files: the
+                               // function that makes their text)
   struct mutex i_mutex;        // directories: their names; files: writes and truncation
   struct hlist_node i_hash;    // in the inode hash by (sb, ino)
   struct address_space i_data; // regular files: their pages
@@ -316,6 +317,9 @@ bool is_pipe(struct file *f);
 // memory.
 ssize_t pipe_write_kernel(struct file *f, const void *buf, size_t len, unsigned flags);
 long pipe_fcntl(struct file *f, unsigned cmd, unsigned long arg);   // F_GETPIPE_SZ; -EBADF
+// A new file on end's pipe, a read end for O_RDONLY or a write end for O_WRONLY (an open of
+// /dev/fd/N, as Linux opens the pipe as a FIFO; fs/fd_link.c); NULL when out of memory.
+struct file *pipe_reopen(struct file *end, u32 acc);
 
 // Character devices (fs/char_dev.c): the file operations behind a device number, looked up
 // at open. drivers/char/mem.c registers /dev/null and /dev/zero, drivers/tty/tty.c /dev/console.

@@ -106,12 +106,19 @@ case_busybox() {
   busybox top -bn1 | awk 'NR <= 3 {print $1}'
   busybox uptime | grep -c 'load average'
 }
+case_bash() {
+  # Process substitution: bash passes /dev/fd/63, the program opens it (fs/fd_link.c).
+  $B/bash -c 'cat <(echo one; echo two) | wc -l
+    diff <(seq 3) <(seq 3) && echo same
+    sort -r <(printf "b\na\nc\n")
+    echo here | { read -r x < /dev/stdin; echo "read $x"; }'
+}
 case_go() { "${GO_PROG:-/usr/local/bin/goprog}"; }
 case_musl() { "${MUSL_PROG:-/usr/local/bin/musl-stat}"; }
 
 setup || { echo "REALPROG-SETUP failed"; exit 1; }
 cases=${*:-ls ls_recursive sort cp du stat sums xz zstd sqlite fsmark python musl dbench
-  busybox go}
+  busybox go bash}
 for c in $cases; do
   # Into a file first: under this kernel stdout is the console, a terminal, where ls would
   # print columns; on the host it is a file.

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -204,6 +205,11 @@ test_files(char *self)
   snprintf(path, sizeof(path), "/proc/%d/status", pid);
   char want[128];
   snprintf(want, sizeof(want), "\nPid:\t%d\nPPid:\t%d\n", pid, getpid());
+  for(int i = 0; i < 500; i++) {   // until the child sleeps in its read (on 1 CPU it may still run)
+    if(read_file(path, buf, sizeof(buf)) > 0 && strstr(buf, "\nState:\tS (sleeping)\n"))
+      break;
+    usleep(10000);
+  }
   check(read_file(path, buf, sizeof(buf)) > 0 && strncmp(buf, "Name:\tprocpid\n", 14) == 0 &&
         strstr(buf, want) && strstr(buf, "\nState:\tS (sleeping)\n") &&
         strstr(buf, "\nThreads:\t1\n"), "status: Name, State, Pid, PPid, Threads");
@@ -243,6 +249,52 @@ test_files(char *self)
         "/proc/sys/kernel/osrelease");
 }
 
+// /dev/fd/N, /proc/self/fd/N and /proc/<pid>/fd/N opened and stat'd: a pipe's ends again (its
+// bytes, its end of file), a file opened afresh (an offset of its own), ENOENT for an fd not
+// open. bash's <(...) is this.
+static void
+test_fd_links(void)
+{
+  int p[2];
+  char path[64], buf[16] = { 0 };
+  check(pipe(p) == 0 && write(p[1], "abc", 3) == 3, "a pipe with 3 bytes");
+  snprintf(path, sizeof(path), "/dev/fd/%d", p[0]);
+  int r = open(path, O_RDONLY);
+  check(r >= 0 && r != p[0] && read(r, buf, 3) == 3 && !memcmp(buf, "abc", 3),
+        "/dev/fd/N of a read end: the pipe's bytes");
+  struct stat st;
+  check(stat(path, &st) == 0 && S_ISFIFO(st.st_mode), "stat of /dev/fd/N: a FIFO");
+  check(access(path, R_OK) == 0, "access of /dev/fd/N (sort asks it)");
+  snprintf(path, sizeof(path), "/proc/self/fd/%d", p[1]);
+  int w = open(path, O_WRONLY);
+  check(w >= 0 && write(w, "xyz", 3) == 3 && read(p[0], buf, 3) == 3 && !memcmp(buf, "xyz", 3),
+        "/proc/self/fd/N of a write end: another writer");
+  close(p[1]);
+  check(write(w, "q", 1) == 1 && read(r, buf, 1) == 1, "one writer left");
+  close(w);
+  check(read(r, buf, 1) == 0, "no writer left: end of file through the reopened end");
+  close(r);
+  close(p[0]);
+  char name[64];
+  snprintf(name, sizeof(name), "/tmp/fdlink.%d", (int)getpid());
+  if(mkdir("/tmp", 0755) != 0 && errno != EEXIST)
+    check(0, "mkdir /tmp");
+  int f = open(name, O_CREAT | O_RDWR | O_TRUNC, 0600);
+  check(f >= 0 && write(f, "hello", 5) == 5, "a file at offset 5");
+  snprintf(path, sizeof(path), "/proc/%d/fd/%d", getpid(), f);
+  int g = open(path, O_RDONLY);
+  memset(buf, 0, sizeof(buf));
+  check(g >= 0 && read(g, buf, 5) == 5 && !strcmp(buf, "hello") && lseek(f, 0, SEEK_CUR) == 5,
+        "/proc/<pid>/fd/N of a file: opened afresh, an offset of its own");
+  close(g);
+  close(f);
+  unlink(name);
+  FAILS(open("/dev/fd/999", O_RDONLY), ENOENT);
+  FAILS(stat("/dev/fd/999", &st), ENOENT);
+  FAILS(access("/dev/fd/999", R_OK), ENOENT);
+  check(open("/dev/stdin", O_RDONLY) >= 0, "/dev/stdin opens");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -258,6 +310,7 @@ main(int argc, char **argv)
   test_fd();
   test_stat();
   test_files(self);
+  test_fd_links();
   printf("%s: %d checks, %d failed\n", PROG, checks, fails);
   return fails != 0 || checks < 20;
 }
