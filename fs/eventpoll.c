@@ -119,10 +119,7 @@ ep_ptable_queue_proc(struct file *f, struct wait_queue_head *whead, struct poll_
   pwq->whead = whead;
   pwq->epi = epi;
   list_add_tail(&pwq->link, &epi->pwqlist);
-  u64 flags;
-  spin_lock_irqsave(&whead->lock, flags);
-  list_add_tail(&pwq->wait.entry, &whead->head);
-  spin_unlock_irqrestore(&whead->lock, flags);
+  add_wait_queue_watcher(whead, &pwq->wait);
 }
 
 // Takes the item out of everything and frees it. Its watchers go first, each under its

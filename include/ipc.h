@@ -32,6 +32,10 @@ long ipcget(struct ipc_ids *ids, int key, int flg,
             long (*check)(struct kern_ipc_perm *p, void *arg), void *arg);
 // The object named by id, referenced, or NULL (-EINVAL: no such id, or removed).
 struct kern_ipc_perm *ipc_obtain(struct ipc_ids *ids, int id);
+// The first object match accepts, referenced, or NULL; one hold of the table's mutex.
+struct kern_ipc_perm *ipc_find(struct ipc_ids *ids,
+                               bool (*match)(struct kern_ipc_perm *p, const void *arg),
+                               const void *arg);
 // The object in slot idx (SHM_STAT, SEM_STAT), referenced, or NULL.
 struct kern_ipc_perm *ipc_obtain_slot(struct ipc_ids *ids, int idx);
 void ipc_put(struct ipc_ids *ids, struct kern_ipc_perm *p);

@@ -34,6 +34,8 @@ void __init_waitqueue_head(struct wait_queue_head *wq, const char *name,
                            struct lock_class_key *key);
 void prepare_to_wait(struct wait_queue_head *wq, struct wait_queue_entry *e, int state);
 void finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *e);
+// A watcher (e->func set) goes at the head: every wake-up calls it, before any sleeper.
+void add_wait_queue_watcher(struct wait_queue_head *wq, struct wait_queue_entry *e);
 void wake_up(struct wait_queue_head *wq);       // the first waiter
 void wake_up_all(struct wait_queue_head *wq);
 

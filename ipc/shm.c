@@ -118,20 +118,18 @@ sys_shmat(u64 id, u64 addr, u64 flg)
   return r;
 }
 
+static bool
+has_file(struct kern_ipc_perm *p, const void *f)
+{
+  return container_of(p, struct shmid_kernel, perm)->file == f;
+}
+
 // The segment whose file f is, referenced, or NULL (removed already: no times to set).
 static struct shmid_kernel *
 shm_of_file(struct file *f)
 {
-  for(int i = 0; i < IPC_MNI; i++) {
-    struct kern_ipc_perm *p = ipc_obtain_slot(&shm_ids, i);
-    if(!p)
-      continue;
-    struct shmid_kernel *shp = container_of(p, struct shmid_kernel, perm);
-    if(shp->file == f)
-      return shp;
-    ipc_put(&shm_ids, p);
-  }
-  return NULL;
+  struct kern_ipc_perm *p = ipc_find(&shm_ids, has_file, f);
+  return p ? container_of(p, struct shmid_kernel, perm) : NULL;
 }
 
 // shmdt(2): the attachment that starts at addr, and the mappings of the same segment that

@@ -82,6 +82,19 @@ ipc_obtain(struct ipc_ids *ids, int id)
 }
 
 struct kern_ipc_perm *
+ipc_find(struct ipc_ids *ids, bool (*match)(struct kern_ipc_perm *p, const void *arg),
+         const void *arg)
+{
+  struct kern_ipc_perm *found = NULL;
+  mutex_lock(&ids->mutex);
+  for(int i = 0; i < IPC_MNI && !found; i++)
+    if(ids->entries[i] && match(ids->entries[i], arg))
+      found = get_locked(ids, i);
+  mutex_unlock(&ids->mutex);
+  return found;
+}
+
+struct kern_ipc_perm *
 ipc_obtain_slot(struct ipc_ids *ids, int idx)
 {
   mutex_lock(&ids->mutex);

@@ -41,22 +41,31 @@ finish_wait(struct wait_queue_head *wq, struct wait_queue_entry *e)
 
 // Caller holds wq->lock. Every watcher hears of it (a watcher is never the one woken that
 // wake_up stops at: Linux's non-exclusive waiters), then the first sleeper, or all of them.
+// Watchers are queued at the head (add_wait_queue_watcher), sleepers at the tail, so the walk
+// ends at the first sleeper for wake_up, as it did before there were watchers.
 static void
 wake_some_locked(struct wait_queue_head *wq, bool all)
 {
   struct wait_queue_entry *e, *n;
-  bool woke = false;
   list_for_each_entry_safe(e, n, &wq->head, entry) {
     if(e->func) {
       e->func(e);
       continue;
     }
-    if(woke && !all)
-      continue;
     list_del_init(&e->entry);   // the waiter re-queues itself if its condition is still false
     wake_up_thread(e->thread);
-    woke = true;
+    if(!all)
+      break;
   }
+}
+
+void
+add_wait_queue_watcher(struct wait_queue_head *wq, struct wait_queue_entry *e)
+{
+  u64 flags;
+  spin_lock_irqsave(&wq->lock, flags);
+  list_add(&e->entry, &wq->head);
+  spin_unlock_irqrestore(&wq->lock, flags);
 }
 
 static void

@@ -41,12 +41,13 @@ def depends(pkg):
 
 
 def closure(pkgs):
-    seen, todo = [], list(pkgs)
-    while todo:
-        p = todo.pop()
+    """pkgs and every package they depend on, at any depth (a depth-first walk)."""
+    seen, pending = [], list(pkgs)
+    while pending:
+        p = pending.pop()
         if p not in seen:
             seen.append(p)
-            todo.extend(depends(p))
+            pending.extend(depends(p))
     return seen
 
 
