@@ -15,6 +15,7 @@
 #include "time.h"
 #include <asm/uaccess.h>
 #include "uapi/eventpoll.h"
+#include "vsprintf.h"
 
 // The bits that say how an item reports, not what (Linux's EP_PRIVATE_BITS); an item whose
 // events hold nothing else is a one-shot already reported, disabled until EPOLL_CTL_MOD.
@@ -406,7 +407,15 @@ ep_eventpoll_release(struct file *f)
   kfree(ep);
 }
 
+// An anonymous inode's name, as Linux's anon_inode_getfile("[eventpoll]") gives it.
+static int
+ep_dname(struct file *f, char *buf, size_t len)
+{
+  return scnprintf(buf, len, "anon_inode:[eventpoll]");
+}
+
 static const struct file_operations eventpoll_fops = {
+  .dname = ep_dname,
   .poll = ep_eventpoll_poll,
   .release = ep_eventpoll_release,
 };

@@ -157,6 +157,22 @@ exec_reset(struct process *p, struct thread *t, const char *path, struct trapfra
   *user_regs(t) = *tf;
 }
 
+// /proc/<pid>/exe's target (fs/proc_pid.c reads it under p->lock): the program's file by its
+// own path, symbolic links resolved, as Linux's d_path of mm->exe_file; the path exec was given
+// if that one does not fit.
+static void
+exe_path_set(struct process *p, const char *path, struct file *f)
+{
+  char *buf = kmalloc(PATH_MAX, GFP_KERNEL), *start = NULL;
+  if(buf && f->f_dentry && d_path(f->f_dentry, buf, PATH_MAX, &start) == 0 &&
+     strlen(start) < sizeof(p->path))
+    path = start;
+  spin_lock(&p->lock);
+  strlcpy(p->path, path, sizeof(p->path));
+  spin_unlock(&p->lock);
+  kfree(buf);
+}
+
 // Loads the program f into a fresh mm and makes it the process's. The loader writes the new
 // address space through uaccess, so this thread moves onto it first; the old one stays whole
 // until the other threads are gone, so a failure before that returns to the old program.
@@ -171,14 +187,16 @@ exec_image(struct process *p, const char *path, struct file *f, struct exec_stri
   char old_path[sizeof(p->path)];
   memcpy(old_path, p->path, sizeof(old_path));
   unsigned long brk_start = p->brk_start, brk = p->brk;
-  strlcpy(p->path, path, sizeof(p->path));
+  exe_path_set(p, path, f);
   use_mm(mm);
   struct trapframe *tf = kmalloc(sizeof(*tf), GFP_KERNEL);
   long err = tf ? load_elf(p, f, s->argv, s->envp, tf) : -ENOMEM;
   if(!err && !de_thread(p))
     err = -EINTR;   // the process is ending, or another thread's execve won
   if(err) {
+    spin_lock(&p->lock);
     memcpy(p->path, old_path, sizeof(old_path));
+    spin_unlock(&p->lock);
     p->brk_start = brk_start;
     p->brk = brk;
     use_mm(old);
@@ -310,10 +328,6 @@ do_execveat(int dirfd, u64 upath, u64 uargv, u64 uenvp, u64 flags)
   char *path = user_path_abs(dirfd, upath, &err);   // the program's path is kept as a string
   if(!path)
     return err;
-  // /proc/self/exe is the program this process runs (as readlink answers it, fs/stat.c);
-  // busybox runs its applets so.
-  if(strcmp(path, "/proc/self/exe") == 0)
-    strlcpy(path, current->proc->path, PATH_MAX);
   struct file *f;
   err = open_exec(path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &f);
   struct exec_strings s = { 0 };

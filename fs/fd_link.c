@@ -1,8 +1,9 @@
 // /dev/fd/N, /dev/stdin, /dev/stdout, /dev/stderr and /proc/self/fd/N (and /proc/<own pid>/fd/N):
 // Linux's "magic links" (proc_fd_link), whose open reaches the file fd N has rather than a name:
 // bash's process substitution passes /dev/fd/63, scripts read /dev/stdin. No name exists under
-// these directories to walk to here: open and stat match the whole absolute path, so a path
-// that reaches them through another link, or from a relative start, is not one of them.
+// the fd directories to walk to here (they are only listed): open, stat, readlink and lstat
+// match the whole absolute path, so a path that reaches them through another link, or from a
+// relative start, is not one of them.
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
@@ -10,6 +11,7 @@
 #include "slab.h"
 #include "string.h"
 #include "uapi/fcntl.h"
+#include "vsprintf.h"
 
 // Whether path names fd N of the caller that way: true with *fd set. Another process's fds
 // (/proc/<pid>/fd/N) are not reached: -EACCES in *fd's stead, as for a process that may not.
@@ -22,6 +24,12 @@ fd_link_parse(const char *path, int *fd)
       *fd = i;
       return true;
     }
+  return fd_link_entry(path, fd);
+}
+
+bool
+fd_link_entry(const char *path, int *fd)
+{
   const char *p = NULL;
   int pid = current->proc->pid;
   if(!strncmp(path, "/dev/fd/", 8)) {
@@ -105,5 +113,64 @@ fd_link_stat(int fd, struct kstat *k)
   else
     k->mode = S_IFCHR | 0620;
   fput(uf);
+  return 0;
+}
+
+// readlink(2) of /proc/self/fd/N: what Linux shows. The console by its node, a file by its
+// path (" (deleted)" once unlinked, as d_path there), one with no path by its kind (f_op's
+// dname: "pipe:[ino]", "anon_inode:[eventpoll]"). The length in buf (no NUL), or -errno.
+int
+fd_link_readlink(int fd, char *buf, size_t len)
+{
+  if(fd < 0)
+    return fd;
+  struct ufile *uf = fget(fd);
+  if(!uf)
+    return -ENOENT;
+  struct file *file = uf->file;
+  char *tmp = kmalloc(PATH_MAX, GFP_KERNEL), *path = tmp;
+  int n;
+  if(!tmp) {
+    fput(uf);
+    return -ENOMEM;
+  }
+  if(!file) {
+    n = scnprintf(tmp, PATH_MAX, "/dev/console");
+  } else if(file->f_dentry) {
+    long r = d_path(file->f_dentry, tmp, PATH_MAX - 12, &path);
+    n = r < 0 ? (int)r : r == 1 ? -ENOENT : (int)strlen(path);   // 1: no mount leads there
+    if(n > 0 && d_unlinked(file->f_dentry))
+      n += scnprintf(path + n, 12, " (deleted)");
+  } else if(file->f_op && file->f_op->dname) {
+    n = file->f_op->dname(file, tmp, PATH_MAX);
+  } else {
+    n = scnprintf(tmp, PATH_MAX, "anon_inode:[%lu]", file->f_inode ? file->f_inode->i_ino : 0);
+  }
+  if(n > 0) {
+    n = MIN((size_t)n, len);
+    memcpy(buf, path, n);
+  }
+  kfree(tmp);
+  fput(uf);
+  return n;
+}
+
+// lstat(2) of such a name: the link itself, as Linux's proc_fd_link inodes: its mode says how
+// the fd was opened (lr-x, l-wx, lrwx), its size is 64.
+int
+fd_link_lstat(int fd, struct kstat *k)
+{
+  if(fd < 0)
+    return fd;
+  struct ufile *uf = fget(fd);
+  if(!uf)
+    return -ENOENT;
+  u32 acc = uf->file ? uf->flags & O_ACCMODE : O_RDWR;   // the console: fds 0-2, read-write
+  fput(uf);
+  memset(k, 0, sizeof(*k));
+  k->mode = S_IFLNK | (acc != O_WRONLY ? 0500 : 0) | (acc != O_RDONLY ? 0300 : 0);
+  k->nlink = 1;
+  k->size = 64;
+  k->ino = (unsigned long)current->proc->pid * NR_OPEN_MAX + fd + 1;   // one of its own
   return 0;
 }

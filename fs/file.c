@@ -374,6 +374,17 @@ files_pwd(struct files *fs)
   return d;
 }
 
+// Another process's working directory (/proc/<pid>/cwd), its table reached under RCU: NULL
+// once the last files_put has begun, which drops pwd after it finds refs at 0 under the lock.
+struct dentry *
+files_pwd_live(struct files *fs)
+{
+  spin_lock(&fs->lock);
+  struct dentry *d = fs->refs > 0 ? dget(fs->pwd) : NULL;
+  spin_unlock(&fs->lock);
+  return d;
+}
+
 // The old directory is dropped outside the lock: its last reference may free it (iput).
 void
 files_set_pwd(struct files *fs, struct dentry *d)

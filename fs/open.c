@@ -215,23 +215,27 @@ sys_ftruncate(u64 fd, u64 len)
 }
 
 // Every process is root here: existence is the whole check (access(2) for uid 0, but X_OK
-// wants some execute bit, or a directory).
-long
-sys_faccessat(u64 dirfd, u64 upath, u64 mode)
+// wants some execute bit, or a directory), and the real and effective ids are the same, so
+// faccessat2's AT_EACCESS changes nothing. AT_SYMLINK_NOFOLLOW checks a last link itself;
+// AT_EMPTY_PATH with "" checks dirfd's file (EBADF when it is not open).
+static long
+do_faccessat(int dirfd, u64 upath, u64 mode, u64 flags)
 {
-  if(mode & ~7UL)
+  if(mode & ~7UL || flags & ~(u64)(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
     return -EINVAL;
   long err;
   struct dentry *dir;
-  char *path = user_path((int)dirfd, upath, false, &dir, &err);
+  char *path = user_path(dirfd, upath, flags & AT_EMPTY_PATH, &dir, &err);
   if(!path)
     return err;
   struct kstat k;
   int link_fd;   // /dev/fd/N and the like (fs/fd_link.c): what fd N has
-  if(path[0] == '/' && fd_link_parse(path, &link_fd))
+  if(path[0] == 0)
+    err = (err = fd_link_stat(dirfd, &k)) == -ENOENT ? -EBADF : err;
+  else if(path[0] == '/' && !(flags & AT_SYMLINK_NOFOLLOW) && fd_link_parse(path, &link_fd))
     err = fd_link_stat(link_fd, &k);
   else
-    err = vfs_stat_at(dir, path, 0, &k);
+    err = vfs_stat_at(dir, path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &k);
   user_path_put(path, dir);
   if(!err && (mode & 1) && !S_ISDIR(k.mode) && !(k.mode & 0111))
     err = -EACCES;
@@ -239,9 +243,21 @@ sys_faccessat(u64 dirfd, u64 upath, u64 mode)
 }
 
 long
+sys_faccessat(u64 dirfd, u64 path, u64 mode)
+{
+  return do_faccessat((int)dirfd, path, mode, 0);
+}
+
+long
+sys_faccessat2(u64 dirfd, u64 path, u64 mode, u64 flags)
+{
+  return do_faccessat((int)dirfd, path, mode, flags);
+}
+
+long
 sys_access(u64 path, u64 mode)
 {
-  return sys_faccessat(AT_FDCWD, path, mode);
+  return do_faccessat(AT_FDCWD, path, mode, 0);
 }
 
 // chdir(2): the directory itself becomes the working directory (a reference), not its path.

@@ -15,6 +15,7 @@
 #include "slab.h"
 #include "string.h"
 #include "syscalls.h"
+#include "vsprintf.h"
 #include <asm/uaccess.h>
 
 #define PIPE_DEF_BUFFERS 16                       // Linux's default: 16 pages
@@ -300,13 +301,22 @@ pipe_release(struct file *f)
     free_pipe(pipe);
 }
 
+// Linux's pipefs_dname.
+static int
+pipe_dname(struct file *f, char *buf, size_t len)
+{
+  return scnprintf(buf, len, "pipe:[%lu]", f->f_inode->i_ino);
+}
+
 static const struct file_operations pipe_read_fops = {
+  .dname = pipe_dname,
   .read_user = pipe_read,
   .poll = pipe_poll,
   .release = pipe_release,
 };
 
 static const struct file_operations pipe_write_fops = {
+  .dname = pipe_dname,
   .write_user = pipe_write,
   .poll = pipe_poll,
   .release = pipe_release,

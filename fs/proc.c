@@ -1,9 +1,8 @@
-// /proc/self/exe: a symbolic link whose target the exec code gives (proc_set_exe_hook), read by
-// glibc's static startup (_dl_non_dynamic_init) and by programs that run themselves again; and
-// the machine's files that df, free, top, uptime and mount read: /proc/mounts (also as
-// /proc/self/mounts, which /etc/mtab names), /proc/meminfo, /proc/uptime, /proc/stat,
-// /proc/loadavg, /proc/filesystems, /proc/sys/kernel/{ostype,osrelease} (proc(5)), generated
-// at each read.
+// /proc/self, the link to the reader's own /proc/<pid> (fs/proc_pid.c), and the machine's files
+// that df, free, top, uptime, mount and lscpu read: /proc/mounts (/etc/mtab names
+// /proc/self/mounts), meminfo, uptime, stat, loadavg, filesystems, cpuinfo and
+// sys/kernel/{ostype,osrelease,pid_max} (proc(5)), generated at each read; /dev/fd and
+// /dev/std{in,out,err}, the links into /proc/self/fd that udev makes on Linux.
 #include "errno.h"
 #include "fs.h"
 #include "cpumask.h"
@@ -16,8 +15,14 @@
 #include "syscalls.h"
 #include "time.h"
 #include "vsprintf.h"
+#include <asm/cpuinfo.h>
 
-#define SHOW_MAX 4096   // what one generated file holds
+// What one generated file holds: a page, and cpuinfo's block for each possible CPU.
+static size_t
+show_max(void)
+{
+  return 4096 + (size_t)nr_cpus_possible * CPUINFO_PER_CPU;
+}
 
 ssize_t
 proc_read_text(const char *text, size_t n, void *buf, size_t len, u64 *pos)
@@ -38,16 +43,17 @@ typedef size_t (*show_fn)(char *buf, size_t len);
 static ssize_t
 show_read(struct file *f, void *buf, size_t len, u64 *pos)
 {
-  char *text = kmalloc(SHOW_MAX, GFP_KERNEL);
+  size_t max = show_max();
+  char *text = kmalloc(max, GFP_KERNEL);
   if(!text)
     return -ENOMEM;
   show_fn show = (show_fn)f->f_inode->i_private;
-  ssize_t r = proc_read_text(text, show(text, SHOW_MAX), buf, len, pos);
+  ssize_t r = proc_read_text(text, show(text, max), buf, len, pos);
   kfree(text);
   return r;
 }
 
-static const struct file_operations show_fops = { .read = show_read };
+const struct file_operations proc_show_fops = { .read = show_read };
 
 // The figures of sysinfo(2) (kernel/sys.c), in kB, in Linux's order: what is not kept
 // (buffers, the page cache's share, swap, reclaimable slab) is 0, and all free memory is
@@ -138,59 +144,86 @@ osrelease_show(char *buf, size_t len)
 }
 
 
-static proc_exe_fn exe_hook;   // set once by the exec code; read without a lock
-
-proc_exe_fn
-proc_set_exe_hook(proc_exe_fn fn)
+// pids are thread ids, never reused in a boot (kernel/sched.c); Linux's limit on a 64-bit
+// machine with many CPUs (PID_MAX_LIMIT) is what ps sizes its columns by.
+static size_t
+pid_max_show(char *buf, size_t len)
 {
-  return __atomic_exchange_n(&exe_hook, fn, __ATOMIC_RELAXED);
+  return scnprintf(buf, len, "4194304\n");
 }
 
+static size_t
+cpuinfo_show(char *buf, size_t len)
+{
+  return arch_cpuinfo_show(buf, len);
+}
+
+// /proc/self: the reader's pid, a name beside the link (Linux's proc_self_get_link); a kernel
+// thread has no process here, so no /proc/<pid>: ENOENT, as Linux's for a task with no pid.
 static int
-exe_get_link(struct inode *inode, char *buf, size_t len)
+self_get_link(struct inode *inode, char *buf, size_t len)
 {
-  proc_exe_fn fn = READ_ONCE(exe_hook);
-  return fn ? fn(buf, len) : -ENOENT;
+  if(!current->proc)
+    return -ENOENT;
+  char pid[12];
+  int n = scnprintf(pid, sizeof(pid), "%d", current->proc->pid);
+  n = MIN((size_t)n, len);
+  memcpy(buf, pid, n);
+  return n;
 }
 
-static const struct inode_operations exe_ops = { .get_link = exe_get_link };
+static const struct inode_operations self_iops = { .get_link = self_get_link };
+
+// The links Debian's udev makes (and systemd's tmpfiles): bash's process substitution
+// passes /dev/fd/63, scripts read /dev/stdin. Opened and stat'd as magic links
+// (fs/fd_link.c); readlink and ls see what Linux shows.
+static const struct {
+  const char *path, *target;
+} links[] = {
+  { "/etc/mtab", "/proc/self/mounts" },   // as Debian's: mount and df read it
+  { "/dev/fd", "/proc/self/fd" },
+  { "/dev/stdin", "/proc/self/fd/0" },
+  { "/dev/stdout", "/proc/self/fd/1" },
+  { "/dev/stderr", "/proc/self/fd/2" },
+};
 
 void
 proc_init(void)
 {
-  int err = vfs_mkdir_p("/proc/self", 0555);
-  struct inode *inode = err ? NULL : ramfs_get_inode(root_mnt->mnt_sb, S_IFLNK | 0777);
-  if(!err && !inode)
-    err = -ENOMEM;
-  if(inode) {
-    inode->i_op = &exe_ops;
-    err = vfs_add_inode("/proc/self/exe", inode);
-  }
-  if(err)
-    pr_err("vfs: cannot make /proc/self/exe: error %d\n", err);
   static const struct {
     const char *path;
     show_fn show;
   } files[] = {
     { "/proc/mounts", mounts_show },
-    { "/proc/self/mounts", mounts_show },   // one mount table: every process's is the same
     { "/proc/meminfo", meminfo_show },
     { "/proc/uptime", uptime_show },
     { "/proc/filesystems", filesystems_show },
     { "/proc/stat", stat_show },
     { "/proc/loadavg", loadavg_show },
+    { "/proc/cpuinfo", cpuinfo_show },
     { "/proc/sys/kernel/ostype", ostype_show },
     { "/proc/sys/kernel/osrelease", osrelease_show },
+    { "/proc/sys/kernel/pid_max", pid_max_show },
   };
-  err = vfs_mkdir_p("/proc/sys/kernel", 0555);
-  if(!err && (err = vfs_mkdir_p("/etc", 0755)) == 0)
-    err = vfs_symlink("/proc/self/mounts", "/etc/mtab");   // as Debian's: mount and df read it
+  int err = vfs_mkdir_p("/proc/sys/kernel", 0555);
+  struct inode *inode = err ? NULL : ramfs_get_inode(root_mnt->mnt_sb, S_IFLNK | 0777);
+  if(!err && !inode)
+    err = -ENOMEM;
+  if(inode) {
+    inode->i_op = &self_iops;
+    err = vfs_add_inode("/proc/self", inode);
+  }
   if(err)
-    pr_err("vfs: cannot make /proc/sys/kernel or /etc/mtab: error %d\n", err);
+    pr_err("vfs: cannot make /proc/self: error %d\n", err);
+  err = vfs_mkdir_p("/etc", 0755) ?: vfs_mkdir_p("/dev", 0755);
+  for(size_t i = 0; !err && i < sizeof(links) / sizeof(links[0]); i++)
+    err = vfs_symlink(links[i].target, links[i].path);
+  if(err)
+    pr_err("vfs: cannot make /etc/mtab or the links of /dev: error %d\n", err);
   for(size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
     inode = ramfs_get_inode(root_mnt->mnt_sb, S_IFREG | 0444);
     if(inode) {
-      inode->i_fop = &show_fops;
+      inode->i_fop = &proc_show_fops;
       inode->i_private = (long)files[i].show;
     }
     err = inode ? vfs_add_inode(files[i].path, inode) : -ENOMEM;

@@ -1,5 +1,5 @@
-// /proc/<pid>/stat, status, comm, cmdline and fd/: a directory per listed process, made at fork
-// and spawn and removed at the release, whose entries are generated at each read (proc(5)).
+// /proc/<pid>/stat, status, comm, cmdline, exe, cwd, maps, mounts and fd/: a directory per listed
+// process, made at fork and spawn and removed at the release, generated at each read (proc(5)).
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
@@ -9,6 +9,17 @@
 #include "slab.h"
 #include "string.h"
 #include "vsprintf.h"
+#include "proc_internal.h"
+
+struct process *
+pid_process_rcu(int pid)
+{
+  u64 flags;
+  spin_lock_irqsave(&process_list_lock, flags);
+  struct process *p = find_process(pid);
+  spin_unlock_irqrestore(&process_list_lock, flags);
+  return p;
+}
 
 // What one read needs of the process, copied while it cannot go away.
 struct pid_view {
@@ -46,12 +57,9 @@ pid_state(struct process *p)
 static bool
 pid_view(int pid, struct pid_view *v)
 {
-  u64 flags;
   memset(v, 0, sizeof(*v));
   rcu_read_lock();
-  spin_lock_irqsave(&process_list_lock, flags);
-  struct process *p = find_process(pid);
-  spin_unlock_irqrestore(&process_list_lock, flags);
+  struct process *p = pid_process_rcu(pid);
   if(!p) {
     rcu_read_unlock();
     return false;
@@ -75,11 +83,8 @@ pid_view(int pid, struct pid_view *v)
 static int
 pid_next_fd(int pid, u64 from)
 {
-  u64 flags;
   rcu_read_lock();
-  spin_lock_irqsave(&process_list_lock, flags);
-  struct process *p = find_process(pid);
-  spin_unlock_irqrestore(&process_list_lock, flags);
+  struct process *p = pid_process_rcu(pid);
   int fd = -ENOENT;
   if(p) {
     struct files *fs = READ_ONCE(p->files);   // NULL once exit has put it
@@ -208,11 +213,8 @@ cmdline_read(struct file *f, void *buf, size_t len, u64 *pos)
 {
   char text[CMDLINE_MAX];
   size_t n = 0;
-  u64 flags;
   rcu_read_lock();
-  spin_lock_irqsave(&process_list_lock, flags);
-  struct process *p = find_process((int)f->f_inode->i_private);
-  spin_unlock_irqrestore(&process_list_lock, flags);
+  struct process *p = pid_process_rcu((int)f->f_inode->i_private);
   struct proc_cmdline *c = p ? __atomic_load_n(&p->cmdline, __ATOMIC_ACQUIRE) : NULL;
   if(c) {
     n = MIN(c->len, sizeof(text));
@@ -265,19 +267,78 @@ static const struct file_operations status_fops = { .read = status_read };
 static const struct file_operations cmdline_fops = { .read = cmdline_read };
 static const struct file_operations fd_fops = { .iterate = fd_iterate };
 
+// exe: the program the process runs, as exec opened it (fs/exec.c sets p->path under p->lock
+// from the file's own path, so a program started through a symbolic link names its target,
+// as Linux's d_path of mm->exe_file).
 static int
-add_node(const char *path, u32 mode, const struct file_operations *fops, int pid)
+exe_get_link(struct inode *inode, char *buf, size_t len)
 {
-  struct inode *inode = ramfs_get_inode(root_mnt->mnt_sb, mode);
-  if(!inode)
-    return -ENOMEM;
-  inode->i_fop = fops;
-  inode->i_private = pid;
-  return vfs_add_inode(path, inode);
+  int n = -ENOENT;
+  rcu_read_lock();
+  struct process *p = pid_process_rcu((int)inode->i_private);
+  if(p) {
+    spin_lock(&p->lock);
+    n = MIN(strlen(p->path), len);
+    memcpy(buf, p->path, n);
+    spin_unlock(&p->lock);
+  }
+  rcu_read_unlock();
+  return n > 0 ? n : -ENOENT;   // a process with no program yet: no target, as Linux
 }
 
+// cwd: the working directory's path now (d_path, " (deleted)" once removed, as Linux's);
+// -ENOENT once the process has put its fd table (exit).
+static int
+cwd_get_link(struct inode *inode, char *buf, size_t len)
+{
+  struct dentry *pwd = NULL;
+  rcu_read_lock();
+  struct process *p = pid_process_rcu((int)inode->i_private);
+  struct files *fs = p ? READ_ONCE(p->files) : NULL;   // freed a grace period after its put
+  if(fs)
+    pwd = files_pwd_live(fs);
+  rcu_read_unlock();
+  if(!pwd)
+    return -ENOENT;
+  char *tmp = kmalloc(PATH_MAX, GFP_KERNEL), *start;
+  long r = tmp ? d_path(pwd, tmp, PATH_MAX - 12, &start) : -ENOMEM;
+  if(r == 0 && d_unlinked(pwd))
+    strlcpy(start + strlen(start), " (deleted)", 12);
+  int n = r == 0 ? (int)MIN(strlen(start), len) : r == 1 ? -ENOENT : (int)r;
+  if(n > 0)
+    memcpy(buf, start, n);
+  kfree(tmp);
+  dput(pwd);
+  return n;
+}
+
+static const struct inode_operations exe_iops = { .get_link = exe_get_link };
+static const struct inode_operations cwd_iops = { .get_link = cwd_get_link };
+
+// Each entry of /proc/<pid>/, in the order they are made (and removed in reverse); the
+// directory fd/ and the links with them. i_private is the pid, but for mounts, whose text is
+// the same for every process (one mount namespace): its show function.
+static const struct {
+  const char *name;
+  u32 mode;
+  const struct file_operations *fops;
+  const struct inode_operations *iops;
+} pid_entries[] = {
+  { "stat", S_IFREG | 0444, &stat_fops, NULL },
+  { "cmdline", S_IFREG | 0444, &cmdline_fops, NULL },
+  { "comm", S_IFREG | 0644, &comm_fops, NULL },
+  { "status", S_IFREG | 0444, &status_fops, NULL },
+  { "maps", S_IFREG | 0444, &proc_maps_fops, NULL },
+  { "mounts", S_IFREG | 0444, &proc_show_fops, NULL },
+  { "exe", S_IFLNK | 0777, NULL, &exe_iops },
+  { "cwd", S_IFLNK | 0777, NULL, &cwd_iops },
+  { "fd", S_IFDIR | 0500, &fd_fops, NULL },
+};
+#define NR_PID_ENTRIES (sizeof(pid_entries) / sizeof(pid_entries[0]))
+
 // A fork that cannot make these nodes (out of memory, or a name root made there
-// first) still runs: /proc/<pid> is then missing, which readers see as the process gone.
+// first) still runs: /proc/<pid> is then missing, or lacks a name, which readers see as the
+// process gone.
 void
 proc_pid_add(int pid)
 {
@@ -285,32 +346,30 @@ proc_pid_add(int pid)
   snprintf(path, sizeof(path), "/proc/%d", pid);
   if(vfs_mknod(path, S_IFDIR | 0555, 0))
     return;
-  snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-  add_node(path, S_IFREG | 0444, &stat_fops, pid);
-  snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-  add_node(path, S_IFREG | 0444, &cmdline_fops, pid);
-  snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-  add_node(path, S_IFREG | 0644, &comm_fops, pid);
-  snprintf(path, sizeof(path), "/proc/%d/status", pid);
-  add_node(path, S_IFREG | 0444, &status_fops, pid);
-  snprintf(path, sizeof(path), "/proc/%d/fd", pid);
-  add_node(path, S_IFDIR | 0500, &fd_fops, pid);
+  for(size_t i = 0; i < NR_PID_ENTRIES; i++) {
+    struct inode *inode = ramfs_get_inode(root_mnt->mnt_sb, pid_entries[i].mode);
+    if(!inode)
+      return;
+    inode->i_fop = pid_entries[i].fops;
+    if(pid_entries[i].iops)
+      inode->i_op = pid_entries[i].iops;
+    inode->i_private = pid_entries[i].fops == &proc_show_fops ? (long)mounts_show : pid;
+    snprintf(path, sizeof(path), "/proc/%d/%s", pid, pid_entries[i].name);
+    vfs_add_inode(path, inode);
+  }
 }
 
 void
 proc_pid_remove(int pid)
 {
   char path[32];
-  snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-  vfs_unlink(path);
-  snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-  vfs_unlink(path);
-  snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-  vfs_unlink(path);
-  snprintf(path, sizeof(path), "/proc/%d/status", pid);
-  vfs_unlink(path);
-  snprintf(path, sizeof(path), "/proc/%d/fd", pid);
-  vfs_rmdir(path);
+  for(size_t i = NR_PID_ENTRIES; i-- > 0;) {
+    snprintf(path, sizeof(path), "/proc/%d/%s", pid, pid_entries[i].name);
+    if(S_ISDIR(pid_entries[i].mode))
+      vfs_rmdir(path);
+    else
+      vfs_unlink(path);
+  }
   snprintf(path, sizeof(path), "/proc/%d", pid);
   vfs_rmdir(path);
 }

@@ -193,7 +193,10 @@ sys_newfstatat(u64 dirfd, u64 upath, u64 st, u64 flags)
   }
   // (AT_EMPTY_PATH on a directory or AT_FDCWD is "." from it: user_path)
   struct kstat k;
-  err = vfs_stat_at(dir, path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &k);
+  if(path[0] == '/' && (flags & AT_SYMLINK_NOFOLLOW) && fd_link_entry(path, &link_fd))
+    err = fd_link_lstat(link_fd, &k);   // the fd's link itself
+  else
+    err = vfs_stat_at(dir, path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &k);
   user_path_put(path, dir);
   return err ? err : put_stat(st, &k);
 }
@@ -228,13 +231,11 @@ sys_readlinkat(u64 dirfd, u64 upath, u64 buf, u64 size)
     user_path_put(path, dir);
     return -ENOMEM;
   }
-  struct process *p = current->proc;
-  if(!dir && strcmp(path, "/proc/self/exe") == 0) {   // the program as it was started
-    err = MIN(strlen(p->path), n);
-    memcpy(k, p->path, err);
-  } else {
+  int link_fd;   // /proc/self/fd/N and the like (fs/fd_link.c): what fd N is
+  if(path[0] == '/' && fd_link_entry(path, &link_fd))
+    err = fd_link_readlink(link_fd, k, n);
+  else
     err = vfs_readlink_at(dir, path, k, n);
-  }
   if(err > 0 && copy_to_user((void *)buf, k, err))
     err = -EFAULT;
   kfree(k);

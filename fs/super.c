@@ -185,7 +185,7 @@ vfs_init(void)
           sb->s_fanout, sb->s_free == FREE_RCU ? "free-rcu" : "free-now");
   chrdev_init();   // /dev
   sysfs_init();    // /sys/devices/system/cpu
-  proc_init();     // /proc/self/exe
+  proc_init();     // /proc, and the links of /dev into it
 }
 
 // /proc/mounts (fs/proc.c): a line per mount, the root's first, in Linux's format (fstab(5)):

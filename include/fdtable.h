@@ -81,11 +81,16 @@ void locks_remove_posix(struct ufile *uf, struct files *owner);
 void locks_remove_ofd(struct ufile *uf);
 // fs/fd_link.c: /dev/fd/N, /dev/std{in,out,err}, /proc/self/fd/N as open(2) and stat(2) see
 // them: whether path is one (*fd the caller's fd, or -EACCES for another process's), and its
-// open: a new file on what fd has (*f), or the console again (*console).
+// open: a new file on what fd has (*f), or the console again (*console). fd_link_entry: only
+// the names of the fd directories themselves (not /dev/stdin, a link to one), which readlink(2)
+// and lstat(2) see as the links: their target (fd_link_readlink), their own stat.
 struct kstat;
 bool fd_link_parse(const char *path, int *fd);
+bool fd_link_entry(const char *path, int *fd);
 int fd_link_open(int fd, u32 flags, struct file **f, bool *console);
 int fd_link_stat(int fd, struct kstat *k);   // access(2)'s look at it
+int fd_link_lstat(int fd, struct kstat *k);
+int fd_link_readlink(int fd, char *buf, size_t len);
 // fs/readdir.c: a directory's place, as getdents' d_off and lseek give it, and a move there.
 u64 dir_pos(struct ufile *uf);
 void dir_seek(struct ufile *uf, u64 pos);
@@ -94,11 +99,12 @@ int fd_cloexec(int fd, int set);      // set < 0: just read the bit; -EBADF
 // Linux's unshare_files; -ENOMEM. Only while nothing else uses *fsp (a single thread).
 int files_unshare(struct files **fsp);
 struct ufile *ufile_alloc(struct file *f, u32 flags);
-unsigned files_max_fds(void);
+unsigned files_max_fds(void);   // the caller's table's size now (select clamps nfds to it)
 // The lowest open fd >= from in fs, or -1 (none, or the table is being closed); fs may be
 // another process's, read under rcu_read_lock (/proc/<pid>/fd: fs/proc_pid.c).
-int files_next_fd(struct files *fs, unsigned from);         // the caller's table's size now (select clamps nfds to it)
+int files_next_fd(struct files *fs, unsigned from);
 // The working directory, referenced; chdir and fchdir's change of it (d's reference moves
 // to the table, the old one is dropped).
 struct dentry *files_pwd(struct files *fs);
+struct dentry *files_pwd_live(struct files *fs);   // under RCU: NULL once being freed
 void files_set_pwd(struct files *fs, struct dentry *d);

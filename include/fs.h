@@ -190,6 +190,9 @@ struct file_operations {
   // Directories whose names are generated at each read (/proc/<pid>/fd): the entries from
   // f_pos on, as vfs_readdir gives a ramfs directory's; 1: more may follow, 0: done.
   int (*iterate)(struct file *f, filldir_t fill, void *arg);
+  // Files with no path: the name /proc/<pid>/fd/N's link shows (Linux's d_dname: "pipe:[ino]",
+  // "anon_inode:[eventpoll]"), its length in buf (len bytes, no NUL).
+  int (*dname)(struct file *f, char *buf, size_t len);
 };
 
 struct file {
@@ -330,8 +333,8 @@ void mem_dev_init(void);
 void tty_init(void);
 
 // What glibc reads about the machine, present from boot (fs/sysfs.c, fs/proc.c):
-// /sys/devices/system/cpu/{online,possible} and /proc/self/exe; and what df, free and uptime
-// read: /proc/mounts, /proc/meminfo, /proc/uptime.
+// /sys/devices/system/cpu/{online,possible} and /proc/self (exe); and what df, free, uptime
+// and ps read: /proc/mounts, meminfo, uptime, stat, cpuinfo and the rest.
 void sysfs_init(void);
 void proc_init(void);
 // /proc/<pid>/ of a process now listed (fork, spawn), and its removal at the release; a name
@@ -343,12 +346,11 @@ void proc_pid_remove(int pid);
 ssize_t proc_read_text(const char *text, size_t n, void *buf, size_t len, u64 *pos);
 // /proc/mounts's text (fs/super.c): its length in buf, less than len.
 size_t mounts_show(char *buf, size_t len);
-// The exec code tells /proc/self/exe where the running program came from: fn copies the
-// current process's executable path (no NUL) into buf and returns its length, or -errno
-// (-ENOENT, as Linux, for a thread with no program). Until it is set, -ENOENT. Returns the
-// hook it replaces (self-tests put it back).
-typedef int (*proc_exe_fn)(char *buf, size_t len);
-proc_exe_fn proc_set_exe_hook(proc_exe_fn fn);
+// Generated files (fs/proc.c): a read makes the whole text by the function in i_private,
+// size_t show(char *buf, size_t len), and gives the part asked for.
+extern const struct file_operations proc_show_fops;
+// /proc/<pid>/maps (fs/proc_maps.c): the process's mappings, in Linux's format.
+extern const struct file_operations proc_maps_fops;
 
 // Boot-time trees: mkdir -p (each directory made with mode, existing ones kept), and a name
 // for an inode made by the caller (its reference moves to the name; freed on failure).

@@ -33,7 +33,7 @@ struct sighand_struct;
 struct process {
   int pid;
   char name[PROC_NAME];       // the program's file name, for console lines
-  char path[128];             // as given to exec: /proc/self/exe
+  char path[256];             // the program's file (/proc/<pid>/exe), under lock: fs/exec.c
   // argv as /proc/<pid>/cmdline gives it (fs/proc_pid.c): its strings, each with its NUL, the
   // first 4 KiB (Linux reads the process's memory: all of it, as changed since). Replaced at
   // exec (published with a release store, the old freed after a grace period), read under RCU.
@@ -45,7 +45,7 @@ struct process {
   u32 umask;                  // umask(2), taken from new files' and directories' modes:
                               // 022 at spawn (Linux's init), copied at fork, kept at execve;
                               // atomic (its threads share it, as CLONE_FS shares Linux's)
-  spinlock_t lock;            // threads, nr_live, exiting, exit_status
+  spinlock_t lock;            // threads, nr_live, exiting, exit_status, path
   struct list_head threads;   // every thread, live or dead until process_wait reaps it
   int nr_live;                // threads not yet past user_thread_exit
   int nr_started;             // threads ever made (nr_started - nr_live have exited)

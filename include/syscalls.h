@@ -34,6 +34,7 @@ long sys_close_range(u64 first, u64 last, u64 flags);
 long sys_ftruncate(u64 fd, u64 len);
 long sys_access(u64 path, u64 mode);
 long sys_faccessat(u64 dirfd, u64 path, u64 mode);
+long sys_faccessat2(u64 dirfd, u64 path, u64 mode, u64 flags);
 long sys_chdir(u64 path);
 long sys_fchdir(u64 fd);
 long sys_chmod(u64 path, u64 mode);
@@ -139,6 +140,7 @@ long sys_madvise(u64 addr, u64 len, u64 advice);
 long sys_mremap(u64 addr, u64 old_len, u64 new_len, u64 flags, u64 new_addr);
 long sys_msync(u64 addr, u64 len, u64 flags);
 long sys_mincore(u64 start, u64 len, u64 vec);
+long sys_get_mempolicy(u64 policy, u64 nmask, u64 maxnode, u64 addr, u64 flags);
 
 // kernel/fork.c, kernel/exit.c
 long sys_clone(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls);

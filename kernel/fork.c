@@ -33,7 +33,9 @@ static void
 copy_process_state(struct process *c, struct process *p)
 {
   memcpy(c->name, p->name, sizeof(c->name));
+  spin_lock(&p->lock);   // another thread's execve may be setting it
   memcpy(c->path, p->path, sizeof(c->path));
+  spin_unlock(&p->lock);
   proc_copy_cmdline(c, p);
   c->brk_start = p->brk_start;
   c->brk = p->brk;

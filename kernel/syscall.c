@@ -36,7 +36,7 @@ struct syscall {
 #define SYS(nr, fn, args) [nr] = { (syscall_fn)(void (*)(void))sys_##fn, #fn, args }
 // A number whose call is another's function under its own name (fdatasync is fsync here).
 #define ALIAS(nr, name, fn, args) [nr] = { (syscall_fn)(void (*)(void))sys_##fn, #name, args }
-#define NR_SYSCALLS 437
+#define NR_SYSCALLS 440
 
 static const struct syscall table[NR_SYSCALLS] = {
   SYS(0, read, "u"), SYS(1, write, "u"), SYS(2, open, ".iu"), SYS(3, close, "u"),
@@ -77,7 +77,7 @@ static const struct syscall table[NR_SYSCALLS] = {
   SYS(219, restart_syscall, ""), SYS(220, semtimedop, "i.u"), SYS(221, fadvise64, "u..i"), SYS(227, clock_settime, "i"),
   SYS(228, clock_gettime, "i"), SYS(229, clock_getres, "i"), SYS(230, clock_nanosleep, "ii"),
   SYS(231, exit_group, "i"), SYS(232, epoll_wait, "i.ii"), SYS(233, epoll_ctl, "iii"),
-  SYS(234, tgkill, "iii"), SYS(235, utimes, ""),
+  SYS(234, tgkill, "iii"), SYS(235, utimes, ""), SYS(239, get_mempolicy, ""),
   SYS(247, waitid, "ii.i"), SYS(257, openat, "i.iu"), SYS(258, mkdirat, "i.u"),
   SYS(260, fchownat, "i.uui"), SYS(261, futimesat, "i"), SYS(262, newfstatat, "i..i"),
   SYS(263, unlinkat, "i.i"), SYS(264, renameat, "i.i"), SYS(265, linkat, "i.i.i"),
@@ -89,7 +89,7 @@ static const struct syscall table[NR_SYSCALLS] = {
   SYS(316, renameat2, "i.i.u"), SYS(318, getrandom, "..u"), SYS(322, execveat, "i...i"),
   SYS(326, copy_file_range, "i.i..u"),
   SYS(332, statx, "i.uu"), ALIAS(334, rseq, enosys, ""),
-  SYS(435, clone3, ""), SYS(436, close_range, "uuu"),
+  SYS(435, clone3, ""), SYS(436, close_range, "uuu"), SYS(439, faccessat2, "i.ii"),
 };
 
 static u64 reported[(NR_SYSCALL_NAMES + 63) / 64 + 1];

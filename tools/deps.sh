@@ -21,9 +21,11 @@ need python3         command -v python3
 need cpio            command -v cpio
 need libc6-dev       test -f /usr/lib/x86_64-linux-gnu/libc.a
 # make realprogs runs Debian's own programs (tools/realprogs.sh): coreutils, xz, zstd, sqlite3,
-# fs_mark, python3, dbench, a musl-gcc program, a Go program; strace finds the files their
-# host run used.
+# fs_mark, python3, dbench, procps's ps and pgrep, util-linux's lscpu, a musl-gcc program, a
+# Go program; strace finds the files their host run used.
 need xz-utils        command -v xz
+need procps          test -x /usr/bin/pgrep
+need util-linux      test -x /usr/bin/lscpu
 need zstd            command -v zstd
 need sqlite3         command -v sqlite3
 need fsmark          command -v fs_mark

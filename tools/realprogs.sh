@@ -38,7 +38,7 @@ run() {
   # Every program a case runs from /usr/bin (tests/realprogs/cases.sh); tools/deps.sh installs
   # the packages they come from.
   progs="ls sort cp du stat md5sum sha256sum wc seq touch head tail sed cut cmp find grep xz zstd
-    sqlite3 fs_mark python3 dbench bash diff"
+    sqlite3 fs_mark python3 dbench bash diff ps pgrep lscpu readlink sleep"
   for p in $progs; do
     if [ ! -x "/usr/bin/$p" ]; then
       echo "realprogs: /usr/bin/$p is missing on this host (tools/deps.sh installs it)"

@@ -133,7 +133,7 @@ fi
 # kernel/syscall.c names is defined under fs/ or mm/ (the memory calls under mm/, System V IPC's
 # under ipc/), except the calls listed in OTHER_ROOMS, which belong to the process, signal, time and machine code of
 # kernel/, arch/x86_64/ and drivers/. A call new to that list is a decision, made here.
-MM_CALLS=" brk mmap munmap mprotect madvise mremap msync mincore fadvise64 "
+MM_CALLS=" brk mmap munmap mprotect madvise mremap msync mincore fadvise64 get_mempolicy "
 IPC_CALLS=" shmget shmat shmdt shmctl semget semop semtimedop semctl "
 OTHER_ROOMS=" exit exit_group clone clone3 fork vfork wait4 waitid set_tid_address kill tkill tgkill
   rt_sigaction rt_sigprocmask rt_sigpending rt_sigsuspend rt_sigtimedwait rt_sigreturn sigaltstack pause

@@ -3,6 +3,8 @@
 #include "errno.h"
 #include "fs.h"
 #include "printk.h"
+#include "process.h"
+#include "sched.h"
 #include "expect.h"
 #include "selftest.h"
 #include "smp.h"
@@ -185,28 +187,21 @@ devices(void)
   selftest_extra("online=%.*s", (int)strlen(buf) - 1, buf);
 }
 
-static int
-test_exe(char *buf, size_t len)
-{
-  static const char path[] = "/fsn/f";
-  size_t n = MIN(len, sizeof(path) - 1);
-  memcpy(buf, path, n);
-  return n;
-}
-
+// /proc/self names the reader's pid (a link resolved at each walk: user-procpid reads it), and
+// nothing for a kernel thread, which has no process; /dev/fd and /dev/stdin are the links
+// into it that udev makes on Linux.
 static void
-proc_exe(void)
+proc_self(void)
 {
   char buf[32];
-  proc_exe_fn old = proc_set_exe_hook(NULL);
-  EXPECT(vfs_readlink("/proc/self/exe", buf, sizeof(buf)), -ENOENT);
+  EXPECT(current->proc == NULL, true);
+  EXPECT(vfs_readlink("/proc/self", buf, sizeof(buf)), -ENOENT);
   EXPECT(expect_stat_mode("/proc/self/exe", 0), -ENOENT);
-  proc_set_exe_hook(test_exe);
-  EXPECT(vfs_readlink("/proc/self/exe", buf, sizeof(buf)), 6);
-  EXPECT(memcmp(buf, "/fsn/f", 6), 0);
-  EXPECT(expect_stat_mode("/proc/self/exe", 0), S_IFREG | 0644);
-  EXPECT(expect_stat_mode("/proc/self/exe", LOOKUP_NOFOLLOW), S_IFLNK | 0777);
-  proc_set_exe_hook(old);
+  EXPECT(expect_stat_mode("/proc/self", LOOKUP_NOFOLLOW), S_IFLNK | 0777);
+  EXPECT(vfs_readlink("/dev/fd", buf, sizeof(buf)), 13);
+  EXPECT(memcmp(buf, "/proc/self/fd", 13), 0);
+  EXPECT(vfs_readlink("/dev/stdin", buf, sizeof(buf)), 15);
+  EXPECT(memcmp(buf, "/proc/self/fd/0", 15), 0);
 }
 
 static const char *const leftovers[] = {
@@ -222,7 +217,7 @@ vfs_nodes_test(void)
   modes_and_owners();
   symlinks();
   devices();
-  proc_exe();
+  proc_self();
   for(size_t i = 0; i < sizeof(leftovers) / sizeof(leftovers[0]); i++)
     EXPECT(vfs_unlink(leftovers[i]), 0);
   for(int i = 0; i <= MAXSYMLINKS; i++) {

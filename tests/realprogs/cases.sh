@@ -106,6 +106,19 @@ case_busybox() {
   busybox top -bn1 | awk 'NR <= 3 {print $1}'
   busybox uptime | grep -c 'load average'
 }
+case_procps() {
+  # procps's ps and pgrep find a process by /proc/<pid>/stat, status and cmdline (Debian's
+  # busybox has no pgrep); lscpu reads /proc/cpuinfo, whose CPU differs from the host's, so
+  # only its shape.
+  $B/sleep 60 &
+  pid=$!
+  $B/ps -o pid=,comm= -p "$pid" | awk -v p="$pid" '$1 == p {print "ps:", $2}'
+  $B/pgrep -x sleep | grep -qx "$pid" && echo "pgrep: found"
+  $B/readlink /proc/$pid/exe
+  kill "$pid"
+  wait "$pid" 2> /dev/null
+  $B/lscpu | awk -F: '/^(Architecture|CPU op-mode|Byte Order)/ {print $1}'
+}
 case_bash() {
   # Process substitution: bash passes /dev/fd/63, the program opens it (fs/fd_link.c).
   $B/bash -c 'cat <(echo one; echo two) | wc -l
@@ -118,7 +131,7 @@ case_musl() { "${MUSL_PROG:-/usr/local/bin/musl-stat}"; }
 
 setup || { echo "REALPROG-SETUP failed"; exit 1; }
 cases=${*:-ls ls_recursive sort cp du stat sums xz zstd sqlite fsmark python musl dbench
-  busybox go bash}
+  busybox procps go bash}
 for c in $cases; do
   # Into a file first: under this kernel stdout is the console, a terminal, where ls would
   # print columns; on the host it is a file.

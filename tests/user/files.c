@@ -290,6 +290,20 @@ main(void)
   check(access("a", F_OK) == 0 && access("a", R_OK) == 0, "access");
   FAILS(access("nothing", F_OK), ENOENT);
   FAILS(access("a", 8), EINVAL);
+  // faccessat2: its flags (AT_EACCESS: the same ids here), a link itself, the fd itself.
+  check(symlink("nowhere", "dangle") == 0, "a dangling link");
+  check(syscall(SYS_faccessat2, AT_FDCWD, "a", R_OK, AT_EACCESS) == 0, "faccessat2 AT_EACCESS");
+  check(syscall(SYS_faccessat2, AT_FDCWD, "dangle", F_OK, AT_SYMLINK_NOFOLLOW) == 0,
+        "faccessat2 AT_SYMLINK_NOFOLLOW: the link itself");
+  FAILS(syscall(SYS_faccessat2, AT_FDCWD, "dangle", F_OK, 0), ENOENT);
+  FAILS(syscall(SYS_faccessat2, AT_FDCWD, "a", F_OK, 0x8), EINVAL);
+  FAILS(syscall(SYS_faccessat2, AT_FDCWD, "", F_OK, 0), ENOENT);
+  int fa = open("a", O_RDONLY);
+  check(syscall(SYS_faccessat2, fa, "", R_OK, AT_EMPTY_PATH) == 0, "faccessat2 AT_EMPTY_PATH");
+  FAILS(syscall(SYS_faccessat2, fa, "", X_OK, AT_EMPTY_PATH), EACCES);
+  close(fa);
+  FAILS(syscall(SYS_faccessat2, 99, "", F_OK, AT_EMPTY_PATH), EBADF);
+  unlink("dangle");
   int dots, names;
   int root = open(".", O_RDONLY | O_DIRECTORY);
   check(count_dirents(root, &dots, &names) == 0 && dots == 2 && names == 3, "getdents64");

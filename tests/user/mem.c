@@ -1,11 +1,12 @@
 // mem: brk and malloc, anonymous mmap/munmap, mprotect (PROT_NONE keeps the data),
-// madvise DONTNEED (zeroes) and FREE, and the errnos of bad arguments, checked against
-// Linux's results. Exits 0 when all hold; names the first check that does not.
+// madvise DONTNEED (zeroes) and FREE, get_mempolicy, and the errnos of bad arguments, checked
+// against Linux's results. Exits 0 when all hold; names the first check that does not.
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define PROG "mem"
@@ -63,6 +64,27 @@ main(void)
   char *h = mmap(want, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   check(h == want, "mmap hint taken");
   munmap(h, pg);
+  // get_mempolicy on one memory node (more on a host with several: node 0 is among them).
+  int mode = -1;
+  unsigned long mask[2] = { ~0UL, ~0UL };
+  check(syscall(SYS_get_mempolicy, &mode, NULL, 0, NULL, 0) == 0 && mode == 0,
+        "get_mempolicy: MPOL_DEFAULT");
+  check(syscall(SYS_get_mempolicy, &mode, mask, 129, NULL, 0) == 0 && !mask[0] && !mask[1],
+        "get_mempolicy: the default's empty mask, the rest of the buffer cleared");
+  check(syscall(SYS_get_mempolicy, NULL, mask, 64, NULL, 4) == 0 && (mask[0] & 1),
+        "get_mempolicy MPOL_F_MEMS_ALLOWED: node 0");
+  FAILS(syscall(SYS_get_mempolicy, &mode, mask, 0, NULL, 0), EINVAL);
+  FAILS(syscall(SYS_get_mempolicy, &mode, NULL, 0, NULL, 8), EINVAL);
+  FAILS(syscall(SYS_get_mempolicy, &mode, NULL, 0, NULL, 1), EINVAL);
+  FAILS(syscall(SYS_get_mempolicy, &mode, NULL, 0, NULL, 6), EINVAL);
+  FAILS(syscall(SYS_get_mempolicy, &mode, mask, 4096 * 8 + 65, NULL, 0), EINVAL);
+  FAILS(syscall(SYS_get_mempolicy, (int *)1, NULL, 0, NULL, 0), EFAULT);
+  h = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  mode = -1;
+  check(syscall(SYS_get_mempolicy, &mode, NULL, 0, h + 100, 3) == 0 && mode == 0,
+        "get_mempolicy MPOL_F_NODE|MPOL_F_ADDR: node 0");
+  munmap(h, pg);
+  FAILS(syscall(SYS_get_mempolicy, &mode, NULL, 0, h, 2), EFAULT);
   printf("mem: %s\n", fails ? "some checks failed" : "all checks passed");
   return fails != 0;
 }

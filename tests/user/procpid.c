@@ -2,8 +2,9 @@
 // stat while it runs (pid, name, state, parent, its 52 fields), as a zombie (state Z) and gone
 // once reaped; the caller's fd directory listing every open fd and no other; a child's
 // cmdline, comm and status, and the machine's files ps, df and free read (mounts, /etc/mtab,
-// meminfo, uptime, filesystems, sys/kernel). Linux is the oracle
-// (tests/host/test_user_native.sh). Exits 0 when all hold; names each check that does not.
+// meminfo, uptime, filesystems, sys/kernel, cpuinfo); the links (/proc/self, exe, cwd, the fd
+// entries, /dev/fd) and maps. Linux is the oracle (tests/host/test_user_native.sh). Exits 0
+// when all hold; names each check that does not.
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -295,6 +297,213 @@ test_fd_links(void)
   check(open("/dev/stdin", O_RDONLY) >= 0, "/dev/stdin opens");
 }
 
+// /proc/self and the links under /proc/<pid>: exe is the running program's file, cwd the
+// working directory (another process's too), an fd entry names what the fd has (readlink,
+// lstat as a link with the open mode, ttyname's way); /dev/fd is the link into /proc/self/fd.
+static void
+test_links(const char *argv0)
+{
+  char buf[4096], want[4096];
+  ssize_t n = readlink("/proc/self", buf, sizeof(buf) - 1);
+  snprintf(want, sizeof(want), "%d", getpid());
+  check(n == (ssize_t)strlen(want) && !memcmp(buf, want, n), "readlink /proc/self: the pid");
+  struct stat a, b;
+  check(lstat("/proc/self", &a) == 0 && S_ISLNK(a.st_mode), "/proc/self is a link");
+  n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  buf[n > 0 ? n : 0] = 0;
+  check(n > 1 && buf[0] == '/' && stat(buf, &a) == 0 && stat(argv0, &b) == 0 &&
+        a.st_ino == b.st_ino, "/proc/self/exe: an absolute path to this program");
+  snprintf(want, sizeof(want), "/proc/%d/exe", getpid());
+  check(stat(want, &a) == 0 && a.st_ino == b.st_ino, "/proc/<pid>/exe followed: the program");
+  char dir[64], cwd[4096];
+  snprintf(dir, sizeof(dir), "/tmp/procpid.%d", (int)getpid());
+  mkdir("/tmp", 0755);
+  check(mkdir(dir, 0700) == 0 && getcwd(cwd, sizeof(cwd)) != NULL, "a directory to stand in");
+  int p[2], q[2];   // p: the child says it is there; q: the parent lets it go
+  check(pipe(p) == 0 && pipe(q) == 0, "pipes");
+  pid_t pid = fork();
+  if(pid == 0) {
+    char c;
+    _exit(chdir(dir) != 0 || write(p[1], "x", 1) != 1 || read(q[0], &c, 1) != 1);
+  }
+  char c;
+  check(read(p[0], &c, 1) == 1, "the child stands in it");
+  snprintf(want, sizeof(want), "/proc/%d/cwd", pid);
+  n = readlink(want, buf, sizeof(buf) - 1);
+  check(n == (ssize_t)strlen(dir) && !memcmp(buf, dir, n), "/proc/<pid>/cwd: the child's");
+  check(write(q[1], "y", 1) == 1, "let the child go");
+  close(q[0]);
+  close(q[1]);
+  int st;
+  check(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child ends");
+  n = readlink("/proc/self/cwd", buf, sizeof(buf) - 1);
+  check(n == (ssize_t)strlen(cwd) && !memcmp(buf, cwd, n), "/proc/self/cwd: getcwd's");
+  FAILS(readlink(want, buf, sizeof(buf)), ENOENT);   // the child reaped
+  // The fd entries as links.
+  snprintf(want, sizeof(want), "%s/f", dir);
+  int f = open(want, O_CREAT | O_WRONLY, 0600);
+  char path[64];
+  snprintf(path, sizeof(path), "/proc/self/fd/%d", f);
+  n = readlink(path, buf, sizeof(buf) - 1);
+  check(f >= 0 && n == (ssize_t)strlen(want) && !memcmp(buf, want, n),
+        "readlink of a file's fd entry: its path");
+  check(lstat(path, &a) == 0 && S_ISLNK(a.st_mode) && (a.st_mode & 0777) == 0300,
+        "lstat of a write-only fd's entry: l-wx------");
+  check(stat(path, &a) == 0 && S_ISREG(a.st_mode), "stat of it: the file");
+  unlink(want);
+  n = readlink(path, buf, sizeof(buf) - 1);
+  buf[n > 0 ? n : 0] = 0;
+  strcat(want, " (deleted)");
+  check(!strcmp(buf, want), "an unlinked file's entry says (deleted)");
+  close(f);
+  snprintf(path, sizeof(path), "/dev/fd/%d", p[0]);
+  n = readlink(path, buf, sizeof(buf) - 1);
+  buf[n > 0 ? n : 0] = 0;
+  check(fstat(p[0], &a) == 0 && snprintf(want, sizeof(want), "pipe:[%lu]",
+        (unsigned long)a.st_ino) > 0 && !strcmp(buf, want), "a pipe's entry: pipe:[ino]");
+  check(lstat(path, &a) == 0 && S_ISLNK(a.st_mode) && (a.st_mode & 0777) == 0500,
+        "lstat of a read end's entry: lr-x------");
+  close(p[0]);
+  close(p[1]);
+  FAILS(readlink("/proc/self/fd/999", buf, sizeof(buf)), ENOENT);
+  n = readlink("/dev/fd", buf, sizeof(buf) - 1);
+  check(n == 13 && !memcmp(buf, "/proc/self/fd", 13), "/dev/fd -> /proc/self/fd");
+  n = readlink("/dev/stdin", buf, sizeof(buf) - 1);
+  check(n == 15 && !memcmp(buf, "/proc/self/fd/0", 15), "/dev/stdin -> /proc/self/fd/0");
+  int names = 0, fds = 0;
+  DIR *d = opendir("/dev/fd/");
+  for(struct dirent *e; d && (e = readdir(d));)
+    names += e->d_name[0] != '.';
+  if(d)
+    closedir(d);
+  for(int i = 0; i < 4096; i++)   // a shell may leave one open high (bash's 255)
+    fds += fcntl(i, F_GETFD) >= 0;
+  check(names == fds + 1, "/dev/fd/ lists the open fds (and opendir's own)");
+  rmdir(dir);
+}
+
+// One /proc/self/maps line: its fields, and where its name starts (0: none).
+struct map {
+  unsigned long start, end, off, ino;
+  char perms[5];
+  int name_at;
+  const char *name;
+};
+
+static int
+parse_map(char *line, struct map *m)
+{
+  int at = 0;
+  unsigned maj, min;
+  if(sscanf(line, "%lx-%lx %4s %lx %x:%x %lu %n", &m->start, &m->end, m->perms, &m->off, &maj,
+            &min, &m->ino, &at) != 7)
+    return -1;
+  m->name_at = line[at] ? at : 0;
+  m->name = line + at;
+  return 0;
+}
+
+// maps: the mappings this test makes, found with their addresses, permissions, offsets and
+// inode; the program's own file, [heap], [stack], [vsyscall] last; names at column 73, an
+// anonymous line ending in "0 "; and the same text read in pieces of 7 bytes.
+static void
+test_maps(void)
+{
+  static char whole[1 << 16], pieces[1 << 16];
+  char self[4096], name[64];
+  ssize_t sn = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  self[sn > 0 ? sn : 0] = 0;
+  snprintf(name, sizeof(name), "/tmp/procmap.%d", (int)getpid());
+  int f = open(name, O_CREAT | O_RDWR | O_TRUNC, 0600);
+  check(f >= 0 && ftruncate(f, 3 * 4096) == 0, "a file of 3 pages");
+  char *shared = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, f, 4096);
+  char *anon = mmap(NULL, 3 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  check(shared != MAP_FAILED && anon != MAP_FAILED, "two mappings");
+  struct stat st;
+  fstat(f, &st);
+  char *heap = malloc(100);
+  int local = 0;
+  int fd = open("/proc/self/maps", O_RDONLY), n = 0, r;
+  while(fd >= 0 && n < (int)sizeof(whole) - 1 && (r = read(fd, whole + n, sizeof(whole) - 1 - n)) > 0)
+    n += r;
+  whole[n] = 0;
+  check(fd >= 0 && lseek(fd, 0, SEEK_SET) == 0, "read /proc/self/maps");
+  int m = 0;
+  while(fd >= 0 && m < (int)sizeof(pieces) - 8 && (r = read(fd, pieces + m, 7)) > 0)
+    m += r;
+  pieces[m] = 0;
+  close(fd);
+  check(n > 0 && m == n && !memcmp(whole, pieces, n), "the same text read 7 bytes at a time");
+  int lines = 0, bad = 0, found_shared = 0, found_anon = 0, found_self = 0, found_heap = 0;
+  int found_stack = 0, last_vsyscall = 0;
+  for(char *line = whole, *nl; *line; line = nl + 1) {
+    nl = strchr(line, '\n');
+    if(!nl)
+      break;
+    *nl = 0;
+    struct map v;
+    lines++;
+    last_vsyscall = 0;
+    if(parse_map(line, &v) || strlen(v.perms) != 4 || (v.name_at && v.name_at != 73) ||
+       (!v.name_at && line[strlen(line) - 1] != ' ')) {
+      bad++;
+      printf("%s: bad maps line: %s\n", PROG, line);
+      continue;
+    }
+    if(v.start == (unsigned long)shared)
+      found_shared = v.end == v.start + 2 * 4096 && !strcmp(v.perms, "rw-s") &&
+                     v.off == 4096 && v.ino == st.st_ino && !strcmp(v.name, name);
+    if(v.start == (unsigned long)anon)
+      found_anon = v.end >= v.start + 3 * 4096 && !strcmp(v.perms, "r--p") && v.ino == 0 &&
+                   !v.name_at;
+    found_self |= !strcmp(v.name, self) && v.perms[2] == 'x';
+    found_heap |= (unsigned long)heap >= v.start && (unsigned long)heap < v.end &&
+                  !strcmp(v.name, "[heap]");
+    found_stack |= (unsigned long)&local >= v.start && (unsigned long)&local < v.end &&
+                   !strcmp(v.name, "[stack]");
+    last_vsyscall = v.start == 0xffffffffff600000UL && !strcmp(v.perms, "--xp") &&
+                    !strcmp(v.name, "[vsyscall]");
+  }
+  check(lines > 5 && bad == 0, "every maps line in Linux's format, names at column 73");
+  check(found_shared, "the shared file mapping: rw-s, offset 1000, its inode and path");
+  check(found_anon, "the anonymous mapping: r--p, no inode, no name");
+  check(found_self, "the program's text: its path, executable");
+  check(found_heap, "malloc's block in [heap]");
+  check(found_stack, "a local variable in [stack]");
+  check(last_vsyscall, "[vsyscall] last, execute-only");
+  munmap(shared, 2 * 4096);
+  munmap(anon, 3 * 4096);
+  free(heap);
+  close(f);
+  unlink(name);
+}
+
+// cpuinfo: a block per online CPU with what lscpu and scripts read; pid_max above every pid.
+static void
+test_cpuinfo(void)
+{
+  static char buf[1 << 17];
+  int fd = open("/proc/cpuinfo", O_RDONLY), n = 0, r;
+  while(fd >= 0 && n < (int)sizeof(buf) - 1 && (r = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0)
+    n += r;
+  buf[n] = 0;
+  close(fd);
+  int procs = 0, names = 0, flags = 0;
+  for(char *l = buf; (l = strstr(l, "\n")) != NULL; l++) {
+    procs += !strncmp(l + 1, "processor\t: ", 12);
+    names += !strncmp(l + 1, "model name\t: ", 13);
+    flags += !strncmp(l + 1, "flags\t\t: ", 9) && strstr(l, " fpu ") != NULL;
+  }
+  procs += !strncmp(buf, "processor\t: 0\n", 14);
+  check(procs == sysconf(_SC_NPROCESSORS_ONLN) && names == procs && flags == procs,
+        "/proc/cpuinfo: processor, model name and flags for every online CPU");
+  char pm[32] = { 0 };
+  fd = open("/proc/sys/kernel/pid_max", O_RDONLY);
+  check(fd >= 0 && read(fd, pm, sizeof(pm) - 1) > 0 && atol(pm) > getpid(),
+        "/proc/sys/kernel/pid_max: above this pid");
+  close(fd);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -311,6 +520,9 @@ main(int argc, char **argv)
   test_stat();
   test_files(self);
   test_fd_links();
+  test_links(argv[0]);
+  test_maps();
+  test_cpuinfo();
   printf("%s: %d checks, %d failed\n", PROG, checks, fails);
   return fails != 0 || checks < 20;
 }

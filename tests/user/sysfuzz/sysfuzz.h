@@ -17,7 +17,7 @@ enum {
   L_PROT, L_MAPFL, L_OFL, L_ATFL, L_WHENCE, L_FCNTL, L_IOCTL, L_MADV, L_MSYNC, L_MREMAP,
   L_WAIT, L_CLOCK, L_FUTEXOP, L_RLIM, L_PRCTL, L_ARCH, L_CLONE, L_SIGHOW, L_IDTYPE, L_GRND,
   L_RENAME, L_STATX, L_PIPE, L_CLOEXEC, L_TIMER, L_WHO, L_AMODE, L_XNAME, L_FADV, L_EPOP, L_IPCKEY, L_IPCFL, L_SHMAT, L_SHMCMD,
-  L_SEMCMD, L_CLRANGE, L_END
+  L_SEMCMD, L_CLRANGE, L_MPOL, L_END
 };
 
 // A list: the first nenum values are alternatives (one is taken), the rest flag bits (each
@@ -32,7 +32,7 @@ enum { H_DIRECT, H_FORK, H_CHILD };
 struct call { int nr; const char *name; int w, how; unsigned char k[6]; };
 
 // The table (table.c): NCALLS calls, the values of each L_ kind (lists[k - L_PROT]).
-#define NCALLS 164
+#define NCALLS 166
 extern const struct call calls[NCALLS];
 extern const struct list lists[L_END - L_PROT];
 

@@ -70,6 +70,7 @@ const struct list lists[L_END - L_PROT] = {
   [L_FADV - L_PROT] = { 7, 7, { 0, 1, 2, 3, 4, 5, 6 } },
   [L_EPOP - L_PROT] = { 5, 5, { EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLL_CTL_MOD, EPOLL_CTL_ADD, 4 } },
   [L_CLRANGE - L_PROT] = { 0, 3, { 2 /* CLOSE_RANGE_UNSHARE */, 4 /* CLOSE_RANGE_CLOEXEC */, 8 } },
+  [L_MPOL - L_PROT] = { 0, 3, { 1 /* MPOL_F_NODE */, 2 /* MPOL_F_ADDR */, 4 /* MPOL_F_MEMS_ALLOWED */ } },
   [L_IPCKEY - L_PROT] = { 3, 3, { IPC_PRIVATE, 0x5157, 0x5158 } },
   [L_IPCFL - L_PROT] = { 0, 4, { IPC_CREAT, IPC_EXCL, 0600, 0400 } },
   [L_SHMAT - L_PROT] = { 0, 4, { SHM_RDONLY, SHM_RND, SHM_REMAP, SHM_EXEC } },
@@ -147,6 +148,7 @@ const struct call calls[] = {
   C(230, clock_nanosleep, 2, 0, L_CLOCK, L_TIMER, K_TS, K_OUT), C(231, exit_group, 1, 2, K_INT),
   C(232, epoll_wait, 2, 0, K_FD, K_OUT, K_INT, K_MSEC), C(233, epoll_ctl, 3, 0, K_FD, L_EPOP, K_FD, K_BUF),
   C(234, tgkill, 2, 0, K_PID, K_TID, K_SIG), C(235, utimes, 1, 0, K_PATHW, K_TIMES),
+  C(239, get_mempolicy, 1, 0, K_OUT, K_OUT, K_LEN, K_ADDR, L_MPOL),
   C(247, waitid, 2, 0, L_IDTYPE, K_PID, K_OUT, L_WAIT, K_OUT),
   C(257, openat, 6, 0, K_DIRFD, K_PATHW, L_OFL, K_MODE), C(258, mkdirat, 2, 0, K_DIRFD, K_PATHW, K_MODE),
   C(260, fchownat, 1, 0, K_DIRFD, K_PATHW, K_UID, K_UID, L_ATFL),
@@ -166,5 +168,6 @@ const struct call calls[] = {
   C(326, copy_file_range, 2, 0, K_FD, K_BUF, K_FDW, K_BUF, K_LEN, K_INT),
   C(332, statx, 2, 0, K_DIRFD, K_PATH, L_ATFL, L_STATX, K_OUT), C(334, rseq, 1, 0, K_OUT, K_INT, K_INT, K_INT),
   C(435, clone3, 1, 1, K_CLARGS, K_CASZ), C(436, close_range, 1, 0, K_FD, K_INT, L_CLRANGE),
+  C(439, faccessat2, 1, 0, K_DIRFD, K_PATH, L_AMODE, L_ATFL),
 };
 _Static_assert(sizeof calls / sizeof calls[0] == NCALLS, "NCALLS (sysfuzz.h) counts the table");
