@@ -429,6 +429,9 @@ int vfs_stat_at(struct dentry *dir, const char *path, unsigned flags, struct kst
 int vfs_open_at(struct dentry *dir, const char *path, unsigned oflags, u32 mode, unsigned flags,
                 struct file **fp);
 int vfs_mknod_at(struct dentry *dir, const char *path, u32 mode, dev_t rdev);
+// A socket's or FIFO's node made as vfs_mknod_at does, its dentry referenced in *d: an
+// AF_UNIX bind (net/unix.c) keeps the very name it made.
+int vfs_mknod_get(struct dentry *dir, const char *path, u32 mode, struct dentry **d);
 int vfs_symlink_at(const char *target, struct dentry *dir, const char *path);
 // A hard link: path, from dir, becomes another name of old's inode (link(2)).
 int vfs_link_at(struct dentry *old, struct dentry *dir, const char *path);
