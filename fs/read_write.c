@@ -17,7 +17,6 @@
 #include <asm/uaccess.h>
 
 #define CHUNK 4096
-#define MAX_RW_COUNT 0x7ffff000L   // INT_MAX & PAGE_MASK: the most one read or write moves
 
 // One transfer between user memory and uf at *pos (the file's offset, or pread's): a read of
 // a page-cache file copied once (vfs_pread_user), anything else through a kernel bounce

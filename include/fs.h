@@ -33,6 +33,7 @@ huge_encode_dev(dev_t dev)
 #define MAXSYMLINKS 40   // symbolic links one walk follows before -ELOOP (Linux's limit)
 
 #define MAX_FILE_SIZE (1ULL << 40)   // keeps every page index far from overflow
+#define MAX_RW_COUNT 0x7ffff000L     // INT_MAX & PAGE_MASK: the most one read, write or send moves
 
 // A file time, as Linux's: seconds since the epoch (negative before 1970) and nanoseconds.
 struct timespec64 {

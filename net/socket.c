@@ -14,7 +14,6 @@
 #include "uapi/limits.h"
 #include <asm/uaccess.h>
 
-#define MAX_RW_COUNT 0x7ffff000L   // the most one call moves, as read and write
 
 // sockfs: the superblock of every socket's inode, never mounted (Linux's sock_mnt). fstat
 // of a socket gives S_IFSOCK from it.
