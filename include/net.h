@@ -116,6 +116,9 @@ bool is_socket(struct file *f);
 // readv and writev on fd as one recvmsg or sendmsg (iov checked by the caller): the count,
 // -errno, or 1 when fd is not a socket (the caller goes on as for any file).
 long sock_rw_iovec(u64 fd, const struct iovec *iov, u64 cnt, bool write);
+// The socket behind fd, a reference on its description in *ufp for the caller to fput: NULL
+// with *err -EBADF (no such fd) or -ENOTSOCK (another kind of file).
+struct socket *sockfd_lookup(u64 fd, struct ufile **ufp, long *err);
 
 // A message as the calls hand it to AF_UNIX: the user's vector, the destination or source
 // address in kernel memory, the files of SCM_RIGHTS.
@@ -148,8 +151,6 @@ int unix_getname(struct socket *sock, struct sockaddr_un *addr, bool peer);
 int unix_shutdown(struct socket *sock, int how);
 unsigned unix_poll(struct socket *sock, struct poll_table *pt);
 void unix_release(struct socket *sock);
-int unix_getsockopt(struct socket *sock, int name, void *val, int *len);
-int unix_setsockopt(struct socket *sock, int name, int val, int len);
 void sock_put(struct sock *sk);
 struct sock *sock_hold(struct sock *sk);
 void unix_address_put(struct unix_address *a);
@@ -164,6 +165,10 @@ int unix_wait(struct sock *sk, struct wait_queue_head *wq, bool (*ready)(struct 
 long unix_sendmsg(struct socket *sock, struct msghdr *msg, unsigned flags);
 long unix_recvmsg(struct socket *sock, struct msghdr *msg, size_t len, unsigned flags);
 void unix_purge_queue(struct list_head *queue);   // frees every skb (no lock held)
+
+// net/sock.c: the SOL_SOCKET options of a socket.
+int sock_getsockopt(struct socket *sock, int name, void *val, int *len);
+int sock_setsockopt(struct socket *sock, int name, int val, int len);
 
 // net/scm.c: SCM_RIGHTS.
 int scm_send(u64 control, u64 controllen, struct scm_fp_list **fpp);

@@ -80,7 +80,7 @@ iov_iter_init(struct iov_iter *it, const struct iovec *iov, unsigned long nr, si
 
 // The socket behind fd, with the caller's reference on its description in *ufp: EBADF for
 // no such fd, ENOTSOCK for any other file (Linux's sockfd_lookup).
-static struct socket *
+struct socket *
 sockfd_lookup(u64 fd, struct ufile **ufp, long *err)
 {
   struct ufile *uf = fget((int)fd);
@@ -664,51 +664,4 @@ sys_recvmsg(u64 fd, u64 umsg, u64 flags)
      put_user(um.msg_flags, &u->msg_flags))
     return -EFAULT;
   return r;
-}
-
-// setsockopt and getsockopt: SOL_SOCKET only (AF_UNIX has no level of its own: EOPNOTSUPP, as
-// Linux's sock_common_setsockopt with no protocol handler); an int's value (EINVAL when
-// optlen is shorter).
-long
-sys_setsockopt(u64 fd, u64 level, u64 name, u64 uval, u64 optlen)
-{
-  struct ufile *uf;
-  long err = 0;
-  struct socket *sock = sockfd_lookup(fd, &uf, &err);
-  if(!sock)
-    return err;
-  int val = 0;
-  if((int)level != SOL_SOCKET)
-    err = -EOPNOTSUPP;
-  else if((int)optlen < (int)sizeof(int))
-    err = -EINVAL;
-  else if(get_user(val, (int *)uval))
-    err = -EFAULT;
-  else
-    err = unix_setsockopt(sock, (int)name, val, (int)optlen);
-  fput(uf);
-  return err;
-}
-
-long
-sys_getsockopt(u64 fd, u64 level, u64 name, u64 uval, u64 ulen)
-{
-  struct ufile *uf;
-  long err = 0;
-  struct socket *sock = sockfd_lookup(fd, &uf, &err);
-  if(!sock)
-    return err;
-  int len;
-  union { int i; struct ucred c; } val;
-  if((int)level != SOL_SOCKET)
-    err = -EOPNOTSUPP;
-  else if(get_user(len, (int *)ulen))
-    err = -EFAULT;
-  else if(len < 0)
-    err = -EINVAL;
-  else if(!(err = unix_getsockopt(sock, (int)name, &val, &len)) &&
-          (copy_to_user((void *)uval, &val, (size_t)len) || put_user(len, (int *)ulen)))
-    err = -EFAULT;
-  fput(uf);
-  return err;
 }

@@ -394,6 +394,12 @@ unix_stream_connect(struct socket *sock, struct sockaddr_un *addr, int len, bool
     mutex_lock(&sk->sk_lock);
     sk->peer = sock_hold(newsk);
     sk->sk_peer_cred = cred;
+    // The listener may have closed since, releasing the embryo before this socket named it
+    // its peer: unix_release_sock saw no peer to tell, so this side learns it here.
+    if(READ_ONCE(newsk->dead)) {
+      sk->sk_shutdown = SHUTDOWN_MASK;
+      sk->sk_err = ECONNRESET;
+    }
     mutex_unlock(&sk->sk_lock);
   }
   sock_put(other);
@@ -680,74 +686,4 @@ unix_release(struct socket *sock)
 {
   unix_release_sock(sock->sk, false);
   sock_put(sock->sk);
-}
-
-// getsockopt(2) at SOL_SOCKET: *len in, the bytes written out (an int's, or ucred's for
-// SO_PEERCRED, cut to *len as Linux does). SO_ERROR clears the error it gives.
-int
-unix_getsockopt(struct socket *sock, int name, void *val, int *len)
-{
-  struct sock *sk = sock->sk;
-  int v;
-  switch(name) {
-  case SO_TYPE: v = sock->type; break;
-  case SO_DOMAIN: v = AF_UNIX; break;
-  case SO_PROTOCOL: v = 0; break;
-  case SO_SNDBUF: v = READ_ONCE(sk->sk_sndbuf); break;
-  case SO_RCVBUF: v = READ_ONCE(sk->sk_rcvbuf); break;
-  case SO_PASSCRED: v = READ_ONCE(sk->passcred); break;
-  case SO_ACCEPTCONN: v = READ_ONCE(sk->sk_state) == TCP_LISTEN; break;
-  case SO_ERROR:
-    mutex_lock(&sk->sk_lock);
-    v = sk->sk_err;
-    sk->sk_err = 0;
-    mutex_unlock(&sk->sk_lock);
-    break;
-  case SO_PEERCRED: {
-    mutex_lock(&sk->sk_lock);
-    struct ucred c = sk->sk_peer_cred;
-    mutex_unlock(&sk->sk_lock);
-    *len = MIN(*len, (int)sizeof(c));
-    memcpy(val, &c, (size_t)*len);
-    return 0;
-  }
-  case SO_REUSEADDR: case SO_KEEPALIVE: case SO_BROADCAST: case SO_DEBUG: case SO_DONTROUTE:
-  case SO_OOBINLINE: case SO_PRIORITY: case SO_REUSEPORT:
-    v = 0;
-    break;
-  case SO_RCVLOWAT: case SO_SNDLOWAT: v = 1; break;
-  default:
-    return -ENOPROTOOPT;
-  }
-  *len = MIN(*len, (int)sizeof(v));
-  memcpy(val, &v, (size_t)*len);
-  return 0;
-}
-
-// setsockopt(2) at SOL_SOCKET with an int (the caller read it; len at least an int's):
-// SO_SNDBUF and SO_RCVBUF are kept as Linux keeps them (doubled, at least its minimum, at
-// most twice net.core.wmem_max) for getsockopt, the queue's bound stays; SO_PASSCRED is
-// kept (autobind); the generic flags are taken and change nothing; others ENOPROTOOPT.
-int
-unix_setsockopt(struct socket *sock, int name, int val, int len)
-{
-  struct sock *sk = sock->sk;
-  switch(name) {
-  case SO_SNDBUF: case SO_RCVBUF: {
-    u32 v = (u32)MIN((u32)val, (u32)UNIX_BUF_DEFAULT) * 2;
-    v = MAX(v, name == SO_SNDBUF ? 4608u : 2304u);   // Linux's SOCK_MIN_SNDBUF and RCVBUF
-    WRITE_ONCE(*(name == SO_SNDBUF ? &sk->sk_sndbuf : &sk->sk_rcvbuf), (int)v);
-    return 0;
-  }
-  case SO_PASSCRED:
-    WRITE_ONCE(sk->passcred, val != 0);
-    return 0;
-  case SO_REUSEADDR: case SO_KEEPALIVE: case SO_BROADCAST: case SO_DEBUG: case SO_DONTROUTE:
-  case SO_OOBINLINE: case SO_PRIORITY: case SO_REUSEPORT: case SO_RCVLOWAT: case SO_SNDLOWAT:
-    return 0;
-  case SO_LINGER:
-    return len < 8 ? -EINVAL : 0;
-  default:
-    return -ENOPROTOOPT;
-  }
 }

@@ -139,6 +139,8 @@ unix_stream_sendmsg(struct socket *sock, struct msghdr *msg, unsigned flags)
     goto out;
   }
   bool seqpacket = sock->type == SOCK_SEQPACKET;
+  if(!len && !seqpacket)
+    goto out;   // a stream's empty write queues nothing (its files are dropped, as Linux's)
   if(seqpacket && len > UNIX_BUF_DEFAULT - 32) {
     err = -EMSGSIZE;
     goto out;
