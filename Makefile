@@ -41,7 +41,7 @@ $(if $(filter-out 0 1,$(LOCKSTAT)),$(error LOCKSTAT must be 0 or 1))
 KCFLAGS += $(if $(filter 1,$(LOCKSTAT)),-DCONFIG_LOCK_STAT)
 
 KSRC := $(wildcard boot/*.S kernel/*.c kernel/locking/*.c kernel/lib/*.c kernel/bench/*.c \
-          arch/x86_64/*.c arch/x86_64/*.S mm/*.c fs/*.c ipc/*.c drivers/*/*.c)
+          arch/x86_64/*.c arch/x86_64/*.S mm/*.c fs/*.c ipc/*.c net/*.c drivers/*/*.c)
 # The kernel self-tests (tests/kernel/): linked into the debug image only. The release image
 # keeps the framework (kernel/selftest.c), which there says that it has no test to run.
 KSRC_TESTS := $(wildcard tests/kernel/*.c tests/kernel/*.S)

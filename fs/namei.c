@@ -434,6 +434,14 @@ vfs_mknod_at(struct dentry *dir, const char *path, u32 mode, dev_t rdev)
 }
 
 int
+vfs_mknod_get(struct dentry *dir, const char *path, u32 mode, struct dentry **d)
+{
+  if(!S_ISSOCK(mode) && !S_ISFIFO(mode))
+    return -EINVAL;
+  return create(dir, path, &(struct new_node){ .mode = mode }, false, 0, d);
+}
+
+int
 vfs_mknod(const char *path, u32 mode, dev_t rdev)
 {
   return vfs_mknod_at(NULL, path, mode, rdev);

@@ -4,6 +4,7 @@
 #include "fdtable.h"
 #include "fs.h"
 #include "mm.h"
+#include "net.h"
 #include "namei.h"
 #include "process.h"
 #include "sched.h"
@@ -12,10 +13,10 @@
 #include "string.h"
 #include "syscalls.h"
 #include "tty.h"
+#include "uapi/uio.h"
 #include <asm/uaccess.h>
 
 #define CHUNK 4096
-#define MAX_RW_COUNT 0x7ffff000L   // INT_MAX & PAGE_MASK: the most one read or write moves
 
 // One transfer between user memory and uf at *pos (the file's offset, or pread's): a read of
 // a page-cache file copied once (vfs_pread_user), anything else through a kernel bounce
@@ -139,10 +140,6 @@ sys_write(u64 fd, u64 buf, u64 n)
   return rw_at_pos(fd, buf, n, true, 0);
 }
 
-struct iovec {
-  u64 base, len;
-};
-
 // A pipe write of at most PIPE_BUF bytes goes in whole, whether from one buffer or a vector
 // (pipe(7)): the segments gathered into one kernel buffer and written at once. 1 if fd is not
 // a pipe (the caller writes segment by segment), else the count or -errno.
@@ -159,9 +156,9 @@ pipe_writev(u64 fd, const struct iovec *iov, u64 cnt)
     if(k) {
       u64 got = 0;
       for(u64 i = 0; i < cnt; i++) {
-        if(copy_from_user(k + got, (void *)iov[i].base, iov[i].len))
+        if(copy_from_user(k + got, (void *)iov[i].iov_base, iov[i].iov_len))
           break;   // a fault: what came before it is written, as a short write
-        got += iov[i].len;
+        got += iov[i].iov_len;
       }
       r = got ? pipe_write_kernel(uf->file, k, got, uf->flags) : -EFAULT;
       kfree(k);
@@ -187,29 +184,29 @@ rw_vec(u64 fd, u64 uiov, u64 cnt, bool write)
   long r = copy_from_user(iov, (void *)uiov, cnt * sizeof(*iov)) ? -EFAULT : 0;
   u64 total = 0;
   for(u64 i = 0; i < cnt && !r; i++) {
-    if((s64)iov[i].len < 0)
+    if((s64)iov[i].iov_len < 0)
       r = -EINVAL;
-    else if(!access_ok((void *)iov[i].base, iov[i].len))
+    else if(!access_ok((void *)iov[i].iov_base, iov[i].iov_len))
       r = -EFAULT;
-    iov[i].len = MIN(iov[i].len, (u64)MAX_RW_COUNT - total);
-    total += iov[i].len;
+    iov[i].iov_len = MIN(iov[i].iov_len, (u64)MAX_RW_COUNT - total);
+    total += iov[i].iov_len;
   }
-  if(!r && write && cnt > 1 && total && total <= PIPE_BUF)   // one segment is one write anyway
+  if(!r)   // a socket takes the vector whole: one datagram, one record (net/socket.c)
+    r = sock_rw_iovec(fd, iov, cnt, write);
+  if(r == 1 && write && cnt > 1 && total && total <= PIPE_BUF)   // one segment is one write anyway
     r = pipe_writev(fd, iov, cnt);
-  else if(!r)
-    r = 1;
   if(r == 1) {   // segment by segment
     r = 0;
     for(u64 i = 0; i < cnt; i++) {
-      if(!iov[i].len)
+      if(!iov[i].iov_len)
         continue;
-      long k = rw_at_pos(fd, iov[i].base, iov[i].len, write, !write && r ? O_NONBLOCK : 0);
+      long k = rw_at_pos(fd, iov[i].iov_base, iov[i].iov_len, write, !write && r ? O_NONBLOCK : 0);
       if(k < 0) {
         r = r ? r : k;
         break;
       }
       r += k;
-      if((u64)k < iov[i].len)
+      if((u64)k < iov[i].iov_len)
         break;
     }
     if(!r && !total) {   // an empty vector still checks fd
@@ -274,7 +271,7 @@ sys_lseek(u64 fd, u64 off, u64 whence)
   if(!uf)
     return -EBADF;
   long r;
-  if(!uf->file || is_pipe(uf->file)) {
+  if(!uf->file || is_pipe(uf->file) || is_socket(uf->file)) {
     r = -ESPIPE;
   } else {
     struct file *f = uf->file;

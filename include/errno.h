@@ -46,7 +46,22 @@
 #define ENODATA 61   // no such extended attribute
 #define EOVERFLOW 75
 #define ELIBBAD 80   // an interpreter (PT_INTERP) that is not one
+#define ENOTSOCK 88        // a socket call on an fd that is not a socket
+#define EDESTADDRREQ 89
+#define EMSGSIZE 90        // a datagram bigger than the socket's buffer
+#define EPROTOTYPE 91      // connect to a socket of another type
+#define ENOPROTOOPT 92     // an unknown socket option
+#define EPROTONOSUPPORT 93
+#define ESOCKTNOSUPPORT 94
 #define EOPNOTSUPP 95
+#define EAFNOSUPPORT 97    // a socket family this kernel has not (every one but AF_UNIX)
+#define EADDRINUSE 98
+#define ENOBUFS 105
+#define ECONNRESET 104
+#define EISCONN 106
+#define ENOTCONN 107
+#define ECONNREFUSED 111
+#define EALREADY 114
 #define ETIMEDOUT 110
 
 #endif

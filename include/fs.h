@@ -33,6 +33,7 @@ huge_encode_dev(dev_t dev)
 #define MAXSYMLINKS 40   // symbolic links one walk follows before -ELOOP (Linux's limit)
 
 #define MAX_FILE_SIZE (1ULL << 40)   // keeps every page index far from overflow
+#define MAX_RW_COUNT 0x7ffff000L     // INT_MAX & PAGE_MASK: the most one read, write or send moves
 
 // A file time, as Linux's: seconds since the epoch (negative before 1970) and nanoseconds.
 struct timespec64 {
@@ -431,6 +432,9 @@ int vfs_stat_at(struct dentry *dir, const char *path, unsigned flags, struct kst
 int vfs_open_at(struct dentry *dir, const char *path, unsigned oflags, u32 mode, unsigned flags,
                 struct file **fp);
 int vfs_mknod_at(struct dentry *dir, const char *path, u32 mode, dev_t rdev);
+// A socket's or FIFO's node made as vfs_mknod_at does, its dentry referenced in *d: an
+// AF_UNIX bind (net/unix.c) keeps the very name it made.
+int vfs_mknod_get(struct dentry *dir, const char *path, u32 mode, struct dentry **d);
 int vfs_symlink_at(const char *target, struct dentry *dir, const char *path);
 // A hard link: path, from dir, becomes another name of old's inode (link(2)).
 int vfs_link_at(struct dentry *old, struct dentry *dir, const char *path);

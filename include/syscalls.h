@@ -121,6 +121,23 @@ long sys_semget(u64 key, u64 nsems, u64 flg);
 long sys_semop(u64 semid, u64 sops, u64 nsops);
 long sys_semtimedop(u64 semid, u64 sops, u64 nsops, u64 timeout);
 long sys_semctl(u64 semid, u64 semnum, u64 cmd, u64 arg);
+// net/socket.c: sockets (AF_UNIX only)
+long sys_socket(u64 family, u64 type, u64 protocol);
+long sys_socketpair(u64 family, u64 type, u64 protocol, u64 sv);
+long sys_bind(u64 fd, u64 addr, u64 len);
+long sys_connect(u64 fd, u64 addr, u64 len);
+long sys_listen(u64 fd, u64 backlog);
+long sys_accept(u64 fd, u64 addr, u64 len);
+long sys_accept4(u64 fd, u64 addr, u64 len, u64 flags);
+long sys_getsockname(u64 fd, u64 addr, u64 len);
+long sys_getpeername(u64 fd, u64 addr, u64 len);
+long sys_shutdown(u64 fd, u64 how);
+long sys_sendto(u64 fd, u64 buf, u64 len, u64 flags, u64 addr, u64 addrlen);
+long sys_recvfrom(u64 fd, u64 buf, u64 len, u64 flags, u64 addr, u64 addrlen);
+long sys_sendmsg(u64 fd, u64 msg, u64 flags);
+long sys_recvmsg(u64 fd, u64 msg, u64 flags);
+long sys_setsockopt(u64 fd, u64 level, u64 name, u64 val, u64 len);
+long sys_getsockopt(u64 fd, u64 level, u64 name, u64 val, u64 len);
 // fs/eventpoll.c
 long sys_epoll_create(u64 size);
 long sys_epoll_create1(u64 flags);

@@ -12,3 +12,4 @@
 #define POLLRDBAND 0x080
 #define POLLWRNORM 0x100
 #define POLLWRBAND 0x200
+#define POLLRDHUP  0x2000   // the peer shut its writing side (sockets)

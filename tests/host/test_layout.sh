@@ -131,10 +131,13 @@ fi
 
 # Rooms: each subsystem owns its system calls, as in Linux. Every sys_* function the table of
 # kernel/syscall.c names is defined under fs/ or mm/ (the memory calls under mm/, System V IPC's
-# under ipc/), except the calls listed in OTHER_ROOMS, which belong to the process, signal, time and machine code of
+# under ipc/, the socket calls under net/), except the calls listed in OTHER_ROOMS, which belong to the process, signal, time and machine code of
 # kernel/, arch/x86_64/ and drivers/. A call new to that list is a decision, made here.
 MM_CALLS=" brk mmap munmap mprotect madvise mremap msync mincore fadvise64 get_mempolicy "
 IPC_CALLS=" shmget shmat shmdt shmctl semget semop semtimedop semctl "
+NET_CALLS=" socket socketpair bind listen accept accept4 connect getsockname getpeername shutdown
+  sendto recvfrom sendmsg recvmsg setsockopt getsockopt "
+NET_CALLS=" $(echo $NET_CALLS) "
 OTHER_ROOMS=" exit exit_group clone clone3 fork vfork wait4 waitid set_tid_address kill tkill tgkill
   rt_sigaction rt_sigprocmask rt_sigpending rt_sigsuspend rt_sigtimedwait rt_sigreturn sigaltstack pause
   restart_syscall setpgid getpgid getpgrp setsid getsid clock_gettime clock_settime clock_getres
@@ -155,6 +158,8 @@ rooms_check() {
       [[ "$def" == */mm/* || "$def" == mm/* ]] || echo "rooms: sys_$fn (memory) is in $def, not mm/"
     elif [[ "$IPC_CALLS" == *" $fn "* ]]; then
       [[ "$def" == */ipc/* || "$def" == ipc/* ]] || echo "rooms: sys_$fn (System V IPC) is in $def, not ipc/"
+    elif [[ "$NET_CALLS" == *" $fn "* ]]; then
+      [[ "$def" == */net/* || "$def" == net/* ]] || echo "rooms: sys_$fn (sockets) is in $def, not net/"
     elif [[ "$OTHER_ROOMS" != *" $fn "* ]]; then
       [[ "$def" == */fs/* || "$def" == fs/* ]] || echo "rooms: sys_$fn (file system) is in $def, not fs/"
     fi
@@ -199,14 +204,14 @@ if ! grep -q '^defines: AT_FDCWD .*belongs to include/uapi/' <<< "$out" || [ "$(
 fi
 
 # The tree itself. Too few files means the paths are wrong, not that the tree is clean.
-mapfile -t files < <(find kernel mm fs ipc drivers include -type f -name '*.[chsS]' | sort)
+mapfile -t files < <(find kernel mm fs ipc net drivers include -type f -name '*.[chsS]' | sort)
 if [ "${#files[@]}" -lt 50 ]; then
   echo "test_layout: only ${#files[@]} files found under kernel/ mm/ fs/ drivers/ include/"
   missed=$((missed + 1))
 fi
 out=$(scan "${files[@]}"
-  rooms_check kernel/syscall.c kernel fs mm ipc arch drivers
-  defines_check $(find kernel mm fs ipc drivers arch include -name '*.[ch]' | sort))
+  rooms_check kernel/syscall.c kernel fs mm ipc net arch drivers
+  defines_check $(find kernel mm fs ipc net drivers arch include -name '*.[ch]' | sort))
 violations=0
 if [ -n "$out" ]; then
   echo "$out"

@@ -95,6 +95,7 @@ expect 0 pshared "$scratch/lockdir"
 expect 0 vsyscall
 expect 0 epoll "$scratch/lockdir"
 expect 0 sysvipc
+expect 0 unix
 expect 0 clock
 expect 0 itimer
 expect 0 conline

@@ -194,6 +194,16 @@ user_sysvipc(void)
 }
 SELFTEST_NOINJECT("user-sysvipc", user_sysvipc);
 
+// AF_UNIX sockets (tests/user/unix.c): pairs, names, connect and accept, SCM_RIGHTS, poll,
+// epoll, EPIPE and SIGPIPE, races of send and close.
+static bool
+user_unix(void)
+{
+  const char *const argv[] = { TEST_BIN_DIR "unix", NULL };
+  return testprog_run("unix", argv, 0);
+}
+SELFTEST_NOINJECT("user-unix", user_unix);
+
 // The working directory and dirfds as directories: 1000 levels deep, "..", fchdir, renamed
 // and removed directories, O_CREAT through dangling links, threads racing chdir.
 static bool

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -365,6 +366,15 @@ test_links(const char *argv0)
         "lstat of a read end's entry: lr-x------");
   close(p[0]);
   close(p[1]);
+  int sv[2];
+  check(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+  snprintf(path, sizeof(path), "/proc/self/fd/%d", sv[0]);
+  n = readlink(path, buf, sizeof(buf) - 1);
+  buf[n > 0 ? n : 0] = 0;
+  check(fstat(sv[0], &a) == 0 && snprintf(want, sizeof(want), "socket:[%lu]",
+        (unsigned long)a.st_ino) > 0 && !strcmp(buf, want), "a socket's entry: socket:[ino]");
+  close(sv[0]);
+  close(sv[1]);
   FAILS(readlink("/proc/self/fd/999", buf, sizeof(buf)), ENOENT);
   n = readlink("/dev/fd", buf, sizeof(buf) - 1);
   check(n == 13 && !memcmp(buf, "/proc/self/fd", 13), "/dev/fd -> /proc/self/fd");

@@ -10,7 +10,9 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include "sysfuzz.h"
 
@@ -283,6 +285,22 @@ val(struct ctx *c, int k, long *room)
     if(n && !one_in(c, 8))
       return sh->ipc[k][pick(c, n < 4096 ? n : 4096)];
     return one_in(c, 2) ? -1 : pick(c, 1 << 20);
+  }
+  case K_SUN: {   // a socket name: the scratch directory's (bind may make it), abstract, or
+                  // the family alone; never a path outside the scratch directory
+    if(one_in(c, 12)) return badptr(c);
+    struct sockaddr_un *a = st(c, sizeof(*a) + 16);
+    memset(a, 0, sizeof(*a));
+    a->sun_family = one_in(c, 10) ? (sa_family_t)pick(c, 50) : AF_UNIX;
+    if(one_in(c, 3))
+      snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "sysfuzz-%ld", pick(c, 4));
+    else
+      snprintf(a->sun_path, sizeof(a->sun_path), "%.90s/s%ld", scratch, pick(c, 4));
+    return (long)a;
+  }
+  case K_SUNLEN: {
+    static const long v[] = { 0, 1, 2, 3, 20, 110, 111, 128, 129, -1 };
+    return v[pick(c, 10)];
   }
   case K_BRK: {
     long cur = raw(12, 0, 0, 0, 0, 0, 0);   // never below the break: glibc's heap is there

@@ -13,11 +13,11 @@ enum {
   K_OUT, K_OFF, K_MOFF, K_MODE, K_UID, K_INT, K_MSEC, K_PID, K_PGID, K_TID, K_SIG, K_ADDR,
   K_MADDR, K_MLEN, K_IOV, K_IOVCNT, K_TS, K_TV, K_TIMES, K_SIGSET, K_SIGSZ, K_SIGACT, K_POLLFD,
   K_NFDS, K_SELN, K_FDSET, K_PSMASK, K_FUTEX, K_RLIMP, K_ARGV, K_STACKT, K_CLARGS, K_CASZ,
-  K_ROBLEN, K_BRK, K_IPCID,
+  K_ROBLEN, K_BRK, K_IPCID, K_SUN, K_SUNLEN,
   L_PROT, L_MAPFL, L_OFL, L_ATFL, L_WHENCE, L_FCNTL, L_IOCTL, L_MADV, L_MSYNC, L_MREMAP,
   L_WAIT, L_CLOCK, L_FUTEXOP, L_RLIM, L_PRCTL, L_ARCH, L_CLONE, L_SIGHOW, L_IDTYPE, L_GRND,
   L_RENAME, L_STATX, L_PIPE, L_CLOEXEC, L_TIMER, L_WHO, L_AMODE, L_XNAME, L_FADV, L_EPOP, L_IPCKEY, L_IPCFL, L_SHMAT, L_SHMCMD,
-  L_SEMCMD, L_CLRANGE, L_MPOL, L_END
+  L_SEMCMD, L_CLRANGE, L_MPOL, L_AF, L_SOCKTYPE, L_MSGFL, L_SOCKOPT, L_SHUT, L_END
 };
 
 // A list: the first nenum values are alternatives (one is taken), the rest flag bits (each
@@ -32,7 +32,7 @@ enum { H_DIRECT, H_FORK, H_CHILD };
 struct call { int nr; const char *name; int w, how; unsigned char k[6]; };
 
 // The table (table.c): NCALLS calls, the values of each L_ kind (lists[k - L_PROT]).
-#define NCALLS 166
+#define NCALLS 182
 extern const struct call calls[NCALLS];
 extern const struct list lists[L_END - L_PROT];
 

@@ -11,6 +11,7 @@
 #include <sys/ipc.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
+#include <sys/socket.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -71,6 +72,14 @@ const struct list lists[L_END - L_PROT] = {
   [L_EPOP - L_PROT] = { 5, 5, { EPOLL_CTL_ADD, EPOLL_CTL_DEL, EPOLL_CTL_MOD, EPOLL_CTL_ADD, 4 } },
   [L_CLRANGE - L_PROT] = { 0, 3, { 2 /* CLOSE_RANGE_UNSHARE */, 4 /* CLOSE_RANGE_CLOEXEC */, 8 } },
   [L_MPOL - L_PROT] = { 0, 3, { 1 /* MPOL_F_NODE */, 2 /* MPOL_F_ADDR */, 4 /* MPOL_F_MEMS_ALLOWED */ } },
+  [L_AF - L_PROT] = { 5, 5, { AF_UNIX, AF_UNIX, AF_UNIX, AF_INET, 99 } },
+  [L_SOCKTYPE - L_PROT] = { 6, 8, { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET, SOCK_RAW, SOCK_PACKET,
+    7, SOCK_NONBLOCK, SOCK_CLOEXEC } },
+  [L_MSGFL - L_PROT] = { 0, 8, { MSG_DONTWAIT, MSG_DONTWAIT, MSG_PEEK, MSG_NOSIGNAL, MSG_WAITALL,
+    MSG_TRUNC, MSG_OOB, MSG_CMSG_CLOEXEC } },
+  [L_SOCKOPT - L_PROT] = { 11, 11, { SO_TYPE, SO_ERROR, SO_SNDBUF, SO_RCVBUF, SO_PEERCRED,
+    SO_PASSCRED, SO_ACCEPTCONN, SO_DOMAIN, SO_REUSEADDR, SO_LINGER, 9999 } },
+  [L_SHUT - L_PROT] = { 4, 4, { SHUT_RD, SHUT_WR, SHUT_RDWR, 5 } },
   [L_IPCKEY - L_PROT] = { 3, 3, { IPC_PRIVATE, 0x5157, 0x5158 } },
   [L_IPCFL - L_PROT] = { 0, 4, { IPC_CREAT, IPC_EXCL, 0600, 0400 } },
   [L_SHMAT - L_PROT] = { 0, 4, { SHM_RDONLY, SHM_RND, SHM_REMAP, SHM_EXEC } },
@@ -105,6 +114,15 @@ const struct call calls[] = {
   C(36, getitimer, 1, 0, K_INT, K_OUT), C(37, alarm, 1, 0, K_INT),
   C(38, setitimer, 2, 0, K_INT, K_TV, K_OUT),
   C(39, getpid, 1, 0, K_0), C(40, sendfile, 3, 0, K_FD, K_FD, K_OUT, K_SLEN),
+  C(41, socket, 3, 0, L_AF, L_SOCKTYPE, K_INT), C(42, connect, 3, 0, K_FD, K_SUN, K_SUNLEN),
+  C(43, accept, 2, 0, K_FD, K_OUT, K_OUT), C(44, sendto, 3, 0, K_FD, K_BUF, K_LEN, L_MSGFL, K_SUN, K_SUNLEN),
+  C(45, recvfrom, 3, 0, K_FD, K_OUT, K_LEN, L_MSGFL, K_OUT, K_OUT), C(46, sendmsg, 2, 0, K_FD, K_BUF, L_MSGFL),
+  C(47, recvmsg, 2, 0, K_FD, K_OUT, L_MSGFL), C(48, shutdown, 2, 0, K_FD, L_SHUT),
+  C(49, bind, 3, 0, K_FD, K_SUN, K_SUNLEN), C(50, listen, 2, 0, K_FD, K_INT),
+  C(51, getsockname, 1, 0, K_FD, K_OUT, K_OUT), C(52, getpeername, 1, 0, K_FD, K_OUT, K_OUT),
+  C(53, socketpair, 3, 0, L_AF, L_SOCKTYPE, K_INT, K_OUT),
+  C(54, setsockopt, 2, 0, K_FD, K_INT, L_SOCKOPT, K_BUF, K_LEN),
+  C(55, getsockopt, 2, 0, K_FD, K_INT, L_SOCKOPT, K_OUT, K_OUT),
   C(56, clone, 2, 1, L_CLONE, K_OUT, K_OUT, K_OUT, K_INT), C(57, fork, 1, 1, K_0),
   C(58, vfork, 1, 1, K_0), C(59, execve, 1, 2, K_EXEC, K_ARGV, K_ARGV), C(60, exit, 1, 2, K_INT),
   C(61, wait4, 2, 0, K_PID, K_OUT, L_WAIT, K_OUT), C(62, kill, 3, 0, K_PID, K_SIG),
@@ -160,7 +178,7 @@ const struct call calls[] = {
   C(270, pselect6, 2, 0, K_SELN, K_FDSET, K_FDSET, K_FDSET, K_TS, K_PSMASK),
   C(271, ppoll, 2, 0, K_POLLFD, K_NFDS, K_TS, K_SIGSET, K_SIGSZ), C(273, set_robust_list, 1, 0, K_OUT, K_ROBLEN),
   C(280, utimensat, 2, 0, K_DIRFD, K_PATHW, K_TIMES, L_ATFL),
-  C(281, epoll_pwait, 1, 0, K_FD, K_OUT, K_INT, K_MSEC, K_SIGSET, K_SIGSZ), C(291, epoll_create1, 2, 0, L_CLOEXEC), C(292, dup3, 3, 0, K_FD, K_FDW, L_CLOEXEC),
+  C(281, epoll_pwait, 1, 0, K_FD, K_OUT, K_INT, K_MSEC, K_SIGSET, K_SIGSZ), C(288, accept4, 2, 0, K_FD, K_OUT, K_OUT, L_CLOEXEC), C(291, epoll_create1, 2, 0, L_CLOEXEC), C(292, dup3, 3, 0, K_FD, K_FDW, L_CLOEXEC),
   C(293, pipe2, 2, 0, K_OUT, L_PIPE), C(302, prlimit64, 1, 0, K_PID, L_RLIM, K_RLIMP, K_OUT),
   C(306, syncfs, 1, 0, K_FD), C(309, getcpu, 1, 0, K_OUT, K_OUT, K_OUT),
   C(316, renameat2, 2, 0, K_DIRFD, K_PATHW, K_DIRFD, K_PATHW, L_RENAME),
