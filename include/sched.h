@@ -72,6 +72,10 @@ struct thread {
   struct sigthread *sig;      // masks, pending signals, sigaltstack (kernel/signal.c)
   u64 user_ticks;             // ticks that found it in ring 3
   struct cpumask affinity;    // sched_setaffinity: where it may run (user threads only)
+  struct mempolicy {          // set_mempolicy (mm/mempolicy.c): its own, copied to a thread
+    int mode;                 // it makes, as Linux's task->mempolicy; MPOL_DEFAULT at spawn
+    u64 user_nodes;           // MPOL_F_STATIC_NODES or _RELATIVE_NODES: the mask as given
+  } mempolicy;
   // Allocations that fault injection failed while it ran (mm/fault_inject.c): whether a
   // failure it met was injected. Written by its own CPU only.
   u64 faults_injected;

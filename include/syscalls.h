@@ -158,6 +158,7 @@ long sys_mremap(u64 addr, u64 old_len, u64 new_len, u64 flags, u64 new_addr);
 long sys_msync(u64 addr, u64 len, u64 flags);
 long sys_mincore(u64 start, u64 len, u64 vec);
 long sys_get_mempolicy(u64 policy, u64 nmask, u64 maxnode, u64 addr, u64 flags);
+long sys_set_mempolicy(u64 mode, u64 nmask, u64 maxnode);
 
 // kernel/fork.c, kernel/exit.c
 long sys_clone(u64 flags, u64 newsp, u64 ptid, u64 ctid, u64 tls);

@@ -99,6 +99,7 @@ new_user_thread(struct process *p, const struct cpumask *allowed, struct thread 
   t->fpu = fpu;
   t->sig = sig;
   t->affinity = *allowed;
+  t->mempolicy = parent ? parent->mempolicy : (struct mempolicy){ 0 };
   spin_lock(&p->lock);
   u64 flags;
   spin_lock_irqsave(&p->siglock, flags);

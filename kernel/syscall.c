@@ -82,7 +82,7 @@ static const struct syscall table[NR_SYSCALLS] = {
   SYS(219, restart_syscall, ""), SYS(220, semtimedop, "i.u"), SYS(221, fadvise64, "u..i"), SYS(227, clock_settime, "i"),
   SYS(228, clock_gettime, "i"), SYS(229, clock_getres, "i"), SYS(230, clock_nanosleep, "ii"),
   SYS(231, exit_group, "i"), SYS(232, epoll_wait, "i.ii"), SYS(233, epoll_ctl, "iii"),
-  SYS(234, tgkill, "iii"), SYS(235, utimes, ""), SYS(239, get_mempolicy, ""),
+  SYS(234, tgkill, "iii"), SYS(235, utimes, ""), SYS(238, set_mempolicy, "i"), SYS(239, get_mempolicy, ""),
   SYS(247, waitid, "ii.i"), SYS(257, openat, "i.iu"), SYS(258, mkdirat, "i.u"),
   SYS(260, fchownat, "i.uui"), SYS(261, futimesat, "i"), SYS(262, newfstatat, "i..i"),
   SYS(263, unlinkat, "i.i"), SYS(264, renameat, "i.i"), SYS(265, linkat, "i.i.i"),

@@ -133,7 +133,7 @@ fi
 # kernel/syscall.c names is defined under fs/ or mm/ (the memory calls under mm/, System V IPC's
 # under ipc/, the socket calls under net/), except the calls listed in OTHER_ROOMS, which belong to the process, signal, time and machine code of
 # kernel/, arch/x86_64/ and drivers/. A call new to that list is a decision, made here.
-MM_CALLS=" brk mmap munmap mprotect madvise mremap msync mincore fadvise64 get_mempolicy "
+MM_CALLS=" brk mmap munmap mprotect madvise mremap msync mincore fadvise64 get_mempolicy set_mempolicy "
 IPC_CALLS=" shmget shmat shmdt shmctl semget semop semtimedop semctl "
 NET_CALLS=" socket socketpair bind listen accept accept4 connect getsockname getpeername shutdown
   sendto recvfrom sendmsg recvmsg setsockopt getsockopt "

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define PROG "mem"
@@ -85,6 +86,45 @@ main(void)
         "get_mempolicy MPOL_F_NODE|MPOL_F_ADDR: node 0");
   munmap(h, pg);
   FAILS(syscall(SYS_get_mempolicy, &mode, NULL, 0, h, 2), EFAULT);
+  // set_mempolicy: kept and given back, its checks in Linux's order, copied by fork.
+  unsigned long one = 1, odd = 2, sparse = 5, wide[32] = { 1 };
+  check(syscall(SYS_set_mempolicy, 2 /* MPOL_BIND */, &one, 65) == 0 &&
+        syscall(SYS_get_mempolicy, &mode, mask, 65, NULL, 0) == 0 && mode == 2 && mask[0] == 1,
+        "set_mempolicy MPOL_BIND {0}, given back");
+  pid_t pid = fork();
+  if(pid == 0)
+    _exit(syscall(SYS_get_mempolicy, &mode, NULL, 0, NULL, 0) != 0 || mode != 2);
+  int st = -1;
+  check(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+        "fork's child has the policy");
+  check(syscall(SYS_set_mempolicy, 3 /* MPOL_INTERLEAVE */, &one, 65) == 0 &&
+        syscall(SYS_get_mempolicy, &mode, NULL, 0, NULL, 1) == 0 && mode == 0,
+        "MPOL_INTERLEAVE: MPOL_F_NODE gives the next node, 0");
+  check(syscall(SYS_set_mempolicy, 1 /* MPOL_PREFERRED */, NULL, 0) == 0 &&
+        syscall(SYS_get_mempolicy, &mode, mask, 65, NULL, 0) == 0 && mode == 4 && mask[0] == 0,
+        "MPOL_PREFERRED with no nodes is MPOL_LOCAL");
+  check(syscall(SYS_set_mempolicy, 2 | 1 << 15, &sparse, 65) == 0 &&
+        syscall(SYS_get_mempolicy, &mode, mask, 65, NULL, 0) == 0 && mode == (2 | 1 << 15) &&
+        mask[0] == 5, "MPOL_F_STATIC_NODES: the mode flag and the user's mask given back");
+  check(syscall(SYS_set_mempolicy, 2 | 1 << 14, &odd, 65) == 0,
+        "MPOL_F_RELATIVE_NODES: node 1 folds onto node 0");
+  FAILS(syscall(SYS_set_mempolicy, 2, &odd, 65), EINVAL);
+  FAILS(syscall(SYS_set_mempolicy, 2, NULL, 0), EINVAL);
+  FAILS(syscall(SYS_set_mempolicy, 0, &one, 65), EINVAL);
+  FAILS(syscall(SYS_set_mempolicy, 4, &one, 65), EINVAL);
+  FAILS(syscall(SYS_set_mempolicy, 6, NULL, 0), EINVAL);
+  FAILS(syscall(SYS_set_mempolicy, 2 | 3 << 14, &one, 65), EINVAL);
+  FAILS(syscall(SYS_set_mempolicy, 3 | 1 << 13, &one, 65), EINVAL);
+  FAILS(syscall(SYS_set_mempolicy, 2, &one, 0), EINVAL);
+  FAILS(syscall(SYS_set_mempolicy, 2, (void *)8, 65), EFAULT);
+  FAILS(syscall(SYS_set_mempolicy, 2, &one, 4096 * 8 + 2), EINVAL);
+  wide[20] = 1;   // node 1280: past any kernel's nodes
+  FAILS(syscall(SYS_set_mempolicy, 2, wide, 2048), EINVAL);
+  wide[20] = 0;
+  check(syscall(SYS_set_mempolicy, 2, wide, 2048) == 0, "a long mask of zeros past node 0");
+  check(syscall(SYS_set_mempolicy, 0, NULL, 0) == 0 &&
+        syscall(SYS_get_mempolicy, &mode, NULL, 0, NULL, 0) == 0 && mode == 0,
+        "back to MPOL_DEFAULT");
   printf("mem: %s\n", fails ? "some checks failed" : "all checks passed");
   return fails != 0;
 }

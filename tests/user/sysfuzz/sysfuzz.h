@@ -32,7 +32,7 @@ enum { H_DIRECT, H_FORK, H_CHILD };
 struct call { int nr; const char *name; int w, how; unsigned char k[6]; };
 
 // The table (table.c): NCALLS calls, the values of each L_ kind (lists[k - L_PROT]).
-#define NCALLS 182
+#define NCALLS 183
 extern const struct call calls[NCALLS];
 extern const struct list lists[L_END - L_PROT];
 

@@ -166,7 +166,7 @@ const struct call calls[] = {
   C(230, clock_nanosleep, 2, 0, L_CLOCK, L_TIMER, K_TS, K_OUT), C(231, exit_group, 1, 2, K_INT),
   C(232, epoll_wait, 2, 0, K_FD, K_OUT, K_INT, K_MSEC), C(233, epoll_ctl, 3, 0, K_FD, L_EPOP, K_FD, K_BUF),
   C(234, tgkill, 2, 0, K_PID, K_TID, K_SIG), C(235, utimes, 1, 0, K_PATHW, K_TIMES),
-  C(239, get_mempolicy, 1, 0, K_OUT, K_OUT, K_LEN, K_ADDR, L_MPOL),
+  C(238, set_mempolicy, 1, 0, K_INT, K_BUF, K_LEN), C(239, get_mempolicy, 1, 0, K_OUT, K_OUT, K_LEN, K_ADDR, L_MPOL),
   C(247, waitid, 2, 0, L_IDTYPE, K_PID, K_OUT, L_WAIT, K_OUT),
   C(257, openat, 6, 0, K_DIRFD, K_PATHW, L_OFL, K_MODE), C(258, mkdirat, 2, 0, K_DIRFD, K_PATHW, K_MODE),
   C(260, fchownat, 1, 0, K_DIRFD, K_PATHW, K_UID, K_UID, L_ATFL),
