@@ -3,13 +3,13 @@
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
+#include "proc_internal.h"
 #include "process.h"
 #include "rcupdate.h"
 #include "sched.h"
 #include "slab.h"
 #include "string.h"
 #include "vsprintf.h"
-#include "proc_internal.h"
 
 struct process *
 pid_process_rcu(int pid)
