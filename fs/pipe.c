@@ -74,24 +74,7 @@ static int
 pipe_wait(struct pipe_inode_info *pipe, struct wait_queue_head *wq,
           bool (*ready)(struct pipe_inode_info *, size_t), size_t need)
 {
-  struct wait_queue_entry we = { current, LIST_HEAD_INIT(we.entry), NULL };
-  int err = 0;
-  mutex_unlock(&pipe->mutex);
-  current->idle_wait = true;
-  for(;;) {
-    prepare_to_wait(wq, &we, T_SLEEPING);
-    if(ready(pipe, need))
-      break;
-    if(signal_pending(current)) {
-      err = -ERESTARTSYS;
-      break;
-    }
-    schedule();
-  }
-  finish_wait(wq, &we);
-  current->idle_wait = false;
-  mutex_lock(&pipe->mutex);
-  return err;
+  return wait_event_interruptible_mutex(*wq, pipe->mutex, ready(pipe, need));
 }
 
 // SIGPIPE to the writing thread (pipe(7); Linux's send_sig(SIGPIPE, current, 0)): its

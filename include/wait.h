@@ -60,6 +60,32 @@ void wake_up_all(struct wait_queue_head *wq);
     current->idle_wait = false;                                               \
   } while(0)
 
+// wait_event for a user's wait under a mutex m, which may last for ever by design (a pipe's
+// reader, a socket's): m is released while asleep and held again to test cond; evaluates to 0
+// once cond holds, or -ERESTARTSYS when a signal comes first (restarted under SA_RESTART, else
+// EINTR), the process's end included. The hung-task check leaves it alone.
+#define wait_event_interruptible_mutex(wq, m, cond)                           \
+  ({                                                                          \
+    struct wait_queue_entry __we = { current, LIST_HEAD_INIT(__we.entry), NULL };  \
+    int __err = 0;                                                            \
+    mutex_unlock(&(m));                                                       \
+    current->idle_wait = true;                                                \
+    for(;;) {                                                                 \
+      prepare_to_wait(&(wq), &__we, T_SLEEPING);                              \
+      if(cond)                                                                \
+        break;                                                                \
+      if(signal_pending(current)) {                                           \
+        __err = -ERESTARTSYS;                                                 \
+        break;                                                                \
+      }                                                                       \
+      schedule();                                                             \
+    }                                                                         \
+    finish_wait(&(wq), &__we);                                                \
+    current->idle_wait = false;                                               \
+    mutex_lock(&(m));                                                         \
+    __err;                                                                    \
+  })
+
 // Like wait_event, for at most ns nanoseconds; evaluates to true if cond held.
 #define wait_event_timeout(wq, cond, ns)                                      \
   ({                                                                          \

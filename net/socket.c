@@ -15,7 +15,6 @@
 #include "vsprintf.h"
 #include <asm/uaccess.h>
 
-
 // sockfs: the superblock of every socket's inode, never mounted (Linux's sock_mnt). fstat
 // of a socket gives S_IFSOCK from it.
 static struct super_block sock_sb = { .s_free = FREE_NOW };
@@ -26,14 +25,18 @@ is_socket(struct file *f)
   return f && f->f_op == &socket_file_ops;
 }
 
-size_t
-copy_from_iter(void *dst, size_t n, struct iov_iter *it)
+// The user's segments as one run of bytes (Linux's iov_iter): n bytes moved from or to buf,
+// the iterator advanced past them; short at a fault.
+static size_t
+iter_copy(char *buf, size_t n, struct iov_iter *it, bool to_user)
 {
   size_t done = 0;
   while(done < n && it->count) {
     const struct iovec *v = it->iov;
-    size_t c = MIN(n - done, (size_t)v->iov_len - it->iov_offset);
-    size_t left = c ? copy_from_user((char *)dst + done, (char *)v->iov_base + it->iov_offset, c) : 0;
+    char *ubuf = (char *)v->iov_base + it->iov_offset;
+    size_t c = MIN(n - done, (size_t)v->iov_len - it->iov_offset), left = 0;
+    if(c)
+      left = to_user ? copy_to_user(ubuf, buf + done, c) : copy_from_user(buf + done, ubuf, c);
     done += c - left;
     it->iov_offset += c - left;
     it->count -= c - left;
@@ -49,25 +52,15 @@ copy_from_iter(void *dst, size_t n, struct iov_iter *it)
 }
 
 size_t
+copy_from_iter(void *dst, size_t n, struct iov_iter *it)
+{
+  return iter_copy(dst, n, it, false);
+}
+
+size_t
 copy_to_iter(const void *src, size_t n, struct iov_iter *it)
 {
-  size_t done = 0;
-  while(done < n && it->count) {
-    const struct iovec *v = it->iov;
-    size_t c = MIN(n - done, (size_t)v->iov_len - it->iov_offset);
-    size_t left = c ? copy_to_user((char *)v->iov_base + it->iov_offset, (const char *)src + done, c) : 0;
-    done += c - left;
-    it->iov_offset += c - left;
-    it->count -= c - left;
-    if(left)
-      break;
-    if(it->iov_offset == v->iov_len) {
-      it->iov++;
-      it->nr_segs--;
-      it->iov_offset = 0;
-    }
-  }
-  return done;
+  return iter_copy((char *)src, n, it, true);
 }
 
 static void

@@ -308,24 +308,7 @@ int
 unix_wait(struct sock *sk, struct wait_queue_head *wq, bool (*ready)(struct sock *, void *),
           void *arg)
 {
-  struct wait_queue_entry we = { current, LIST_HEAD_INIT(we.entry), NULL };
-  int err = 0;
-  mutex_unlock(&sk->sk_lock);
-  current->idle_wait = true;
-  for(;;) {
-    prepare_to_wait(wq, &we, T_SLEEPING);
-    if(ready(sk, arg))
-      break;
-    if(signal_pending(current)) {
-      err = -ERESTARTSYS;
-      break;
-    }
-    schedule();
-  }
-  finish_wait(wq, &we);
-  current->idle_wait = false;
-  mutex_lock(&sk->sk_lock);
-  return err;
+  return wait_event_interruptible_mutex(*wq, sk->sk_lock, ready(sk, arg));
 }
 
 static bool
