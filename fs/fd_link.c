@@ -7,28 +7,30 @@
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
+#include "proc_internal.h"
 #include "process.h"
 #include "slab.h"
 #include "string.h"
 #include "uapi/fcntl.h"
 #include "vsprintf.h"
 
-// Whether path names fd N of the caller that way: true with *fd set. Another process's fds
-// (/proc/<pid>/fd/N) are not reached: -EACCES in *fd's stead, as for a process that may not.
+// Whether path names an fd that way: true with *l set to the process and the fd. /dev/fd,
+// /dev/std* and /proc/self/fd name the caller's; /proc/<pid>/fd another process's too, which
+// every process here may reach, being root (Linux's ptrace-mode read check).
 bool
-fd_link_parse(const char *path, int *fd)
+fd_link_parse(const char *path, struct fd_link *l)
 {
   static const char *const std[] = { "/dev/stdin", "/dev/stdout", "/dev/stderr" };
   for(int i = 0; i < 3; i++)
     if(!strcmp(path, std[i])) {
-      *fd = i;
+      *l = (struct fd_link){ current->proc->pid, i };
       return true;
     }
-  return fd_link_entry(path, fd);
+  return fd_link_entry(path, l);
 }
 
 bool
-fd_link_entry(const char *path, int *fd)
+fd_link_entry(const char *path, struct fd_link *l)
 {
   const char *p = NULL;
   int pid = current->proc->pid;
@@ -44,7 +46,7 @@ fd_link_entry(const char *path, int *fd)
     if(strncmp(q, "/fd/", 4))
       return false;
     p = q + 4;
-    pid = n == pid ? pid : -1;
+    pid = n;
   }
   if(!p || *p < '0' || *p > '9')
     return false;
@@ -53,8 +55,23 @@ fd_link_entry(const char *path, int *fd)
     n = n * 10 + (*p - '0');
   if(*p)
     return false;   // "/dev/fd/3x", "/dev/fd/3/": no such name
-  *fd = pid < 0 ? -EACCES : (int)n;
+  *l = (struct fd_link){ pid, (int)n };
   return true;
+}
+
+// The open description l names, referenced: the caller's through fget, another process's
+// through its table read under RCU; NULL when the process or the fd is gone.
+struct ufile *
+fd_link_get(const struct fd_link *l)
+{
+  if(l->pid == current->proc->pid)
+    return fget(l->fd);
+  rcu_read_lock();
+  struct process *p = pid_process_rcu(l->pid);
+  struct files *fs = p ? READ_ONCE(p->files) : NULL;   // freed a grace period after its put
+  struct ufile *uf = fs ? files_fget_rcu(fs, l->fd) : NULL;
+  rcu_read_unlock();
+  return uf;
 }
 
 // open(2) of such a path (flags as open's): a new description of what fd has. The console
@@ -63,15 +80,13 @@ fd_link_entry(const char *path, int *fd)
 // is ENOENT here, where Linux opens it all the same); ENXIO for anything else (an epoll fd).
 // *f is the file for the caller to finish as open does (NULL for the console: *console set).
 int
-fd_link_open(int fd, u32 flags, struct file **f, bool *console)
+fd_link_open(const struct fd_link *l, u32 flags, struct file **f, bool *console)
 {
   *f = NULL;
   *console = false;
-  if(fd < 0)
-    return fd;
-  struct ufile *uf = fget(fd);
+  struct ufile *uf = fd_link_get(l);
   if(!uf)
-    return -ENOENT;   // Linux: no such name in /proc/self/fd
+    return -ENOENT;   // Linux: no such name in /proc/<pid>/fd
   int err = 0;
   u32 acc = flags & O_ACCMODE;
   struct file *file = uf->file;
@@ -100,18 +115,19 @@ fd_link_open(int fd, u32 flags, struct file **f, bool *console)
 // access(2) and the like of such a path: what fd N has, as fstat gives it (the console a
 // character device); -ENOENT when fd is not open.
 int
-fd_link_stat(int fd, struct kstat *k)
+fd_link_stat(const struct fd_link *l, struct kstat *k)
 {
-  if(fd < 0)
-    return fd;
-  struct ufile *uf = fget(fd);
+  struct ufile *uf = fd_link_get(l);
   if(!uf)
     return -ENOENT;
   memset(k, 0, sizeof(*k));
-  if(uf->file)
+  if(uf->file) {
     vfs_fstat(uf->file, k);
-  else
+  } else {   // the console, as console_fstat (drivers/tty/console.c) gives it
     k->mode = S_IFCHR | 0620;
+    k->nlink = 1;
+    k->rdev = MKDEV(5, 1);
+  }
   fput(uf);
   return 0;
 }
@@ -120,11 +136,9 @@ fd_link_stat(int fd, struct kstat *k)
 // path (" (deleted)" once unlinked, as d_path there), one with no path by its kind (f_op's
 // dname: "pipe:[ino]", "anon_inode:[eventpoll]"). The length in buf (no NUL), or -errno.
 int
-fd_link_readlink(int fd, char *buf, size_t len)
+fd_link_readlink(const struct fd_link *l, char *buf, size_t len)
 {
-  if(fd < 0)
-    return fd;
-  struct ufile *uf = fget(fd);
+  struct ufile *uf = fd_link_get(l);
   if(!uf)
     return -ENOENT;
   struct file *file = uf->file;
@@ -158,11 +172,9 @@ fd_link_readlink(int fd, char *buf, size_t len)
 // lstat(2) of such a name: the link itself, as Linux's proc_fd_link inodes: its mode says how
 // the fd was opened (lr-x, l-wx, lrwx), its size is 64.
 int
-fd_link_lstat(int fd, struct kstat *k)
+fd_link_lstat(const struct fd_link *l, struct kstat *k)
 {
-  if(fd < 0)
-    return fd;
-  struct ufile *uf = fget(fd);
+  struct ufile *uf = fd_link_get(l);
   if(!uf)
     return -ENOENT;
   u32 acc = uf->file ? uf->flags & O_ACCMODE : O_RDWR;   // the console: fds 0-2, read-write
@@ -171,6 +183,6 @@ fd_link_lstat(int fd, struct kstat *k)
   k->mode = S_IFLNK | (acc != O_WRONLY ? 0500 : 0) | (acc != O_RDONLY ? 0300 : 0);
   k->nlink = 1;
   k->size = 64;
-  k->ino = (unsigned long)current->proc->pid * NR_OPEN_MAX + fd + 1;   // one of its own
+  k->ino = (unsigned long)l->pid * NR_OPEN_MAX + l->fd + 1;   // one of its own
   return 0;
 }

@@ -512,6 +512,22 @@ fget(int fd)
   }
 }
 
+// Slots are written under fs->lock, so one read there holds a live reference that is safe
+// to take; refs 0 means files_put is closing them all. The caller's RCU keeps fs itself.
+struct ufile *
+files_fget_rcu(struct files *fs, int fd)
+{
+  struct ufile *uf = NULL;
+  spin_lock(&fs->lock);
+  if(fs->refs > 0 && fd >= 0 && (unsigned)fd < fs->fdt->max_fds) {
+    uf = fs->fdt->fd[fd];
+    if(uf && !ufile_get_unless_zero(uf))
+      uf = NULL;
+  }
+  spin_unlock(&fs->lock);
+  return uf;
+}
+
 void
 fput(struct ufile *uf)
 {

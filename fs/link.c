@@ -134,7 +134,7 @@ sys_linkat(u64 olddirfd, u64 uold, u64 newdirfd, u64 unew, u64 flags)
   struct ufile *uf;
   struct dentry *old;
   u64 how = (flags & AT_EMPTY_PATH) | (flags & AT_SYMLINK_FOLLOW ? 0 : AT_SYMLINK_NOFOLLOW);
-  long err = resolve_at(olddirfd, uold, how, &uf, &old);
+  long err = resolve_at(olddirfd, uold, how, &uf, &old, NULL);
   if(err)
     return err;
   if(uf) {

@@ -117,10 +117,10 @@ sys_openat(u64 dirfd, u64 upath, u64 flags, u64 mode)
   struct file *f;
   // open(2): the new file's mode is mode & ~umask.
   u32 m = mode & S_IALLUGO & ~READ_ONCE(current->proc->umask);
-  int link_fd;
+  struct fd_link link;
   bool console = false;
-  if(path[0] == '/' && fd_link_parse(path, &link_fd))   // /dev/fd/N and the like (fs/fd_link.c)
-    err = fd_link_open(link_fd, (u32)flags, &f, &console);
+  if(path[0] == '/' && fd_link_parse(path, &link))   // /dev/fd/N and the like (fs/fd_link.c)
+    err = fd_link_open(&link, (u32)flags, &f, &console);
   else
     err = vfs_open_at(dir, path, of, m, flags & O_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &f);
   user_path_put(path, dir);
@@ -229,11 +229,11 @@ do_faccessat(int dirfd, u64 upath, u64 mode, u64 flags)
   if(!path)
     return err;
   struct kstat k;
-  int link_fd;   // /dev/fd/N and the like (fs/fd_link.c): what fd N has
+  struct fd_link link = { current->proc->pid, dirfd };   // /dev/fd/N and the like (fs/fd_link.c)
   if(path[0] == 0)
-    err = (err = fd_link_stat(dirfd, &k)) == -ENOENT ? -EBADF : err;
-  else if(path[0] == '/' && !(flags & AT_SYMLINK_NOFOLLOW) && fd_link_parse(path, &link_fd))
-    err = fd_link_stat(link_fd, &k);
+    err = (err = fd_link_stat(&link, &k)) == -ENOENT ? -EBADF : err;
+  else if(path[0] == '/' && !(flags & AT_SYMLINK_NOFOLLOW) && fd_link_parse(path, &link))
+    err = fd_link_stat(&link, &k);
   else
     err = vfs_stat_at(dir, path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &k);
   user_path_put(path, dir);
@@ -357,7 +357,7 @@ sys_fchownat(u64 dirfd, u64 upath, u64 uid, u64 gid, u64 flags)
     return -EINVAL;
   struct ufile *uf;
   struct dentry *d;
-  long err = resolve_at(dirfd, upath, flags, &uf, &d);
+  long err = resolve_at(dirfd, upath, flags, &uf, &d, NULL);
   if(err)
     return err;
   if(uf)

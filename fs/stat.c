@@ -50,10 +50,13 @@ console_kstat(struct kstat *k)
 
 // The file at dirfd and upath as statx and fchownat see it: AT_EMPTY_PATH and "" name dirfd
 // itself (the working directory for AT_FDCWD). On success *uf is the fd's description when
-// the fd is meant (the caller fputs it; its file is NULL for the console), else *d is the
-// dentry, referenced.
+// the fd is meant (the caller fputs it; its file is NULL for the console): dirfd's, or the one
+// /dev/fd/N and the like name (fs/fd_link.c), followed; else *d is the dentry, referenced.
+// With AT_SYMLINK_NOFOLLOW such a name is the link itself: in *entry for a caller that
+// gives one (both *uf and *d NULL), else looked up as any name (ENOENT).
 long
-resolve_at(u64 dirfd, u64 upath, u64 flags, struct ufile **uf, struct dentry **d)
+resolve_at(u64 dirfd, u64 upath, u64 flags, struct ufile **uf, struct dentry **d,
+           struct fd_link *entry)
 {
   long err;
   struct dentry *dir;
@@ -67,7 +70,16 @@ resolve_at(u64 dirfd, u64 upath, u64 flags, struct ufile **uf, struct dentry **d
     *uf = fget((int)dirfd);
     return *uf ? 0 : -EBADF;
   }
-  err = path_lookup_at(dir, path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, d);
+  struct fd_link link;
+  bool follow = !(flags & AT_SYMLINK_NOFOLLOW);
+  if(path[0] == '/' && follow && fd_link_parse(path, &link)) {
+    *uf = fd_link_get(&link);
+    err = *uf ? 0 : -ENOENT;
+  } else if(path[0] == '/' && !follow && entry && fd_link_entry(path, entry)) {
+    err = 0;
+  } else {
+    err = path_lookup_at(dir, path, follow ? 0 : LOOKUP_NOFOLLOW, d);
+  }
   user_path_put(path, dir);
   return err;
 }
@@ -85,7 +97,8 @@ sys_statx(u64 dirfd, u64 upath, u64 flags, u64 mask, u64 ubuf)
     return -EINVAL;
   struct ufile *uf;
   struct dentry *d;
-  long err = resolve_at(dirfd, upath, flags, &uf, &d);
+  struct fd_link entry;
+  long err = resolve_at(dirfd, upath, flags, &uf, &d, &entry);
   if(err)
     return err;
   struct kstat k;
@@ -94,8 +107,10 @@ sys_statx(u64 dirfd, u64 upath, u64 flags, u64 mask, u64 ubuf)
     console_kstat(&k);
   else if(uf)
     vfs_fstat(uf->file, &k);
-  else
+  else if(d)
     inode_stat(d->d_inode, &k);
+  else if((err = fd_link_lstat(&entry, &k)))   // an fd's link itself
+    return err;
   if(uf)
     fput(uf);
   else
@@ -185,18 +200,21 @@ sys_newfstatat(u64 dirfd, u64 upath, u64 st, u64 flags)
     kfree(path);
     return fstat_fd(dirfd, st);
   }
-  int link_fd;   // /dev/fd/N and the like, followed (fs/fd_link.c): what fd N has
-  if(path[0] == '/' && !(flags & AT_SYMLINK_NOFOLLOW) && fd_link_parse(path, &link_fd)) {
-    user_path_put(path, dir);
-    long r = link_fd < 0 ? link_fd : fstat_fd(link_fd, st);
-    return r == -EBADF ? -ENOENT : r;
-  }
   // (AT_EMPTY_PATH on a directory or AT_FDCWD is "." from it: user_path)
   struct kstat k;
-  if(path[0] == '/' && (flags & AT_SYMLINK_NOFOLLOW) && fd_link_entry(path, &link_fd))
-    err = fd_link_lstat(link_fd, &k);   // the fd's link itself
-  else
-    err = vfs_stat_at(dir, path, flags & AT_SYMLINK_NOFOLLOW ? LOOKUP_NOFOLLOW : 0, &k);
+  struct fd_link link;   // /dev/fd/N and the like (fs/fd_link.c)
+  bool follow = !(flags & AT_SYMLINK_NOFOLLOW);
+  if(path[0] == '/' && (follow ? fd_link_parse(path, &link) : fd_link_entry(path, &link))) {
+    if(follow && link.pid == current->proc->pid) {   // the caller's fd: as fstat gives it
+      user_path_put(path, dir);
+      long r = fstat_fd(link.fd, st);
+      return r == -EBADF ? -ENOENT : r;
+    }
+    // another process's fd followed, or the fd's link itself
+    err = follow ? fd_link_stat(&link, &k) : fd_link_lstat(&link, &k);
+  } else {
+    err = vfs_stat_at(dir, path, follow ? 0 : LOOKUP_NOFOLLOW, &k);
+  }
   user_path_put(path, dir);
   return err ? err : put_stat(st, &k);
 }
@@ -231,9 +249,9 @@ sys_readlinkat(u64 dirfd, u64 upath, u64 buf, u64 size)
     user_path_put(path, dir);
     return -ENOMEM;
   }
-  int link_fd;   // /proc/self/fd/N and the like (fs/fd_link.c): what fd N is
-  if(path[0] == '/' && fd_link_entry(path, &link_fd))
-    err = fd_link_readlink(link_fd, k, n);
+  struct fd_link link;   // /proc/self/fd/N and the like (fs/fd_link.c): what the fd is
+  if(path[0] == '/' && fd_link_entry(path, &link))
+    err = fd_link_readlink(&link, k, n);
   else
     err = vfs_readlink_at(dir, path, k, n);
   if(err > 0 && copy_to_user((void *)buf, k, err))

@@ -47,7 +47,7 @@ do_utimes(u64 dirfd, u64 upath, struct timespec64 *ts, u64 flags)
   } else {
     if(flags & ~(u64)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
       return -EINVAL;
-    if((err = resolve_at(dirfd, upath, flags, &uf, &d)))
+    if((err = resolve_at(dirfd, upath, flags, &uf, &d, NULL)))
       return err;
   }
   if(uf) {

@@ -79,18 +79,25 @@ int fd_close(int fd);
 long fcntl_lock(u64 fd, u64 cmd, u64 arg);
 void locks_remove_posix(struct ufile *uf, struct files *owner);
 void locks_remove_ofd(struct ufile *uf);
-// fs/fd_link.c: /dev/fd/N, /dev/std{in,out,err}, /proc/self/fd/N as open(2) and stat(2) see
-// them: whether path is one (*fd the caller's fd, or -EACCES for another process's), and its
-// open: a new file on what fd has (*f), or the console again (*console). fd_link_entry: only
-// the names of the fd directories themselves (not /dev/stdin, a link to one), which readlink(2)
-// and lstat(2) see as the links: their target (fd_link_readlink), their own stat.
+// fs/fd_link.c: /dev/fd/N, /dev/std{in,out,err}, /proc/<pid>/fd/N as open(2) and stat(2) see
+// them: whether path is one (*l: whose fd, which), and its open: a new file on what the fd has
+// (*f), or the console again (*console). fd_link_entry: only the names of the fd directories
+// themselves (not /dev/stdin, a link to one), which readlink(2) and lstat(2) see as the links:
+// their target (fd_link_readlink), their own stat.
 struct kstat;
-bool fd_link_parse(const char *path, int *fd);
-bool fd_link_entry(const char *path, int *fd);
-int fd_link_open(int fd, u32 flags, struct file **f, bool *console);
-int fd_link_stat(int fd, struct kstat *k);   // access(2)'s look at it
-int fd_link_lstat(int fd, struct kstat *k);
-int fd_link_readlink(int fd, char *buf, size_t len);
+struct fd_link {
+  int pid, fd;
+};
+bool fd_link_parse(const char *path, struct fd_link *l);
+bool fd_link_entry(const char *path, struct fd_link *l);
+int fd_link_open(const struct fd_link *l, u32 flags, struct file **f, bool *console);
+int fd_link_stat(const struct fd_link *l, struct kstat *k);   // access(2)'s look at it
+int fd_link_lstat(const struct fd_link *l, struct kstat *k);
+int fd_link_readlink(const struct fd_link *l, char *buf, size_t len);
+struct ufile *fd_link_get(const struct fd_link *l);   // what it names, referenced; or NULL
+// Another process's fd (/proc/<pid>/fd), fs read from it under the caller's rcu_read_lock:
+// its description, referenced, or NULL (not open, or the table is closing).
+struct ufile *files_fget_rcu(struct files *fs, int fd);
 // fs/readdir.c: a directory's place, as getdents' d_off and lseek give it, and a move there.
 u64 dir_pos(struct ufile *uf);
 void dir_seek(struct ufile *uf, u64 pos);

@@ -25,7 +25,9 @@ void user_path_put(char *path, struct dentry *dir);
 char *user_path_abs(int dirfd, u64 upath, long *err);
 struct ufile;
 // fs/stat.c: the node a *at call names (AT_EMPTY_PATH: dirfd's own), referenced in *uf or *d.
-long resolve_at(u64 dirfd, u64 upath, u64 flags, struct ufile **uf, struct dentry **d);
+struct fd_link;
+long resolve_at(u64 dirfd, u64 upath, u64 flags, struct ufile **uf, struct dentry **d,
+                struct fd_link *entry);
 long sys_open(u64 path, u64 flags, u64 mode);
 long sys_openat(u64 dirfd, u64 path, u64 flags, u64 mode);
 long sys_creat(u64 path, u64 mode);

@@ -108,13 +108,14 @@ case_busybox() {
 }
 case_procps() {
   # procps's ps and pgrep find a process by /proc/<pid>/stat, status and cmdline (Debian's
-  # busybox has no pgrep); lscpu reads /proc/cpuinfo, whose CPU differs from the host's, so
-  # only its shape.
-  $B/sleep 60 &
+  # busybox has no pgrep); ls -l reads another process's exe and fd links; lscpu reads
+  # /proc/cpuinfo, whose CPU differs from the host's, so only its shape.
+  $B/sleep 60 3< words &
   pid=$!
   $B/ps -o pid=,comm= -p "$pid" | awk -v p="$pid" '$1 == p {print "ps:", $2}'
   $B/pgrep -x sleep | grep -qx "$pid" && echo "pgrep: found"
   $B/readlink /proc/$pid/exe
+  $B/ls -l /proc/$pid/fd | awk '$9 == 3 {n = split($11, p, "/"); print $1, $9, $10, p[n]}'
   kill "$pid"
   wait "$pid" 2> /dev/null
   $B/lscpu | awk -F: '/^(Architecture|CPU op-mode|Byte Order)/ {print $1}'

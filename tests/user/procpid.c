@@ -332,6 +332,19 @@ test_links(const char *argv0)
   snprintf(want, sizeof(want), "/proc/%d/cwd", pid);
   n = readlink(want, buf, sizeof(buf) - 1);
   check(n == (ssize_t)strlen(dir) && !memcmp(buf, dir, n), "/proc/<pid>/cwd: the child's");
+  char theirs[64], pipename[64];   // the child's fds: its copy of q's read end
+  snprintf(theirs, sizeof(theirs), "/proc/%d/fd/%d", pid, q[0]);
+  n = readlink(theirs, buf, sizeof(buf) - 1);
+  buf[n > 0 ? n : 0] = 0;
+  check(fstat(q[0], &a) == 0 && snprintf(pipename, sizeof(pipename), "pipe:[%lu]",
+        (unsigned long)a.st_ino) > 0 && !strcmp(buf, pipename),
+        "readlink of another process's fd entry: its pipe");
+  check(stat(theirs, &b) == 0 && S_ISFIFO(b.st_mode) && b.st_ino == a.st_ino &&
+        lstat(theirs, &b) == 0 && S_ISLNK(b.st_mode), "stat and lstat of another process's entry");
+  struct statx sx;
+  check(statx(AT_FDCWD, theirs, AT_SYMLINK_NOFOLLOW, STATX_MODE, &sx) == 0 &&
+        S_ISLNK(sx.stx_mode) && statx(AT_FDCWD, theirs, 0, STATX_MODE, &sx) == 0 &&
+        S_ISFIFO(sx.stx_mode), "statx of it, as ls -l asks: the link, and followed the pipe");
   check(write(q[1], "y", 1) == 1, "let the child go");
   close(q[0]);
   close(q[1]);
