@@ -24,7 +24,8 @@ char *user_path(int dirfd, u64 upath, bool empty_ok, struct dentry **dir, long *
 void user_path_put(char *path, struct dentry *dir);
 char *user_path_abs(int dirfd, u64 upath, long *err);
 struct ufile;
-// fs/stat.c: the node a *at call names (AT_EMPTY_PATH: dirfd's own), referenced in *uf or *d.
+// fs/stat.c: the node a *at call names (AT_EMPTY_PATH: dirfd's own; /dev/fd/N followed: that
+// fd's), referenced in *uf or *d; with AT_SYMLINK_NOFOLLOW an fd's link itself in *entry.
 struct fd_link;
 long resolve_at(u64 dirfd, u64 upath, u64 flags, struct ufile **uf, struct dentry **d,
                 struct fd_link *entry);
