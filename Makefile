@@ -267,7 +267,7 @@ TORTURE_SECS ?= 10
 # host's side runs in a ramfs it mounts).
 .PHONY: realprogs
 realprogs: all
-	@tools/realprogs.sh --smp $(SMP)
+	@tools/realprogs.sh --smp $(SMP) $(if $(CMDLINE),--cmdline "$(CMDLINE)")
 
 torture: all FORCE
 	@tools/torture.sh --smp $(SMP) --secs $(or $(SECS),$(TORTURE_SECS)) --mem $(MEM) --accel "$(ACCEL)"

@@ -1,10 +1,12 @@
 // Superblocks and mounts: the root ramfs at "/" and more ramfs instances mounted on
 // directories, each with its own page-cache variant and inode-free mode.
+#include "cmdline.h"
 #include "errno.h"
 #include "fs.h"
 #include "panic.h"
 #include "printk.h"
 #include "slab.h"
+#include "string.h"
 #include "vsprintf.h"
 
 struct vfsmount *root_mnt;
@@ -166,16 +168,31 @@ vfs_umount(const char *path)
 // and its one zone lock on every open, stat and unlink of every CPU.
 struct kmem_cache *names_cachep;
 
+// The root's choices from the command line (pagecache=, pagecache.fanout=, ramfs.free=), so
+// that real programs' files use the variant under test; radix-rcu at 64, freed by RCU, unless
+// told otherwise.
+static struct ramfs_opts
+root_opts(void)
+{
+  struct ramfs_opts o = { PC_RADIX_RCU, kcmdline.pagecache_fanout, FREE_RCU, WALK_AUTO };
+  for(int v = 0; v < NR_PC_VARIANTS; v++)
+    if(strcmp(pagecache_variant_names[v], cmdline_pagecache_names[kcmdline.pagecache]) == 0)
+      o.variant = v;
+  if(kcmdline.ramfs_free_now)
+    o.free = FREE_NOW;
+  return o;
+}
+
 void
 vfs_init(void)
 {
-  static const struct ramfs_opts root_opts = { PC_RADIX_RCU, 64, FREE_RCU, WALK_AUTO };
+  struct ramfs_opts opts = root_opts();
   inode_init();
   dcache_init();
   names_cachep = kmem_cache_create("names_cache", NAMES_CACHE_SIZE, 64, 0, NULL);
   if(!names_cachep)
     panic("vfs_init: no memory for the path-name cache");
-  struct super_block *sb = ramfs_mount(&root_opts);
+  struct super_block *sb = ramfs_mount(&opts);
   root_mnt = kzalloc(sizeof(*root_mnt), GFP_KERNEL);
   if(!sb || !root_mnt)
     panic("vfs_init: no memory for the root filesystem");

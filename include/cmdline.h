@@ -54,10 +54,19 @@ struct cmdline {
   bool bench_rates;           // bench.rates=yes: a BENCH-RUNS line of each point's run rates
   u32 bench_margin;           // bench.margin=: the equivalence margin of verdicts, per cent
   u32 bench_seed;             // bench.seed=: the rounds' orders' seed; 0: drawn at boot
+  // The root ramfs, where user programs' files live (fs/super.c, vfs_init): the page cache
+  // under them and how their inodes are freed, the seeds' variants for real programs.
+  u32 pagecache;              // pagecache=: an index of cmdline_pagecache_names (radix-rcu)
+  u32 pagecache_fanout;       // pagecache.fanout=: 16, 64 (the default) or 128
+  bool ramfs_free_now;        // ramfs.free=now: freed at once; rcu (the default): after a grace period
   char init[INIT_PATH_MAX];   // init=: the program run after self-tests and benchmarks ("" none)
   int ninit_args;             // the words after a lone --, verbatim, never parsed as keys
   char init_args[INIT_ARGS_MAX][CMDLINE_WORD_MAX + 1];
 };
+
+// pagecache='s words, named as include/pagemap.h's pagecache_variant_names.
+#define NR_CMDLINE_PAGECACHE 4
+extern const char *const cmdline_pagecache_names[NR_CMDLINE_PAGECACHE];
 
 void cmdline_defaults(struct cmdline *c);
 

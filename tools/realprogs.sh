@@ -2,7 +2,8 @@
 # make realprogs SMP=n: Debian's own programs, unmodified and dynamically linked, under this
 # kernel, each case's output against the same case run on the host (the oracle), in one boot
 # of the debug image whose init is tests/realprogs/cases.sh under busybox's sh.
-# Usage: realprogs.sh [--smp N] [--log FILE] [--timeout S] [--cases "a b ..."]
+# Usage: realprogs.sh [--smp N] [--log FILE] [--timeout S] [--cases "a b ..."] [--cmdline "k=v ..."]
+#        (--cmdline: more words for the kernel's command line, e.g. pagecache=hash-global)
 #        realprogs.sh --compare HOST_OUT LOG   (only the comparison, of runs already made: the
 #        checker's own test, tests/host/test_realprogs.sh, feeds it runs with planted faults)
 # The host runs the cases first, in a ramfs of its own (mounted here: root is needed), as the
@@ -16,7 +17,7 @@
 # END and LEAK-CHECK passing.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-smp=8 log="" timeout=900 cases="" compare=""
+smp=8 log="" timeout=900 cases="" compare="" extra=""
 while [ $# -gt 0 ]; do
   case $1 in
     --compare) compare=$2 log=$3; shift 2 ;;
@@ -24,6 +25,7 @@ while [ $# -gt 0 ]; do
     --log) log=$2; shift ;;
     --timeout) timeout=$2; shift ;;
     --cases) cases=$2; shift ;;
+    --cmdline) extra=$2; shift ;;
     *) echo "realprogs.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -109,7 +111,7 @@ run() {
   gzip -n -1 -c "$out/realprogs.cpio" > "$out/realprogs.cpio.gz" || exit 1
 
   # This kernel's run.
-  cmdline="bench=none init=/bin/sh -- /realprogs.sh /tmp/rp${cases:+ $cases}"
+  cmdline="bench=none${extra:+ $extra} init=/bin/sh -- /realprogs.sh /tmp/rp${cases:+ $cases}"
   "$top/tools/qemu.sh" --smp "$smp" --image debug --initrd "$out/realprogs.cpio.gz" \
     --cmdline "$cmdline" --timeout "$timeout" --log "$log" > /dev/null 2>&1
   rc=$?

@@ -27,6 +27,8 @@ cmdline_defaults(struct cmdline *c)
   c->poweroff = true;
   c->panic = PANIC_EXIT;
   c->bench_margin = 5;    // bench.margin=: same within +-5%, the usual equivalence margin
+  c->pagecache = 3;       // radix-rcu at fanout 64: Linux's page cache since 2.6.27
+  c->pagecache_fanout = 64;
 #ifdef CONFIG_DEBUG
   c->debug_slab = true;   // the debug image poisons and redzones from boot; debug_slab=no stops it
 #endif
@@ -374,6 +376,44 @@ parse_ipi_wait(struct cmdline *c, const char *v)
   return one_of(v, "halt", "spin", &c->ipi_wait_spin, "expected halt or spin");
 }
 
+const char *const cmdline_pagecache_names[NR_CMDLINE_PAGECACHE] = {
+  "hash-global", "hash-bucket", "radix-lock", "radix-rcu",
+};
+
+// pagecache=: the root ramfs's page cache (the seed 000 and 2001 variants, doc/seeds.md).
+static const char *
+parse_pagecache(struct cmdline *c, const char *v)
+{
+  for(u32 i = 0; i < NR_CMDLINE_PAGECACHE; i++)
+    if(strcmp(v, cmdline_pagecache_names[i]) == 0) {
+      c->pagecache = i;
+      return NULL;
+    }
+  return "expected hash-global, hash-bucket, radix-lock or radix-rcu";
+}
+
+// pagecache.fanout=: the radix tree's slots per node, the 2002 thread's 16, 64 and 128
+// (mm/radix-tree.c builds those three); the hash variants have no fanout and ignore it.
+static const char *
+parse_fanout(struct cmdline *c, const char *v)
+{
+  u32 n;
+  const char *why = number(v, 16, 128, &n);
+  if(why == NULL && n != 16 && n != 64 && n != 128)
+    why = "expected 16, 64 or 128";
+  if(why == NULL)
+    c->pagecache_fanout = n;
+  return why;
+}
+
+// ramfs.free=: how the root ramfs frees an inode (the 2010 experiment, seed 003): rcu, or now,
+// which also walks that file system by ref-walk alone (RCU-walk needs RCU-freed inodes).
+static const char *
+parse_ramfs_free(struct cmdline *c, const char *v)
+{
+  return one_of(v, "rcu", "now", &c->ramfs_free_now, "expected rcu or now");
+}
+
 // bench.seed=: the seed of the rounds' random orders (kernel/bench/bench.c), to replay a
 // boot's; 0 is not a seed (the default: a new one each boot, printed).
 static const char *
@@ -427,6 +467,9 @@ static const struct param {
   { "ipi.wait", parse_ipi_wait },
   { "bench.margin", parse_margin },
   { "bench.seed", parse_seed },
+  { "pagecache", parse_pagecache },
+  { "pagecache.fanout", parse_fanout },
+  { "ramfs.free", parse_ramfs_free },
   { "init", parse_init },
 };
 

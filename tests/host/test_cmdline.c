@@ -363,6 +363,26 @@ test_flags(void)
   CHECK(rejected("bench.seed=4294967296", "out of range"));
   CHECK(rejected("bench.seed=0", "out of range"));
   CHECK(rejected("bench.seed=0x10", "not a decimal number"));
+  // pagecache, pagecache.fanout, ramfs.free: the root ramfs's variants, radix-rcu/64 and rcu
+  // by default; a bad value is named and the last good one kept.
+  CHECK(fresh(&c, "") == 0 && !strcmp(cmdline_pagecache_names[c.pagecache], "radix-rcu") &&
+        c.pagecache_fanout == 64 && !c.ramfs_free_now);
+  for(int i = 0; i < NR_CMDLINE_PAGECACHE; i++) {
+    char w[64];
+    snprintf(w, sizeof(w), "pagecache=%s", cmdline_pagecache_names[i]);
+    CHECK(fresh(&c, w) == 0 && c.pagecache == (u32)i);
+  }
+  CHECK(fresh(&c, "pagecache=hash-bucket pagecache=radix") == 1 &&
+        !strcmp(cmdline_pagecache_names[c.pagecache], "hash-bucket"));
+  CHECK(rejected("pagecache=radix", "expected hash-global, hash-bucket, radix-lock or radix-rcu"));
+  CHECK(fresh(&c, "pagecache.fanout=16") == 0 && c.pagecache_fanout == 16);
+  CHECK(fresh(&c, "pagecache.fanout=128 pagecache.fanout=32") == 1 && c.pagecache_fanout == 128);
+  CHECK(rejected("pagecache.fanout=32", "expected 16, 64 or 128"));
+  CHECK(rejected("pagecache.fanout=256", "out of range"));
+  CHECK(rejected("pagecache.fanout=8", "out of range"));
+  CHECK(fresh(&c, "ramfs.free=now") == 0 && c.ramfs_free_now);
+  CHECK(parse(&c, "ramfs.free=rcu") == 0 && !c.ramfs_free_now);
+  CHECK(rejected("ramfs.free=later", "expected rcu or now"));
   CHECK(rejected("bench.aa=YES", "expected yes or no"));
   CHECK(rejected("bench.aa=", "empty value"));
   CHECK(rejected("bench.a=yes", "unknown key"));
