@@ -360,7 +360,7 @@ make_node(struct inode *dir, struct dentry *child, const struct new_node *n)
     // Linux's vfs_link, in its order. A generated file of /sys or /proc lives here in the
     // root ramfs, but on Linux in a file system of its own: EXDEV, as there.
     struct inode *inode = n->old->d_inode;
-    if(inode->i_sb != dir->i_sb || inode->i_fop)
+    if(inode->i_sb != dir->i_sb || inode->i_fop || (READ_ONCE(inode->i_flags) & I_PROC))
       return -EXDEV;
     if(S_ISDIR(inode->i_mode))
       return -EPERM;
@@ -386,8 +386,8 @@ create(struct dentry *dir_at, const char *path, struct new_node *n, bool existin
   struct inode *dir = nd.dentry->d_inode;
   struct dentry *child = NULL;
   mutex_lock(&dir->i_mutex);
-  if(dir->i_flags & I_DEAD)
-    err = -ENOENT;
+  if(dir->i_flags & I_DEAD || (READ_ONCE(dir->i_flags) & I_PROC && !n->inode))
+    err = -ENOENT;   // (a generated node of /proc, n->inode, is the kernel's to add)
   else if((child = d_lookup(nd.dentry, &nd.last))) {
     if(!existing)
       err = -EEXIST;
@@ -569,6 +569,8 @@ vfs_unlink_at(struct dentry *dir_at, const char *path)
     err = -EISDIR;
   else if(nd.must_dir)
     err = -ENOTDIR;
+  else if(READ_ONCE(d->d_inode->i_flags) & I_PROC)
+    err = -EPERM;
   else
     err = dir->i_op->unlink(dir, d);
   mutex_unlock(&dir->i_mutex);
@@ -607,6 +609,8 @@ vfs_rmdir_at(struct dentry *dir_at, const char *path)
     err = -ENOTDIR;
   else if(READ_ONCE(d->d_mounted))
     err = -EBUSY;
+  else if(READ_ONCE(d->d_inode->i_flags) & I_PROC)
+    err = -EPERM;
   else {
     // No create inside while it is checked and removed.
     mutex_lock_nested(&d->d_inode->i_mutex, I_MUTEX_CHILD);

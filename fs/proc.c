@@ -211,6 +211,7 @@ proc_init(void)
     err = -ENOMEM;
   if(inode) {
     inode->i_op = &self_iops;
+    inode->i_flags |= I_PROC;
     err = vfs_add_inode("/proc/self", inode);
   }
   if(err)
@@ -225,9 +226,19 @@ proc_init(void)
     if(inode) {
       inode->i_fop = &proc_show_fops;
       inode->i_private = (long)files[i].show;
+      inode->i_flags |= I_PROC;
     }
     err = inode ? vfs_add_inode(files[i].path, inode) : -ENOMEM;
     if(err)
       pr_err("vfs: cannot make %s: error %d\n", files[i].path, err);
+  }
+  // Last, the directories: from here on only the kernel adds and removes names there.
+  static const char *const dirs[] = { "/proc", "/proc/sys", "/proc/sys/kernel" };
+  for(size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+    struct dentry *d;
+    if(path_lookup(dirs[i], 0, &d) == 0) {
+      __atomic_or_fetch(&d->d_inode->i_flags, I_PROC, __ATOMIC_RELAXED);
+      dput(d);
+    }
   }
 }

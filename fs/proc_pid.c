@@ -338,13 +338,17 @@ static const struct {
 
 // A fork that cannot make these nodes (out of memory, or a name root made there
 // first) still runs: /proc/<pid> is then missing, or lacks a name, which readers see as the
-// process gone.
+// process gone. Every node is the kernel's (I_PROC): no program may add or remove a name.
 void
 proc_pid_add(int pid)
 {
   char path[32];
   snprintf(path, sizeof(path), "/proc/%d", pid);
-  if(vfs_mknod(path, S_IFDIR | 0555, 0))
+  struct inode *dir = ramfs_get_inode(root_mnt->mnt_sb, S_IFDIR | 0555);
+  if(!dir)
+    return;
+  dir->i_flags |= I_PROC;
+  if(vfs_add_inode(path, dir))
     return;
   for(size_t i = 0; i < NR_PID_ENTRIES; i++) {
     struct inode *inode = ramfs_get_inode(root_mnt->mnt_sb, pid_entries[i].mode);
@@ -354,9 +358,26 @@ proc_pid_add(int pid)
     if(pid_entries[i].iops)
       inode->i_op = pid_entries[i].iops;
     inode->i_private = pid_entries[i].fops == &proc_show_fops ? (long)mounts_show : pid;
+    inode->i_flags |= I_PROC;
     snprintf(path, sizeof(path), "/proc/%d/%s", pid, pid_entries[i].name);
     vfs_add_inode(path, inode);
   }
+}
+
+// The kernel's own removal: the node stops being I_PROC first, which only a program's
+// unlink or rmdir is refused for.
+static void
+proc_remove(const char *path, bool dir)
+{
+  struct dentry *d;
+  if(path_lookup(path, LOOKUP_NOFOLLOW, &d))
+    return;
+  __atomic_and_fetch(&d->d_inode->i_flags, ~I_PROC, __ATOMIC_RELAXED);
+  dput(d);
+  if(dir)
+    vfs_rmdir(path);
+  else
+    vfs_unlink(path);
 }
 
 void
@@ -365,11 +386,8 @@ proc_pid_remove(int pid)
   char path[32];
   for(size_t i = NR_PID_ENTRIES; i-- > 0;) {
     snprintf(path, sizeof(path), "/proc/%d/%s", pid, pid_entries[i].name);
-    if(S_ISDIR(pid_entries[i].mode))
-      vfs_rmdir(path);
-    else
-      vfs_unlink(path);
+    proc_remove(path, S_ISDIR(pid_entries[i].mode));
   }
   snprintf(path, sizeof(path), "/proc/%d", pid);
-  vfs_rmdir(path);
+  proc_remove(path, true);
 }

@@ -94,7 +94,10 @@ vfs_rename_at(struct dentry *from_dir, const char *from, struct dentry *to_dir, 
   mutex_lock(&adir->i_mutex);
   if(bdir != adir)
     mutex_lock_nested(&bdir->i_mutex, I_MUTEX_PARENT2);
-  if((adir->i_flags | bdir->i_flags) & I_DEAD || !(old = d_lookup(a.dentry, &a.last)))
+  // Linux's procfs renames nothing, and is a file system apart (include/fs.h, I_PROC).
+  if((adir->i_flags | bdir->i_flags) & I_PROC)
+    err = (adir->i_flags & bdir->i_flags & I_PROC) ? -ENOENT : -EXDEV;
+  else if((adir->i_flags | bdir->i_flags) & I_DEAD || !(old = d_lookup(a.dentry, &a.last)))
     err = -ENOENT;
   else if(!(err = rename_check(old, b.dentry, target = d_lookup(b.dentry, &b.last), &a, &b,
                                flags)) && !(target && target->d_inode == old->d_inode)) {

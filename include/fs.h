@@ -66,6 +66,11 @@ struct super_block {
 };
 
 #define I_DEAD 0x1   // a removed directory: nothing may be created in it
+// A node of /proc, which is part of the root ramfs here but Linux's procfs there: its names
+// are the kernel's. Creating a name in such a directory is ENOENT, removing such a node EPERM,
+// renaming in or out ENOENT or EXDEV, a hard link to it EXDEV, as Linux's procfs answers.
+// The kernel clears it from a node it is about to remove (fs/proc_pid.c).
+#define I_PROC 0x2
 
 // The i_mutex subclasses where one thread holds several (Linux's I_MUTEX_*), each a lockdep
 // class of its own, nested in this order only: rename's two parents, then the directory that

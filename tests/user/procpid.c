@@ -250,6 +250,16 @@ test_files(char *self)
         "/proc/sys/kernel/ostype");
   check(read_file("/proc/sys/kernel/osrelease", buf, sizeof(buf)) > 2,
         "/proc/sys/kernel/osrelease");
+  // /proc's names are the kernel's: none made, removed or renamed by a program (trinity
+  // opens /proc/self/oom_score_adj with O_CREAT, which must not leave a file in the pid's
+  // directory).
+  FAILS(open("/proc/self/oom_score_adj.x", O_WRONLY | O_CREAT, 0600), ENOENT);
+  FAILS(mkdir("/proc/self/d", 0700), ENOENT);
+  FAILS(mkdir("/proc/d", 0700), ENOENT);
+  FAILS(symlink("x", "/proc/sys/kernel/l"), ENOENT);
+  FAILS(unlink("/proc/self/stat"), EPERM);
+  FAILS(rmdir("/proc/self/fd"), EPERM);
+  FAILS(rename("/proc/self/stat", "/proc/self/stat2"), ENOENT);
 }
 
 // /dev/fd/N, /proc/self/fd/N and /proc/<pid>/fd/N opened and stat'd: a pipe's ends again (its
