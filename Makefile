@@ -183,6 +183,7 @@ $(BUILD)/user/%: tests/user/%.c tests/user/check.h tests/user/raw.h | $(BUILD)/.
 	@mkdir -p $(dir $@)
 	$(say) "  USER    $@"
 	$(Q)$(CC) $(USERCFLAGS) -o $@ $< -lm
+$(BUILD)/user/unix: tests/user/unix_gc.h   # its part on the collector
 # sysfuzz (make fuzz-syscalls): one program from the files of tests/user/sysfuzz/ (its table
 # of calls, their arguments, its workers and parent), built as the other test programs are.
 SYSFUZZ_SRC := $(wildcard tests/user/sysfuzz/*.c)

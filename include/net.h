@@ -52,6 +52,7 @@ struct unix_address {
 // file lives while it is queued even after every fd of it is closed.
 struct scm_fp_list {
   int count;
+  bool inflight;                // its sockets' inflight counts it (net/garbage.c), under unix_gc_lock
   struct ufile *fp[SCM_MAX_FD];
 };
 
@@ -101,6 +102,13 @@ struct sock {
   struct wait_queue_head sk_wq;      // its readers, acceptors and pollers: data, a
                                      // connection, the peer's going, room at its peer
   struct wait_queue_head peer_wait;  // writers and connecters waiting for room in this one
+  // The garbage collector's (net/garbage.c, Linux's unix_sock fields), all under unix_gc_lock:
+  long inflight;                // references of this socket's file held by messages in flight
+  struct ufile *gc_file;        // that file while inflight > 0 (those references keep it)
+  struct list_head gc_link;     // in gc_inflight_list while inflight > 0 (or a collection's)
+  bool gc_candidate;            // a collection's: every reference of the file was in flight
+  bool gc_maybe_cycle;          // a collection's: a candidate not (yet) found held from outside
+  long gc_count;                // a collection's: inflight less the references in candidates
 };
 
 // The file side: what an fd of a socket has in its file's private_data.
@@ -165,6 +173,16 @@ int unix_wait(struct sock *sk, struct wait_queue_head *wq, bool (*ready)(struct 
 long unix_sendmsg(struct socket *sock, struct msghdr *msg, unsigned flags);
 long unix_recvmsg(struct socket *sock, struct msghdr *msg, size_t len, unsigned flags);
 void unix_purge_queue(struct list_head *queue);   // frees every skb (no lock held)
+void unix_unlink_skb(struct sock *sk, struct sk_buff *skb);   // off sk's queue, sk_lock held
+
+// net/garbage.c: the collector of sockets in flight in cycles (Linux's unix_gc). None of these
+// is called with an sk_lock held.
+void unix_attach_fds(struct scm_fp_list *fp);   // a message's files go in flight
+void unix_detach_fds(struct scm_fp_list *fp);   // ... and leave it (received, or dropped)
+void unix_peek_fds(struct scm_fp_list *fp);     // MSG_PEEK's copies, before they are installed
+void unix_gc(void);
+void unix_gc_release(void);     // a sock released: collect if any socket is in flight
+void wait_for_unix_gc(void);    // a send with files: collect past a threshold
 
 // net/sock.c: the SOL_SOCKET options of a socket.
 int sock_getsockopt(struct socket *sock, int name, void *val, int *len);

@@ -17,6 +17,7 @@ scm_destroy(struct scm_fp_list *fp)
 {
   if(!fp)
     return;
+  unix_detach_fds(fp);   // out of flight before the puts: a freed file must be off the list
   for(int i = 0; i < fp->count; i++)
     fput(fp->fp[i]);   // may release a socket, and its queue: no lock is held here
   kfree(fp);
@@ -29,6 +30,7 @@ scm_fp_dup(struct scm_fp_list *fp)
   if(!d)
     return NULL;
   d->count = fp->count;
+  d->inflight = false;   // the copies are the peeker's (unix_peek_fds)
   for(int i = 0; i < fp->count; i++) {
     d->fp[i] = fp->fp[i];
     __atomic_add_fetch(&d->fp[i]->refs, 1, __ATOMIC_RELAXED);
@@ -50,6 +52,7 @@ scm_fp_copy(const struct cmsghdr *cm, struct scm_fp_list **fpp)
     if(!(fp = kmalloc(sizeof(*fp), GFP_KERNEL)))
       return -ENOMEM;
     fp->count = 0;
+    fp->inflight = false;
     *fpp = fp;
   }
   if(fp->count + n > SCM_MAX_FD)

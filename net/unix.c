@@ -68,6 +68,7 @@ unix_sk_alloc(int type)
   INIT_LIST_HEAD(&sk->sk_receive_queue);
   INIT_LIST_HEAD(&sk->accept_queue);
   INIT_LIST_HEAD(&sk->accept_link);
+  INIT_LIST_HEAD(&sk->gc_link);
   init_waitqueue_head(&sk->sk_wq);
   init_waitqueue_head(&sk->peer_wait);
   return sk;
@@ -612,9 +613,8 @@ unix_poll(struct socket *sock, struct poll_table *pt)
 // The end of a sock (Linux's unix_release_sock): no more messages, its name out of the
 // table, a connected stream's peer told (end of file, and ECONNRESET when this side left
 // data unread or was never accepted), the queued messages and their files dropped, and the
-// connections its listener never accepted released as this one. Files in flight in a cycle
-// of sockets that only those sockets' queues hold stay (Linux's unix_gc collects them; there
-// is no collector here).
+// connections its listener never accepted released as this one; then, with sockets in
+// flight, a collection of their cycles (net/garbage.c, as Linux's).
 static void
 unix_release_sock(struct sock *sk, bool embryo)
 {
@@ -662,6 +662,8 @@ unix_release_sock(struct sock *sk, bool embryo)
   }
   if(path)
     dput(path);
+  if(!embryo)
+    unix_gc_release();
 }
 
 void

@@ -80,7 +80,7 @@ unix_queue_skb(struct sock *other, struct sk_buff *skb)
 }
 
 // Off sk's queue (sk_lock held): room for writers that wait on it.
-static void
+void
 unix_unlink_skb(struct sock *sk, struct sk_buff *skb)
 {
   list_del_init(&skb->list);
@@ -153,6 +153,7 @@ unix_stream_sendmsg(struct socket *sock, struct msghdr *msg, unsigned flags)
       break;
     skb->fp = msg->fp;   // the files go with the first message
     msg->fp = NULL;
+    unix_attach_fds(skb->fp);   // in flight from before the queue (net/garbage.c)
     mutex_lock(&other->sk_lock);
     for(;;) {
       if(other->dead || (other->sk_shutdown & RCV_SHUTDOWN)) {
@@ -224,6 +225,7 @@ unix_dgram_sendmsg(struct socket *sock, struct msghdr *msg, unsigned flags)
     goto out;
   skb->fp = msg->fp;
   msg->fp = NULL;
+  unix_attach_fds(skb->fp);
   struct room_wait w = { sk };
   mutex_lock(&other->sk_lock);
   for(;;) {
@@ -272,6 +274,8 @@ out:
 long
 unix_sendmsg(struct socket *sock, struct msghdr *msg, unsigned flags)
 {
+  if(msg->fp)
+    wait_for_unix_gc();
   if(sock->type == SOCK_DGRAM)
     return unix_dgram_sendmsg(sock, msg, flags);
   return unix_stream_sendmsg(sock, msg, flags);
@@ -435,11 +439,22 @@ unix_stream_recvmsg(struct socket *sock, struct msghdr *msg, size_t len, unsigne
 long
 unix_recvmsg(struct socket *sock, struct msghdr *msg, size_t len, unsigned flags)
 {
+  long r;
   if(flags & MSG_OOB)
     return -EOPNOTSUPP;
   if(sock->type == SOCK_STREAM)
-    return unix_stream_recvmsg(sock, msg, len, flags);
-  if(sock->type == SOCK_SEQPACKET && READ_ONCE(sock->sk->sk_state) != TCP_ESTABLISHED)
+    r = unix_stream_recvmsg(sock, msg, len, flags);
+  else if(sock->type == SOCK_SEQPACKET && READ_ONCE(sock->sk->sk_state) != TCP_ESTABLISHED)
     return -ENOTCONN;
-  return unix_dgram_recvmsg(sock, msg, len, flags);
+  else
+    r = unix_dgram_recvmsg(sock, msg, len, flags);
+  // Files taken from a message leave flight, and a peek's copies wait out a collection,
+  // before the caller installs any as an fd (net/garbage.c says why).
+  if(msg->fp) {
+    if(msg->fp->inflight)
+      unix_detach_fds(msg->fp);
+    else
+      unix_peek_fds(msg->fp);
+  }
+  return r;
 }

@@ -1,6 +1,7 @@
 // unix: AF_UNIX sockets against Linux's answers (man 7 unix): socketpair of each type, names
 // (paths, abstract, autobind), connect/listen/accept with backlogs and signals, shutdown,
-// EPIPE/SIGPIPE/ECONNRESET, buffers filled, SCM_RIGHTS, poll and epoll, options, hostile input.
+// EPIPE/SIGPIPE/ECONNRESET, buffers filled, SCM_RIGHTS and the collection of sockets in flight
+// in cycles (unix_gc.h), poll and epoll, options, hostile input.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <poll.h>
@@ -485,6 +486,8 @@ rights(void)
   close(sv[1]);
 }
 
+#include "unix_gc.h"
+
 // epoll wakes on data a child sends; /proc/self/fd lists a socket.
 static void
 readiness(void)
@@ -588,6 +591,7 @@ main(void)
   names(dir);
   abstract_and_dgram();
   rights();
+  collector();
   readiness();
   races();
   rmdir(dir);
