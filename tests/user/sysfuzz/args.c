@@ -298,9 +298,13 @@ val(struct ctx *c, int k, long *room)
       snprintf(a->sun_path, sizeof(a->sun_path), "%.90s/s%ld", scratch, pick(c, 4));
     return (long)a;
   }
-  case K_SUNLEN: {
-    static const long v[] = { 0, 1, 2, 3, 20, 110, 111, 128, 129, -1 };
-    return v[pick(c, 10)];
+  case K_SUNLEN: {   // the family alone, a name cut short, the whole size and past it; a cut
+                     // keeps "<scratch>/s", so that no bind makes a name outside the scratch
+                     // directory (a cut at the directory's own name would, once it is gone)
+    enum { CUT = -2 };
+    static const long v[] = { 0, 1, 2, 3, CUT, 110, 111, 128, 129, -1 };
+    long n = v[pick(c, 10)];
+    return n == CUT ? (long)(sizeof(sa_family_t) + strlen(scratch) + 2) : n;
   }
   case K_BRK: {
     long cur = raw(12, 0, 0, 0, 0, 0, 0);   // never below the break: glibc's heap is there
