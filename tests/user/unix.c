@@ -399,7 +399,7 @@ abstract_and_dgram(void)
 // SCM_RIGHTS: a pipe's end passed and used; MSG_CTRUNC; files held in flight and dropped
 // with a socket closed unread; bad control messages.
 static int
-send_fds(int s, const int *fds, int n)
+send_fds_flags(int s, const int *fds, int n, int flags)
 {
   char cbuf[CMSG_SPACE(sizeof(int) * 8)];
   struct iovec io = { "F", 1 };
@@ -410,7 +410,13 @@ send_fds(int s, const int *fds, int n)
   cm->cmsg_type = SCM_RIGHTS;
   cm->cmsg_len = CMSG_LEN(sizeof(int) * n);
   memcpy(CMSG_DATA(cm), fds, sizeof(int) * n);
-  return (int)sendmsg(s, &m, 0);
+  return (int)sendmsg(s, &m, flags);
+}
+
+static int
+send_fds(int s, const int *fds, int n)
+{
+  return send_fds_flags(s, fds, n, 0);
 }
 
 static void

@@ -57,16 +57,7 @@ static const int gc_types[3] = { SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET };
 static void
 gc_send(int s, const int *fds, int n)
 {
-  char cbuf[CMSG_SPACE(sizeof(int) * 8)];
-  struct iovec io = { "G", 1 };
-  struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf,
-                      .msg_controllen = CMSG_SPACE(sizeof(int) * n) };
-  struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-  cm->cmsg_level = SOL_SOCKET;
-  cm->cmsg_type = SCM_RIGHTS;
-  cm->cmsg_len = CMSG_LEN(sizeof(int) * n);
-  memcpy(CMSG_DATA(cm), fds, sizeof(int) * n);
-  sendmsg(s, &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+  send_fds_flags(s, fds, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
 // A ring of n sockets x[i], each queue holding the next one's fd (n = 1: its own), the first
