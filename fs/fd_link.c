@@ -1,9 +1,9 @@
-// /dev/fd/N, /dev/stdin, /dev/stdout, /dev/stderr and /proc/self/fd/N (and /proc/<own pid>/fd/N):
-// Linux's "magic links" (proc_fd_link), whose open reaches the file fd N has rather than a name:
-// bash's process substitution passes /dev/fd/63, scripts read /dev/stdin. No name exists under
-// the fd directories to walk to here (they are only listed): open, stat, readlink and lstat
-// match the whole absolute path, so a path that reaches them through another link, or from a
-// relative start, is not one of them.
+// /dev/fd/N, /dev/std{in,out,err} and /proc/<pid>/fd/N (/proc/self/fd/N): Linux's "magic links"
+// (proc_fd_link), whose open reaches the file the fd has rather than a name: bash's process
+// substitution passes /dev/fd/63, scripts read /dev/stdin, ls -l reads the links. No name
+// exists under the fd directories to walk to here (they are only listed): open, stat, statx,
+// access, readlink and lstat match the whole absolute path, so a path that reaches them
+// through another link, or from a relative start, is not one of them.
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
