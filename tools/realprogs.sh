@@ -152,9 +152,9 @@ grep -aq 'END result=pass' "$log" || fail "no END result=pass (qemu.sh exit $rc;
 grep -aq 'LEAK-CHECK result=pass' "$log" || fail "no LEAK-CHECK result=pass (log $log)"
 # No program may meet ENOSYS for a call Linux has (a number Linux lacks is "(unknown)", ENOSYS
 # there too): the kernel names each call once, with the program that made it first.
-missing=$(tr -d '\r' < "$log" | sed -nE 's/.*syscall: ([^[]*)\[[0-9]+\] called system call [0-9]+ \(([a-z_0-9]+)\), not implemented.*/\2 (\1)/p' |
+enosys_calls=$(tr -d '\r' < "$log" | sed -nE 's/.*syscall: ([^[]*)\[[0-9]+\] called system call [0-9]+ \(([a-z_0-9]+)\), not implemented.*/\2 (\1)/p' |
   grep -v '^unknown ' | sort -u | paste -sd, -)
-[ -z "$missing" ] || fail "ENOSYS for $missing, which Linux has"
+[ -z "$enosys_calls" ] || fail "ENOSYS for $enosys_calls, which Linux has"
 echo "$passed passed, $failed failed"
 [ -n "$compare" ] && rm -rf "$out"
 [ "$failed" = 0 ]
