@@ -200,6 +200,10 @@ vfs_init(void)
   root_mnt->mnt_sb = sb;
   pr_info("vfs: ramfs at / (%s, fanout %u, inodes %s)\n", pagecache_variant_names[sb->s_variant],
           sb->s_fanout, sb->s_free == FREE_RCU ? "free-rcu" : "free-now");
+  // Every walk starts at /: the file-system suites' walks into their own mounts too.
+  if(sb->s_free == FREE_NOW && (kcmdline.bench_all || kcmdline.nbench))
+    pr_warn("vfs: ramfs.free=now: every path walk is a ref-walk, the benchmark suites' too: "
+            "their RCU-walk comparisons do not hold in this boot (bench=none for real programs)\n");
   chrdev_init();   // /dev
   sysfs_init();    // /sys/devices/system/cpu
   proc_init();     // /proc, and the links of /dev into it
