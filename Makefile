@@ -496,6 +496,20 @@ $(LINUX_INITRD): $(BUILD)/user/linux/init $(BUILD)/user/ubench $(BUILD)/user/exi
 	  'file /bin/ubench $(BUILD)/user/ubench 0755 0 0' \
 	  'file /bin/exit0 $(BUILD)/user/exit0 0755 0 0' > $@.list
 	$(Q)tools/newc.py $@ $@.list
+# make seeds-real [SMP=8] [ROUNDS=3] [SEEDS=000,001,003] [SECS=] [REPS=] [LINUX_PKG=]: the
+# seeds' own programs, unmodified (dbench, fs_mark, sysbench with jemalloc), on every variant of
+# this kernel (pagecache=, ramfs.free=, madvise.lock=) and on Debian's Linux on compare-linux's
+# equal terms, a boot per variant per round; REAL-SEED lines, tables beside the seeds' own and
+# build/report/seeds-real.md (tools/seeds_real.py, doc/seeds-real.md). IMITATION= a benchmark
+# boot's log whose BENCH-SEED lines go beside (default build/logs/last.log).
+.PHONY: seeds-real
+seeds-real: all $(LINUX_INITRD)
+	@tools/seeds_real.py --smp $(SMP) --rounds $(or $(ROUNDS),3) --mem $(if $(call given,MEM),$(MEM),2G) \
+	  $(if $(SEEDS),--seeds $(SEEDS)) $(if $(call given,SECS),--secs $(SECS)) $(if $(REPS),--reps $(REPS)) \
+	  --cpu $(if $(call given,CPU),$(CPU),max) --accel "$(ACCEL)" --pkg "$(LINUX_PKG)" \
+	  --linux-list $(LINUX_INITRD).list --busybox "$(BUSYBOX)" \
+	  --imitation $(or $(IMITATION),$(BUILD)/logs/last.log)
+
 .PHONY: compare-linux
 compare-linux: all $(LINUX_INITRD)
 	@tools/compare_linux.py --smp $(SMP) --rounds $(or $(ROUNDS),3) --mem $(MEM) \

@@ -168,7 +168,8 @@ vfs_umount(const char *path)
 // and its one zone lock on every open, stat and unlink of every CPU.
 struct kmem_cache *names_cachep;
 
-// The root's choices from the command line (pagecache=, pagecache.fanout=, ramfs.free=), so
+// The root's choices from the command line (pagecache=, pagecache.fanout=, ramfs.free=,
+// ramfs.walk=), so
 // that real programs' files use the variant under test; radix-rcu at 64, freed by RCU, unless
 // told otherwise.
 static struct ramfs_opts
@@ -180,6 +181,8 @@ root_opts(void)
       o.variant = v;
   if(kcmdline.ramfs_free_now)
     o.free = FREE_NOW;
+  if(kcmdline.ramfs_walk_ref)
+    o.walk = WALK_REF_ONLY;
   return o;
 }
 
@@ -198,12 +201,14 @@ vfs_init(void)
     panic("vfs_init: no memory for the root filesystem");
   root_mnt->mnt_root = sb->s_root;
   root_mnt->mnt_sb = sb;
-  pr_info("vfs: ramfs at / (%s, fanout %u, inodes %s)\n", pagecache_variant_names[sb->s_variant],
-          sb->s_fanout, sb->s_free == FREE_RCU ? "free-rcu" : "free-now");
+  pr_info("vfs: ramfs at / (%s, fanout %u, inodes %s, %s)\n", pagecache_variant_names[sb->s_variant],
+          sb->s_fanout, sb->s_free == FREE_RCU ? "free-rcu" : "free-now",
+          sb->s_rcu_walk ? "rcu-walk" : "ref-walk");
   // Every walk starts at /: the file-system suites' walks into their own mounts too.
-  if(sb->s_free == FREE_NOW && (kcmdline.bench_all || kcmdline.nbench))
-    pr_warn("vfs: ramfs.free=now: every path walk is a ref-walk, the benchmark suites' too: "
-            "their RCU-walk comparisons do not hold in this boot (bench=none for real programs)\n");
+  if(!sb->s_rcu_walk && (kcmdline.bench_all || kcmdline.nbench))
+    pr_warn("vfs: %s: every path walk is a ref-walk, the benchmark suites' too: "
+            "their RCU-walk comparisons do not hold in this boot (bench=none for real programs)\n",
+            sb->s_free == FREE_NOW ? "ramfs.free=now" : "ramfs.walk=ref");
   chrdev_init();   // /dev
   sysfs_init();    // /sys/devices/system/cpu
   proc_init();     // /proc, and the links of /dev into it

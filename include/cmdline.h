@@ -59,6 +59,7 @@ struct cmdline {
   u32 pagecache;              // pagecache=: an index of cmdline_pagecache_names (radix-rcu)
   u32 pagecache_fanout;       // pagecache.fanout=: 16, 64 (the default) or 128
   bool ramfs_free_now;        // ramfs.free=now: freed at once; rcu (the default): after a grace period
+  bool ramfs_walk_ref;        // ramfs.walk=ref: the root is ref-walked even where RCU-walk is safe
   char init[INIT_PATH_MAX];   // init=: the program run after self-tests and benchmarks ("" none)
   int ninit_args;             // the words after a lone --, verbatim, never parsed as keys
   char init_args[INIT_ARGS_MAX][CMDLINE_WORD_MAX + 1];

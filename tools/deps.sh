@@ -34,6 +34,9 @@ need python3-minimal test -x /usr/bin/python3
 need musl-tools      command -v musl-gcc
 need strace          command -v strace
 need golang-go       command -v go
+# make seeds-real runs seed 001 as sysbench with Debian's jemalloc preloaded (tests/seeds/).
+need sysbench        command -v sysbench
+need libjemalloc2    test -f /usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 # make compare-linux fetches Debian's Linux with apt-get download and unpacks its bzImage
 # with dpkg-deb (tools/fetch_linux.sh).
 need apt             command -v apt-get

@@ -414,6 +414,16 @@ parse_ramfs_free(struct cmdline *c, const char *v)
   return one_of(v, "rcu", "now", &c->ramfs_free_now, "expected rcu or now");
 }
 
+// ramfs.walk=: how paths on the root ramfs are walked: auto (RCU-walk where the inodes are
+// RCU-freed, ref-walk otherwise) or ref, ref-walk always, as both kernels of the 2010 thread
+// walked (RCU-walk came two releases after RCU-freed inodes), so that a real program on
+// ramfs.free=rcu ramfs.walk=ref differs from ramfs.free=now in the freeing alone.
+static const char *
+parse_ramfs_walk(struct cmdline *c, const char *v)
+{
+  return one_of(v, "auto", "ref", &c->ramfs_walk_ref, "expected auto or ref");
+}
+
 // bench.seed=: the seed of the rounds' random orders (kernel/bench/bench.c), to replay a
 // boot's; 0 is not a seed (the default: a new one each boot, printed).
 static const char *
@@ -470,6 +480,7 @@ static const struct param {
   { "pagecache", parse_pagecache },
   { "pagecache.fanout", parse_fanout },
   { "ramfs.free", parse_ramfs_free },
+  { "ramfs.walk", parse_ramfs_walk },
   { "init", parse_init },
 };
 

@@ -383,6 +383,11 @@ test_flags(void)
   CHECK(fresh(&c, "ramfs.free=now") == 0 && c.ramfs_free_now);
   CHECK(parse(&c, "ramfs.free=rcu") == 0 && !c.ramfs_free_now);
   CHECK(rejected("ramfs.free=later", "expected rcu or now"));
+  CHECK(fresh(&c, "") == 0 && !c.ramfs_walk_ref);
+  CHECK(fresh(&c, "ramfs.walk=ref") == 0 && c.ramfs_walk_ref);
+  CHECK(parse(&c, "ramfs.walk=auto") == 0 && !c.ramfs_walk_ref);
+  CHECK(fresh(&c, "ramfs.walk=ref ramfs.walk=rcu") == 1 && c.ramfs_walk_ref);
+  CHECK(rejected("ramfs.walk=rcu", "expected auto or ref"));
   CHECK(rejected("bench.aa=YES", "expected yes or no"));
   CHECK(rejected("bench.aa=", "empty value"));
   CHECK(rejected("bench.a=yes", "unknown key"));

@@ -1,5 +1,6 @@
-// linux/init: /init of the Linux initramfs of `make compare-linux` (tools/compare_linux.py), never
-// put in this kernel's: mounts /proc, /sys and a ramfs, runs /bin/ubench, powers the machine off.
+// linux/init: /init of the Linux initramfs of `make compare-linux` and `make seeds-real`, never
+// put in this kernel's: mounts /proc, /sys and a ramfs, runs /bin/ubench (or the program named
+// first after "--", when that word is an absolute path), powers the machine off.
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -191,17 +192,23 @@ main(int argc, char **argv)
       args[n + 1] = argv[n + 1];
   args[0] = PROGRAM;
   args[n + 1] = NULL;
+  // "-- /usr/local/bin/busybox sh /seeds/real.sh ...": that program, with the words after it
+  // (make seeds-real); ubench's own arguments never start with a '/'.
+  char **argp = args;
+  if(n > 0 && args[1][0] == '/')
+    argp = args + 1;
+  const char *prog = argp[0];
   char *envp[] = { "HOME=/", "TERM=linux", "PATH=/bin:/usr/bin", NULL };
 
   // The console lines of this kernel's init= (kernel/user_init.c), so one parser reads both.
-  if(stat(PROGRAM, &st) == 0)
-    printf("init: %s: a file, %lld bytes\n", PROGRAM, (long long)st.st_size);
+  if(stat(prog, &st) == 0)
+    printf("init: %s: a file, %lld bytes\n", prog, (long long)st.st_size);
   drain();
   long long tlb0 = tlb_shootdowns();
   pid = fork();
   if(pid == 0){
-    execve(PROGRAM, args, envp);
-    printf("init: %s: %s\n", PROGRAM, strerror(errno));
+    execve(prog, argp, envp);
+    printf("init: %s: %s\n", prog, strerror(errno));
     fflush(stdout);
     _exit(127);
   }
@@ -213,14 +220,14 @@ main(int argc, char **argv)
       if(w < 0 && errno != EINTR)
         break;
     if(w == pid && WIFEXITED(status))
-      printf("init: %s exited with status %d\n", PROGRAM, WEXITSTATUS(status));
+      printf("init: %s exited with status %d\n", prog, WEXITSTATUS(status));
     else if(w == pid && WIFSIGNALED(status))
-      printf("init: %s killed by signal %d\n", PROGRAM, WTERMSIG(status));
+      printf("init: %s killed by signal %d\n", prog, WTERMSIG(status));
     else
       printf("init: wait: %s\n", strerror(errno));
     long long tlb1 = tlb_shootdowns();
     if(tlb0 >= 0 && tlb1 >= 0)
-      printf("init: %s: %lld TLB-shootdown IPIs taken while it ran\n", PROGRAM, tlb1 - tlb0);
+      printf("init: %s: %lld TLB-shootdown IPIs taken while it ran\n", prog, tlb1 - tlb0);
   }
   drain();
   // PID 1 must never exit (the kernel would panic): power off, QEMU's -no-reboot ends the run.
