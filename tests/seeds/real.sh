@@ -13,6 +13,8 @@
 set -u
 dir=$1 seed=$2 secs=$3 reps=$4 threads=$5 allocs=${6:-dontneed}
 export LC_ALL=C HOME=/ PATH=/usr/bin:/bin
+# fs_mark writes its fs_log.txt into the directory it runs in: DIR's parent.
+cd "$(dirname "$dir")" || exit 1
 JEMALLOC=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 runs=0 failed=0
 
