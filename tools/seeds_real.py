@@ -13,7 +13,8 @@ Usage: seeds_real.py [--smp N] [--rounds R] [--seeds 000,001,003] [--secs S] [--
                      [--imitation LOG] [--logdir DIR] [--report DIR] [--jobs 1]
        seeds_real.py --logs DIR   (re-read the boots of an earlier run)
 Prints the tables and REAL-SEED / REAL-SEED-CMP lines (doc/console.md), writes
-build/report/seeds-real.md and a chart per seed; exit non-zero only when a boot failed."""
+build/report/seeds-real.md and a chart per seed; exit non-zero only when a boot failed (or no
+Linux could be fetched: COMPARE-LINUX missing=, as make compare-linux says it)."""
 
 import concurrent.futures
 import json
@@ -175,14 +176,18 @@ def boot(o, vmlinuz, seed, kernel, variant, log):
                           stderr=subprocess.DEVNULL).returncode
 
 
-def outcome(text, seed):
-    """None when the boot's runs all ended well, else why not."""
+def outcome(text, seed, kernel):
+    """None when the boot's runs all ended well, else why not. This kernel must also end its
+    boot well (END result=pass: no panic, the leak check passed, doc/console.md)."""
     m = re.search(r"SEEDRUN-DONE seed=%s runs=(\d+) failed=(\d+)" % seed, text)
     if not m:
         fail = re.search(r"SEEDRUN-FAIL .*", text)
         return "no SEEDRUN-DONE" + (" (%s)" % fail.group(0).strip() if fail else "")
     if m.group(2) != "0":
         return "%s of %s runs failed" % (m.group(2), m.group(1))
+    if kernel == "this" and not re.search(r"END result=pass", text):
+        leak = re.search(r"LEAK-CHECK result=fail \S+ \S+", text)
+        return "no END result=pass" + (" (%s)" % leak.group(0) if leak else "")
     return None
 
 
@@ -199,7 +204,7 @@ def read_logs(where):
         rnd, seed, kernel, variant = int(m.group(1)), m.group(2), m.group(3), \
             m.group(4).replace("_", "/")
         text = open(os.path.join(where, name), errors="replace").read()
-        why = outcome(text, seed)
+        why = outcome(text, seed, kernel)
         if why:
             fails.append("%s: %s" % (name, why))
             continue
@@ -344,7 +349,7 @@ def main(argv):
                                                         variant.replace("/", "_")))
         t = time.time()
         boot(o, vmlinuz, seed, kernel, variant, log)
-        why = outcome(open(log, errors="replace").read(), seed) if os.path.exists(log) \
+        why = outcome(open(log, errors="replace").read(), seed, kernel) if os.path.exists(log) \
             else "no log"
         print("seeds-real: round %d seed %s %s %s: %s in %.0f s" % (
             rnd + 1, seed, kernel, variant, why or "ok", time.time() - t), flush=True)

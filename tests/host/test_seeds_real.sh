@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # boot DIR ROUND SEED KERNEL VARIANT LINE...: one boot's log, timestamped as the console's.
 boot() {
-  local d=$1 f="$1/r$2-$3-$4-$5.log" t=5
+  local d=$1 f="$1/r$2-$3-$4-$5.log" t=5 kernel=$4
   shift 5
   mkdir -p "$d"
   printf '[    0.100000] BOOT cpus=2 possible=2 mem_mib=2047\n' > "$f"
@@ -19,6 +19,9 @@ boot() {
     printf '[ %4d.000000] %s\n' $t "$l" >> "$f"
     t=$((t + 1))
   done
+  # This kernel ends its boot with its own verdict; Linux's /init powers off.
+  [ "$kernel" = this ] && printf '[ %4d.000000] LEAK-CHECK result=pass pages=0 objects=0\n[ %4d.000000] END result=pass\n' $t $t >> "$f"
+  return 0
 }
 # run SEED PROGRAM THREADS REP RATE [ALLOC]
 run() { echo "SEEDRUN seed=$1 program=$2 threads=$3 rep=$4${6:+ alloc=$6} rate=$5 unit=x"; }
@@ -83,6 +86,19 @@ assert s.seed_row("000", 40, 8) is None and s.seed_row("001", 3, 8) is None
 assert s.counts("000", 8) == [1, 2, 4, 8, 12, 16, 20] and s.counts("003", 8) == [1, 2, 4, 8]
 assert s.counts("000", 2) == [1, 2, 3, 4, 5]' "$root/tools"
 
+# The boot suite's BENCH-SEED beside the real comparison of the same pair: ramfs's free-rcu is
+# walked by reference, so it is set beside free-rcu-ref, not free-rcu.
+check "the imitation's line is read beside the matching real comparison" python3 -c '
+import sys; sys.path.insert(0, sys.argv[1]); import seeds_data as s
+c = {"a": "free-rcu-ref", "b": "free-now", "threads": 1, "ratio": 1.5, "lo": 1.2, "hi": 1.9,
+     "verdict": "faster"}
+t, real = s.imitation_row("003", "BENCH-SEED suite=ramfs a=free-rcu b=free-now threads=1 "
+    "seed_ratio=1.007 seed_verdict=same ratio=0.959 ci95=0.020 verdict=slower", [c])
+assert real is c and "imitation 0.959" in t and "real program 1.500 [1.200, 1.900] (faster)" in t, t
+t, real = s.imitation_row("000", "BENCH-SEED suite=dbench a=radix-lock b=hash-global "
+    "fanout_a=128 threads=8 ratio=1.040 ci95=0.06 verdict=inconclusive", [])
+assert real is None and t.startswith("radix-lock/128 / hash-global at 8"), t' "$root/tools"
+
 # Planted faults: each must make the run fail, and say which boot.
 planted() { # planted NAME FILE SED WANT
   rm -rf "$tmp/$1" && cp -r "$d" "$tmp/$1"
@@ -95,6 +111,8 @@ planted runfail r1-001-this-rlock.log 's/runs=2 failed=0/runs=2 failed=1/' \
   "seeds-real: FAILED boot r1-001-this-rlock.log: 1 of 2 runs failed"
 planted cut r0-003-this-free-now.log '/SEEDRUN-DONE/d' \
   "seeds-real: FAILED boot r0-003-this-free-now.log: no SEEDRUN-DONE"
+planted leak r1-003-this-free-rcu-ref.log 's/LEAK-CHECK result=pass pages=0 objects=0/LEAK-CHECK result=fail pages=1 objects=2/; s/END result=pass/END result=fail/' \
+  "seeds-real: FAILED boot r1-003-this-free-rcu-ref.log: no END result=pass (LEAK-CHECK result=fail pages=1 objects=2)"
 # A failed boot leaves its round out of that variant's points, not the others'.
 check "planted cut: the other rounds still reported" grep -q "^REAL-SEED seed=003 .*variant=free-now threads=1 rounds=1 rate=1100.0 " "$tmp/cut.out"
 
