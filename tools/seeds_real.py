@@ -11,7 +11,7 @@ a ramfs at /tmp where the runs work, as this kernel's /tmp is its root ramfs.
 Usage: seeds_real.py [--smp N] [--rounds R] [--seeds 000,001,003] [--secs S] [--reps K]
                      [--mem M] [--cpu C] [--accel A] [--pkg LINUX_PKG] [--linux-list F]
                      [--imitation LOG] [--logdir DIR] [--report DIR] [--jobs 1]
-       seeds_real.py --logs DIR   (re-read the boots of an earlier run)
+       seeds_real.py --logs DIR[,DIR...]   (re-read the boots of earlier runs, as one)
 Prints the tables and REAL-SEED / REAL-SEED-CMP lines (doc/console.md), writes
 build/report/seeds-real.md and a chart per seed; exit non-zero only when a boot failed (or no
 Linux could be fetched: COMPARE-LINUX missing=, as make compare-linux says it)."""
@@ -194,22 +194,30 @@ def outcome(text, seed, kernel):
 LOG = re.compile(r"r(\d+)-(\d{3})-(this|linux)-(.+)\.log$")
 
 
-def read_logs(where):
-    """{seed: {(column, threads): {round: value}}} and the failures, from a run's logs."""
-    samples, fails = {}, []
-    for name in sorted(os.listdir(where)):
-        m = LOG.match(name)
-        if not m:
-            continue
-        rnd, seed, kernel, variant = int(m.group(1)), m.group(2), m.group(3), \
-            m.group(4).replace("_", "/")
-        text = open(os.path.join(where, name), errors="replace").read()
-        why = outcome(text, seed, kernel)
-        if why:
-            fails.append("%s: %s" % (name, why))
-            continue
-        for key, v in sd.boot_values(text, seed, variant, kernel).items():
-            samples.setdefault(seed, {}).setdefault(key, {})[rnd] = v
+def read_logs(dirs, seeds):
+    """{seed: {(column, threads): {round: value}}} and the failures, from the logs of one run
+    or of several with the same settings, whose rounds follow one another."""
+    samples, fails, base = {}, [], 0
+    for where in dirs:
+        last = -1
+        for name in sorted(os.listdir(where)):
+            m = LOG.match(name)
+            if not m:
+                continue
+            rnd, seed, kernel, variant = int(m.group(1)), m.group(2), m.group(3), \
+                m.group(4).replace("_", "/")
+            last = max(last, rnd)
+            text = open(os.path.join(where, name), errors="replace").read()
+            if seed not in seeds:
+                continue
+            why = outcome(text, seed, kernel)
+            if why:
+                fails.append("%s: %s" % (name if len(dirs) == 1 else
+                                         os.path.join(os.path.basename(where), name), why))
+                continue
+            for key, v in sd.boot_values(text, seed, variant, kernel).items():
+                samples.setdefault(seed, {}).setdefault(key, {})[base + rnd] = v
+        base += last + 1
     return samples, fails
 
 
@@ -272,9 +280,10 @@ def chart(outdir, seed, points, smp):
 
 def finish(o, where, meta):
     line = meta["line"]
-    samples, fails = read_logs(where)
+    samples, fails = read_logs(where.split(","), o["seeds"])
     imit = meta.get("imitation", {})
-    md = ["# make seeds-real", "", "%s; logs in %s." % (line, os.path.relpath(where, ROOT)), ""]
+    md = ["# make seeds-real", "", "%s; logs in %s." % (
+        line, ", ".join(os.path.relpath(w, ROOT) for w in where.split(","))), ""]
     os.makedirs(o["report"], exist_ok=True)
     smp = int(o["smp"])
     for seed in o["seeds"]:
@@ -318,8 +327,14 @@ def finish(o, where, meta):
 def main(argv):
     o = options(argv)
     if o["logs"]:
-        meta = json.load(open(os.path.join(o["logs"], "meta.json")))
-        o.update({k: meta[k] for k in ("smp", "seeds")})
+        # Several runs' logs (DIR,DIR,...): one table, their rounds in turn; the first's settings.
+        metas = [json.load(open(os.path.join(d, "meta.json"))) for d in o["logs"].split(",")]
+        if len({(m["smp"], tuple(m["seeds"])) for m in metas}) != 1:
+            sys.exit("seeds_real.py: --logs: the runs differ in SMP or seeds")
+        meta = dict(metas[0], line="; ".join(m["line"] for m in metas))
+        o["smp"] = meta["smp"]
+        if "--seeds" not in argv:   # else only those seeds' tables
+            o["seeds"] = meta["seeds"]
         return finish(o, o["logs"], meta)
     r = subprocess.run([os.path.join(ROOT, "tools", "fetch_linux.sh")] +
                        ([o["pkg"]] if o["pkg"] else []), stdin=subprocess.DEVNULL,

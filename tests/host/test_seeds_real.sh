@@ -116,6 +116,13 @@ planted leak r1-003-this-free-rcu-ref.log 's/LEAK-CHECK result=pass pages=0 obje
 # A failed boot leaves its round out of that variant's points, not the others'.
 check "planted cut: the other rounds still reported" grep -q "^REAL-SEED seed=003 .*variant=free-now threads=1 rounds=1 rate=1100.0 " "$tmp/cut.out"
 
+# Two runs read as one: their rounds in turn (a third round here from the first run's first).
+two=$tmp/two
+mkdir -p "$two" && cp "$d"/r0-* "$d/meta.json" "$two"
+reread "$d,$two" "$tmp/two.out"
+check "two runs as one: exit 0" test "$(cat "$tmp/two.out.rc")" = 0
+check "two runs as one: three rounds" grep -q "^REAL-SEED seed=003 .*variant=free-now threads=1 rounds=3 rate=1033.3 " "$tmp/two.out"
+
 # One round has no interval: inconclusive, direction unknown, never a verdict.
 one=$tmp/one
 mkdir -p "$one" && cp "$d"/r0-* "$one" && cp "$d/meta.json" "$one"
