@@ -31,6 +31,24 @@ def entry(ino, name, mode, uid, gid, data=b"", rmaj=0, rmin=0):
     return out + data + pad4(len(data))
 
 
+class Listing:
+    """A list under construction, for the tools that write one (tools/rootfs.py,
+    tools/seeds_real.py): add() puts each name once, after its parent directories, which
+    it adds (mode 0755, root's) when they are not there yet."""
+
+    def __init__(self):
+        self.lines, self.names = [], set()
+
+    def add(self, kind, name, rest):
+        if name in self.names:
+            return
+        parent = os.path.dirname(name)
+        if parent != "/" and parent not in self.names:
+            self.add("dir", parent, "0755 0 0")
+        self.names.add(name)
+        self.lines.append("%s %s %s" % (kind, name, rest))
+
+
 def parse(line):
     """An entry's (name, mode, uid, gid, data, rdev major, rdev minor)."""
     w = line.split()

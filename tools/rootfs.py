@@ -11,6 +11,8 @@ import stat
 import subprocess
 import sys
 
+import newc
+
 SKIP = ("/usr/share/doc/", "/usr/share/man/", "/usr/share/info/", "/usr/share/locale/",
         "/usr/share/lintian/", "/usr/share/bug/")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -53,16 +55,8 @@ def closure(pkgs):
 
 def entries(pkgs):
     """newc.py list lines: directories first of all, each name once."""
-    lines, names = [], set()
-
-    def add(kind, name, rest):
-        if name in names:
-            return
-        parent = os.path.dirname(name)
-        if parent != "/" and parent not in names:
-            add("dir", parent, "0755 0 0")
-        names.add(name)
-        lines.append(f"{kind} {name} {rest}")
+    out = newc.Listing()
+    add = out.add
 
     for p in pkgs:
         listing = subprocess.run(["dpkg", "-L", p], capture_output=True, text=True).stdout.splitlines()
@@ -91,7 +85,7 @@ def entries(pkgs):
                 add("dir", path, f"{mode:o} 0 0")
             elif stat.S_ISREG(st.st_mode):
                 add("file", path, f"{path} {mode:o} 0 0")
-    return lines, names
+    return out.lines, out.names
 
 
 def main(argv):

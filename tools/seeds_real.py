@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 
+import newc
 import report
 import seeds_data as sd
 import terms
@@ -67,22 +68,18 @@ def options(argv):
     o["reps"] = o["reps"] or "1"
     if not re.fullmatch(r"\d+", o["secs"]) or not re.fullmatch(r"\d+", o["reps"]):
         sys.exit("seeds_real.py: --secs and --reps are whole numbers")
+    # dbench spends a fifth of its time (at least a whole second) warming up: -t 1 measures
+    # nothing and says 0 MB/sec.
+    if int(o["secs"]) < 2:
+        sys.exit("seeds_real.py: --secs (make's SECS=) must be 2 or more: dbench -t 1 measures nothing")
     return o
 
 
 def archive_lines():
     """newc.py list lines: the programs, their libraries (tools/solibs.sh), jemalloc, dbench's
     loadfile and the scripts under /seeds; parents first, each name once."""
-    lines, names = [], set()
-
-    def add(kind, name, rest):
-        if name in names:
-            return
-        parent = os.path.dirname(name)
-        if parent != "/" and parent not in names:
-            add("dir", parent, "0755 0 0")
-        names.add(name)
-        lines.append("%s %s %s" % (kind, name, rest))
+    listing = newc.Listing()
+    add = listing.add
 
     missing = [p for p in PROGRAMS + DATA + [JEMALLOC] if not os.path.exists(p)]
     if missing:
@@ -103,10 +100,10 @@ def archive_lines():
     for f, mode in (("real.sh", "0755"), ("txn.lua", "0644")):
         add("file", "/seeds/" + f, "%s %s 0 0" % (os.path.join(ROOT, "tests", "seeds", f), mode))
     add("dir", "/tmp", "1777 0 0")
-    return lines
+    return listing.lines
 
 
-def newc(path, lines, gz):
+def write_archive(path, lines, gz):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path + ".list", "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -122,7 +119,7 @@ def archives(o):
     """This kernel's INITRD= archive and Linux's initramfs (compare-linux's, plus busybox as
     /bin/sh and these files)."""
     mine = archive_lines()
-    newc(os.path.join(OUT, "seeds.cpio.gz"), mine, True)
+    write_archive(os.path.join(OUT, "seeds.cpio.gz"), mine, True)
     try:
         base = open(o["linux-list"]).read().splitlines()
     except OSError:
@@ -131,7 +128,7 @@ def archives(o):
     extra = ["file /bin/busybox %s 0755 0 0" % os.path.realpath(o["busybox"])] + \
         ["slink /bin/%s busybox 0777 0 0" % a for a in APPLETS]
     linux = base + [l for l in extra + mine if l.split()[1] not in names]
-    newc(os.path.join(OUT, "linux.cpio"), linux, False)
+    write_archive(os.path.join(OUT, "linux.cpio"), linux, False)
 
 
 def script_args(o, seed):

@@ -137,14 +137,18 @@ if command -v dbench > /dev/null && command -v fs_mark > /dev/null; then
     "$root/tests/seeds/real.sh" > "$tmp/real.sh"
   sh "$tmp/real.sh" "$tmp/work" 003 1 1 1,2 > "$tmp/fsmark.out" 2>&1
   check "real.sh: fs_mark's rate read" grep -qE '^SEEDRUN seed=003 program=fs_mark threads=2 rep=1 rate=[0-9.]+ unit=files/s$' "$tmp/fsmark.out"
-  sh "$tmp/real.sh" "$tmp/work" 000 1 1 1 > "$tmp/dbench.out" 2>&1
-  check "real.sh: dbench's rate read" grep -qE '^SEEDRUN seed=000 program=dbench threads=1 rep=1 rate=[0-9.]+ unit=MB/s$' "$tmp/dbench.out"
+  sh "$tmp/real.sh" "$tmp/work" 000 2 1 1 > "$tmp/dbench.out" 2>&1
+  check "real.sh: dbench's rate read, not 0" grep -qE '^SEEDRUN seed=000 program=dbench threads=1 rep=1 rate=[0-9.]*[1-9][0-9.]* unit=MB/s$' "$tmp/dbench.out"
   check "real.sh: SEEDRUN-DONE with no failure" grep -qx 'SEEDRUN-DONE seed=000 runs=1 failed=0' "$tmp/dbench.out"
   # Planted: a program that prints no rate is a failed run, with its output.
   sed 's#/usr/bin/dbench -c#/bin/echo -c#' "$tmp/real.sh" > "$tmp/planted.sh"
   sh "$tmp/planted.sh" "$tmp/work" 000 1 1 1 > "$tmp/planted.out" 2>&1
   check "planted no-rate: real.sh fails" test $? != 0
   check "planted no-rate: named" grep -q '^SEEDRUN-FAIL seed=000 program=dbench threads=1 rep=1 why=no-rate' "$tmp/planted.out"
+  # dbench -t 1 says "Throughput 0 MB/sec": a run that measured nothing fails.
+  sh "$tmp/real.sh" "$tmp/work" 000 1 1 1 > "$tmp/zero.out" 2>&1
+  check "planted zero-rate: real.sh fails" test $? != 0
+  check "planted zero-rate: named" grep -q '^SEEDRUN-FAIL seed=000 program=dbench threads=1 rep=1 why=zero-rate' "$tmp/zero.out"
 fi
 if command -v sysbench > /dev/null && [ -f /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ]; then
   sh "$tmp/real.sh" "$tmp/work" 001 1 1 2 dontneed,free > "$tmp/sysbench.out" 2>&1

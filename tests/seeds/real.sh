@@ -59,9 +59,18 @@ run() {
   rate=$(rate_of "$prog" < "$dir.out")
   runs=$((runs + 1))
   a=${alloc:+ alloc=$alloc}
-  if [ $status -ne 0 ] || [ -z "$rate" ]; then
+  # A rate of 0 is a run that measured nothing (dbench -t 1: its warm-up took the whole second).
+  why=""
+  if [ $status -ne 0 ]; then
+    why=status-$status
+  elif [ -z "$rate" ]; then
+    why=no-rate
+  elif awk -v r="$rate" 'BEGIN { exit !(r + 0 <= 0) }'; then
+    why=zero-rate
+  fi
+  if [ -n "$why" ]; then
     failed=$((failed + 1))
-    echo "SEEDRUN-FAIL seed=$seed program=$prog threads=$n rep=$rep$a why=$([ $status -ne 0 ] && echo status-$status || echo no-rate)"
+    echo "SEEDRUN-FAIL seed=$seed program=$prog threads=$n rep=$rep$a why=$why"
     tail -n 20 "$dir.out" | sed 's/^/| /'
   else
     echo "SEEDRUN seed=$seed program=$prog threads=$n rep=$rep$a rate=$rate unit=$unit"
