@@ -169,9 +169,8 @@ vfs_umount(const char *path)
 struct kmem_cache *names_cachep;
 
 // The root's choices from the command line (pagecache=, pagecache.fanout=, ramfs.free=,
-// ramfs.walk=), so
-// that real programs' files use the variant under test; radix-rcu at 64, freed by RCU, unless
-// told otherwise.
+// ramfs.walk=), so that real programs' files use the variant under test; radix-rcu at 64,
+// freed by RCU and RCU-walked, unless told otherwise.
 static struct ramfs_opts
 root_opts(void)
 {
@@ -201,9 +200,9 @@ vfs_init(void)
     panic("vfs_init: no memory for the root filesystem");
   root_mnt->mnt_root = sb->s_root;
   root_mnt->mnt_sb = sb;
-  pr_info("vfs: ramfs at / (%s, fanout %u, inodes %s, %s)\n", pagecache_variant_names[sb->s_variant],
-          sb->s_fanout, sb->s_free == FREE_RCU ? "free-rcu" : "free-now",
-          sb->s_rcu_walk ? "rcu-walk" : "ref-walk");
+  pr_info("vfs: ramfs at / (%s, fanout %u, inodes %s, %s)\n",
+          pagecache_variant_names[sb->s_variant], sb->s_fanout,
+          sb->s_free == FREE_RCU ? "free-rcu" : "free-now", sb->s_rcu_walk ? "rcu-walk" : "ref-walk");
   // Every walk starts at /: the file-system suites' walks into their own mounts too.
   if(!sb->s_rcu_walk && (kcmdline.bench_all || kcmdline.nbench))
     pr_warn("vfs: %s: every path walk is a ref-walk, the benchmark suites' too: "

@@ -192,8 +192,8 @@ main(int argc, char **argv)
       args[n + 1] = argv[n + 1];
   args[0] = PROGRAM;
   args[n + 1] = NULL;
-  // "-- /usr/local/bin/busybox sh /seeds/real.sh ...": that program, with the words after it
-  // (make seeds-real); ubench's own arguments never start with a '/'.
+  // "-- /bin/sh /seeds/real.sh ...": that program, with the words after it (make seeds-real,
+  // tools/seeds_real.py); ubench's own arguments never start with a '/'.
   char **argp = args;
   if(n > 0 && args[1][0] == '/')
     argp = args + 1;
