@@ -6,10 +6,16 @@ boots (rounds). A comparison pairs the two variants' boots of the same round and
 geometric mean of their ratios, its interval Holm-corrected over the seed's comparisons
 (tools/logratio.py, as make compare-linux reads its rows)."""
 
+import os
 import re
+import sys
 
 import boots
 import logratio
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "tests", "bench"))
+from check_seeds import sweep  # noqa: E402 (the contract's sweeps live with their checker)
 
 MARGIN = 0.05   # a ratio inside 1 +- 5% is `same`, as the boot suites' verdicts
 
@@ -87,14 +93,9 @@ def counts(seed, smp):
     doubling to SMP, sysbench the seed's 1 to 16 (it ran 4 x its CPUs: no more here)."""
     if seed == "001":
         return [t for t in (1, 2, 4, 8, 16) if t <= 4 * smp]
-    out, t = [], 1
-    while t < smp:
-        out.append(t)
-        t *= 2
-    out.append(smp)
-    if seed == "000":
-        out += [(3 * smp + 1) // 2, 2 * smp, (5 * smp + 1) // 2]
-    return sorted(set(out))
+    # The boot suites' own sweeps (doc/console.md), so the real program and its imitation
+    # meet at the same counts: "over" for dbench, "up" for the ramfs suite.
+    return sweep("over" if seed == "000" else "up", smp, False)
 
 
 def columns(seed):
