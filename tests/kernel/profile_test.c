@@ -14,6 +14,10 @@
 #define HZ_TEST 997
 #define WINDOW_NS 2000000000UL
 // One cycle of the thread: spin, then interrupts off, then the rest; the shares it expects.
+// Each cycle is stretched by a pseudo-random 0-50% (all three phases alike, so the shares
+// stay): a fixed cycle of 1 ms plus the loops' overshoot came to about the sampler's period
+// (1/997 s) under TCG, and the samples locked onto one phase for whole windows (2026-12-06:
+// spin 0.5% and irq-off 99.1% against the clock's 60/30, in 3 windows of 3, on a quiet host).
 #define SPIN_US 600
 #define IRQOFF_US 300
 #define REST_US 100
@@ -90,15 +94,19 @@ static u64 clock_spin, clock_irqoff, clock_rest;
 static int
 hot_thread(void *arg)
 {
-  u64 end = ktime_ns() + WINDOW_NS, a, b, c, d;
+  u64 end = ktime_ns() + WINDOW_NS, a, b, c, d, rng = 88172645463325252ULL;
 
   clock_spin = clock_irqoff = clock_rest = 0;
   while((a = ktime_ns()) < end) {
-    hot_spin(a + SPIN_US * 1000);
+    rng ^= rng << 13;   // xorshift64 (Marsaglia, 2003)
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    u64 ns_per_us = 1000 + rng % 500;   // the cycle's stretch, 0-50%
+    hot_spin(a + SPIN_US * ns_per_us);
     b = ktime_ns();
-    hot_irqoff(b + IRQOFF_US * 1000);
+    hot_irqoff(b + IRQOFF_US * ns_per_us);
     c = ktime_ns();
-    hot_rest(c + REST_US * 1000);
+    hot_rest(c + REST_US * ns_per_us);
     d = ktime_ns();
     clock_spin += b - a;
     clock_irqoff += c - b;
