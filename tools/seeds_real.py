@@ -353,7 +353,7 @@ def main(argv):
     where = os.path.join(o["logdir"], time.strftime("seeds-real-%Y%m%d-%H%M%S"))
     os.makedirs(where)
     t0 = time.time()
-    todo = [(rnd, b) for rnd in range(int(o["rounds"])) for b in plan(o, rnd)]
+    runs = [(rnd, b) for rnd in range(int(o["rounds"])) for b in plan(o, rnd)]
 
     def one(job):
         rnd, (seed, kernel, variant) = job
@@ -368,8 +368,8 @@ def main(argv):
 
     # --jobs 2 (make test's check of the pipeline) boots two at once: never for a measurement.
     with concurrent.futures.ThreadPoolExecutor(max_workers=int(o["jobs"])) as pool:
-        list(pool.map(one, todo))
-    nboots = len(todo)
+        list(pool.map(one, runs))
+    nboots = len(runs)
     line = ("SMP=%s ROUNDS=%s SECS=%s REPS=%s, %d boots in %.0f s%s, Linux %s, %s"
             % (o["smp"], o["rounds"], o["secs"], o["reps"], nboots, time.time() - t0,
                "" if o["jobs"] == "1" else " (%s at once: no measurement)" % o["jobs"], linux,
