@@ -32,6 +32,7 @@ planted-torture-idle	SELFTEST name=planted-torture-idle result=fail .* too_littl
 planted-profile-irqoff	SELFTEST name=planted-profile-irqoff result=fail .* irqoff=[0-4]\.[0-9]%/
 planted-pipe-torn	pipe: FAILED [0-9]+-byte records
 planted-user-no-preempt	SELFTEST name=planted-user-no-preempt result=fail .* slept-while-spinning=0
+planted-sched-wake-tail	SELFTEST name=planted-sched-wake-tail result=fail .* share=[0-9]%
 planted-user-leak	SELFTEST name=planted-user-leak result=fail .* leaked-pages=[1-9]
 planted-signal-fpu	signals: FAILED (xmm registers|MXCSR and FCW) kept across the handler
 planted-lock	SELFTEST name=planted-lock result=fail .* fails=[1-9]

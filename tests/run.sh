@@ -361,24 +361,24 @@ group_compare() {
   seeds_real_quick
 }
 
-# make seeds-real's quick form (SMP=2 ROUNDS=1, runs of 2 s): every seed's own program on every
-# variant and on Linux, a boot each, two boots at a time (a check, not a measurement). One
-# round decides nothing (every REAL-SEED-CMP must say inconclusive); what must hold is that
-# every boot ran every run and every point is reported.
+# make seeds-real's quick form (SMP=2 ROUNDS=1 COUNTS=1,2, runs of 2 s): every seed's own
+# program on every variant and on Linux, a boot each, two boots at a time (a check, not a
+# measurement). One round decides nothing (every REAL-SEED-CMP must say inconclusive); what
+# must hold is that every boot ran every run and every point is reported.
 seeds_real_quick() {
   local name=seeds-real-smp2 rc out n want
   out=$logs/$name.out
-  timed "compare $name" tools/seeds_real.py --smp 2 --rounds 1 --secs 2 --jobs 2 --logdir "$logs/$name" \
+  timed "compare $name" tools/seeds_real.py --smp 2 --rounds 1 --secs 2 --counts 1,2 --jobs 2 --logdir "$logs/$name" \
     --report "$logs/$name-report" --linux-list build/linux/initrd.cpio.list --imitation "" > "$out" 2>&1 < /dev/null
   rc=$?
   if grep -q '^COMPARE-LINUX missing=' "$out"; then
     echo "SKIP  compare/$name: $(grep -m 1 '^COMPARE-LINUX' "$out") (no Linux package to fetch)"
     return
   fi
-  result "compare/$name: make seeds-real SMP=2 ROUNDS=1 SECS=2" $rc "(exit $rc, $out)" "$out"
-  # Points at 2 vCPUs: 000 six columns x clients 1-5, 003 four x threads 1-2, 001 six x 1-8;
-  # comparisons: two, two and three a count.
-  for want in "000 30 10" "003 8 4" "001 24 12"; do
+  result "compare/$name: make seeds-real SMP=2 ROUNDS=1 SECS=2 COUNTS=1,2" $rc "(exit $rc, $out)" "$out"
+  # Points at counts 1 and 2: 000 six columns, 003 four, 001 six; comparisons: two, two and
+  # three a count.
+  for want in "000 12 4" "003 8 4" "001 12 6"; do
     set -- $want
     # A rate of 0 is a run that measured nothing: real.sh fails it, and none may be here.
     n=$(grep -c "^REAL-SEED seed=$1 .* rounds=1 rate=[0-9.]*[1-9][0-9.]* ci95=0.0 unit=" "$out")

@@ -9,7 +9,7 @@ compare-linux's equal terms (tools/terms.py) and its /init (user/linux/init.c), 
 a ramfs at /tmp where the runs work, as this kernel's /tmp is its root ramfs.
 
 Usage: seeds_real.py [--smp N] [--rounds R] [--seeds 000,001,003] [--secs S] [--reps K]
-                     [--mem M] [--cpu C] [--accel A] [--pkg LINUX_PKG] [--linux-list F]
+                     [--counts 1,2] [--mem M] [--cpu C] [--accel A] [--pkg LINUX_PKG] [--linux-list F]
                      [--imitation LOG] [--logdir DIR] [--report DIR] [--jobs 1]
        seeds_real.py --logs DIR[,DIR...]   (re-read the boots of earlier runs, as one)
 Prints the tables and REAL-SEED / REAL-SEED-CMP lines (doc/console.md), writes
@@ -46,7 +46,7 @@ def options(argv):
          "mem": "2G", "cpu": "max", "accel": "", "pkg": "", "logs": None,
          "linux-list": os.path.join(ROOT, "build", "linux", "initrd.cpio.list"),
          "imitation": "", "busybox": "/bin/busybox",
-         "logdir": os.path.join(ROOT, "build", "logs"), "jobs": "1",
+         "logdir": os.path.join(ROOT, "build", "logs"), "jobs": "1", "counts": "",
          "report": os.path.join(ROOT, "build", "report")}
     args = list(argv)
     while args:
@@ -72,7 +72,20 @@ def options(argv):
     # nothing and says 0 MB/sec.
     if int(o["secs"]) < 2:
         sys.exit("seeds_real.py: --secs (make's SECS=) must be 2 or more: dbench -t 1 measures nothing")
+    if not re.fullmatch(r"(\d+(,\d+)*)?", o["counts"]):
+        sys.exit("seeds_real.py: --counts (make's COUNTS=): a comma list of client or thread counts")
+    o["counts"] = [int(n) for n in o["counts"].split(",") if n]
+    for seed in o["seeds"]:
+        if not seed_counts(o, seed):
+            sys.exit("seeds_real.py: --counts %s: none of seed %s's counts at %s vCPUs (%s)" % (
+                ",".join(map(str, o["counts"])), seed, o["smp"],
+                ",".join(map(str, sd.counts(seed, int(o["smp"]))))))
     return o
+
+
+def seed_counts(o, seed):
+    """The seed's client or thread counts at this SMP, only those --counts names if given."""
+    return [n for n in sd.counts(seed, int(o["smp"])) if not o["counts"] or n in o["counts"]]
 
 
 def archive_lines():
@@ -136,7 +149,7 @@ def script_args(o, seed):
     # fs_mark's runs last a second or two: three times as many of them, for a boot's mean.
     reps = int(o["reps"]) * (3 if seed == "003" else 1)
     args = [WORKDIR, seed, o["secs"], str(reps),
-            ",".join(str(n) for n in sd.counts(seed, int(o["smp"])))]
+            ",".join(str(n) for n in seed_counts(o, seed))]
     return args + ([",".join(s["allocs"])] if "allocs" in s else [])
 
 
@@ -152,7 +165,7 @@ def plan(o, rnd):
 
 def timeout(o, seed):
     """Generous: every run at twice its length plus 20 s of setup, and two minutes to boot."""
-    runs = len(sd.counts(seed, int(o["smp"]))) * int(script_args(o, seed)[3]) * \
+    runs = len(seed_counts(o, seed)) * int(script_args(o, seed)[3]) * \
         (2 if "allocs" in sd.SEEDS[seed] else 1)
     return 120 + runs * (2 * int(o["secs"]) * (1 if seed != "003" else 0) + 20)
 
