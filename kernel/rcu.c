@@ -1,7 +1,9 @@
 // RCU for a non-preemptive kernel: a grace period ends once every busy CPU has passed a
 // quiescent state (a context switch, cond_resched, or a tick outside a read-side section);
 // idle CPUs are skipped by their dynticks counter, as Linux's dynticks-idle RCU does.
-// Callbacks wait on per-CPU lists and run in batches on the CPU that queued them.
+// Callbacks wait on per-CPU lists and run in batches on the CPU that queued them. A grace
+// period nobody waits for ends at the grace-period thread's next tick-long poll, not at the
+// last CPU's report: see report_qs.
 #include "cpumask.h"
 #include "mutex.h"
 #include "panic.h"
@@ -40,6 +42,7 @@ static struct cpumask qs_pending;   // CPUs that still owe the current grace per
 static u64 gp_seq;                  // grace periods started
 static u64 gp_completed;            // grace periods ended
 static bool gp_thread_sleeping;
+static int hurry;                   // synchronize_rcu and rcu_barrier callers waiting
 static bool planted_early;
 static struct thread *gp_thread;
 static DECLARE_WAIT_QUEUE_HEAD(rcu_gp_wq);
@@ -107,6 +110,14 @@ call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *))
 
 // This CPU passed a quiescent state: every read-side section it was in has ended. The
 // fence orders those sections' loads before the report that lets an updater free memory.
+// The last report wakes the grace-period thread only when someone waits for the grace period
+// (hurry); otherwise the thread finds it over at its next poll, a tick at most. Waking it on
+// every last report cost an IPI to its CPU per grace period, and with callbacks always queued
+// (a ramfs create+unlink loop with RCU-freed inodes) grace periods ran back to back, so nearly
+// every path walk's cond_resched ended one (fs_mark's ref-walk, profiled). Linux too reports
+// quiescent states from the tick and softirq, and lets call_rcu's callbacks wait for the
+// grace-period kthread's own pace (jiffies_till_first_fqs; the lazy call_rcu of Linux 6.2,
+// call_rcu_hurry for the callers that wait).
 static void
 report_qs(void)
 {
@@ -115,7 +126,7 @@ report_qs(void)
     return;
   smp_mb();
   cpumask_clear_cpu_atomic(me, &qs_pending);
-  if(cpumask_weight(&qs_pending) == 0)
+  if(cpumask_weight(&qs_pending) == 0 && READ_ONCE(hurry))
     wake_up(&rcu_gp_wq);
 }
 
@@ -275,6 +286,11 @@ rcu_gp_thread(void *arg)
     wait_event_idle(rcu_gp_wq, need_gp());
     WRITE_ONCE(gp_thread_sleeping, false);
     run_grace_period();
+    // A tick between grace periods unless someone waits (report_qs): callbacks queued
+    // meanwhile share the next one, and there are at most HZ a second. A waiter's wake_up
+    // ends the pause (synchronize_rcu, rcu_barrier).
+    if(!READ_ONCE(hurry))
+      wait_event_timeout(rcu_gp_wq, READ_ONCE(hurry), TICK_NS);
     cond_resched();   // back-to-back grace periods must not keep this CPU from others
   }
   return 0;
@@ -307,13 +323,18 @@ sync_done(struct rcu_head *h)
   complete(&container_of(h, struct rcu_sync, head)->done);
 }
 
+// A caller that waits hurries the grace periods (report_qs): the flag is up before the
+// callback is queued, and call_rcu's full fence orders the two.
 void
 synchronize_rcu(void)
 {
   struct rcu_sync s;
   init_completion(&s.done);
+  __atomic_add_fetch(&hurry, 1, __ATOMIC_RELAXED);
   call_rcu(&s.head, sync_done);
+  wake_up(&rcu_gp_wq);   // the thread may be pausing between grace periods
   wait_for_completion(&s.done);
+  __atomic_sub_fetch(&hurry, 1, __ATOMIC_RELAXED);
 }
 
 // rcu_barrier: a callback queued behind everything on every CPU; each CPU runs its
@@ -335,6 +356,7 @@ rcu_barrier(void)
 {
   int cpu;
   mutex_lock(&barrier_mutex);
+  __atomic_add_fetch(&hurry, 1, __ATOMIC_RELAXED);   // as synchronize_rcu; smp_mb below
   init_completion(&barrier_done);
   barrier_left = 1;
   for_each_online_cpu(cpu) {
@@ -351,9 +373,11 @@ rcu_barrier(void)
   }
   smp_mb();
   wake_gp_thread();
+  wake_up(&rcu_gp_wq);   // as synchronize_rcu's
   if(__atomic_sub_fetch(&barrier_left, 1, __ATOMIC_ACQ_REL) == 0)
     complete(&barrier_done);
   wait_for_completion(&barrier_done);
+  __atomic_sub_fetch(&hurry, 1, __ATOMIC_RELAXED);
   mutex_unlock(&barrier_mutex);
 }
 
