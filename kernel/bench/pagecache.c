@@ -24,12 +24,16 @@
 // 10 (doc/notebook/2026-12-05-aa.md): a difference between two layouts, met once per
 // comparison, that no run's scatter held. The build, 4096 pages, is outside the interval.
 // The tally and the race counts add up over the point's runs, for pc_point_done.
+// Cache-line aligned, as the other suites' per-slot state: unaligned, each slot's tree_lock
+// sat at its own offset in a line, beside different neighbours, and ten A/A boots at f9d2e41
+// found radix-lock/128 slower than its copy (slot against slot) in 4, always that way (0.91
+// to 0.94 at 2 and 4 threads; doc/notebook/2026-12-06-sched-rcu.md).
 struct pc_file {
   struct address_space as;
   u64 replaced_total;                     // since this run's setup: what the generations add up to
   struct pc_tally tally;                  // the runs verified since pc_take_tally
   struct pagecache_rcu_stats races;       // radix-rcu's race counts, the point's runs' own
-};
+} __aligned(64);
 static struct pc_file files[BENCH_MAX_SLOTS];   // by ctx->slot
 static struct pc_tally run_tally;     // the running run's: each worker adds its own as it returns
 static struct pagecache_rcu_stats run_races;   // the race counts when the running run began

@@ -130,6 +130,17 @@ reread "$one" "$tmp/one.out"
 check "one round: exit 0" test "$(cat "$tmp/one.out.rc")" = 0
 check "one round: inconclusive, direction unknown" grep -q "^REAL-SEED-CMP seed=001 program=sysbench a=free-wlock b=dontneed-wlock threads=4 ratio=2.000 ci95=n/a verdict=inconclusive .* direction=unknown agrees=n/a rounds=1 " "$tmp/one.out"
 
+# --counts (make's COUNTS=): a subset of each seed's sweep; a word that is not a count, or a
+# subset a seed has none of, stops before anything is built or booted.
+check "--counts 1,2,16 at 8 vCPUs: 001 and 000 keep those" python3 -c '
+import sys; sys.path.insert(0, "'"$root"'/tools"); import seeds_real as r
+o = r.options(["--smp", "8", "--counts", "1,2,16"])
+assert r.seed_counts(o, "001") == [1, 2, 16] and r.seed_counts(o, "000") == [1, 2, 16], o'
+(cd "$root" && tools/seeds_real.py --smp 2 --seeds 003 --counts 4) > "$tmp/counts.out" 2>&1
+check "--counts 4 at 2 vCPUs: 003 has none, said" grep -q "none of seed 003's counts at 2 vCPUs (1,2)" "$tmp/counts.out"
+(cd "$root" && tools/seeds_real.py --counts 1,x) > "$tmp/counts2.out" 2>&1
+check "--counts 1,x: refused" grep -q "a comma list of client or thread counts" "$tmp/counts2.out"
+
 # tests/seeds/real.sh's parsers on the programs' own output, run on the host: each program's
 # rate must be found, a positive number.
 if command -v dbench > /dev/null && command -v fs_mark > /dev/null; then
