@@ -324,7 +324,8 @@ sync_done(struct rcu_head *h)
 }
 
 // A caller that waits hurries the grace periods (report_qs): the flag is up before the
-// callback is queued, and call_rcu's full fence orders the two.
+// callback is queued, and call_rcu's full fence orders the two against report_qs's smp_mb
+// and flag load. A report that still misses the flag only leaves the end to the next poll.
 void
 synchronize_rcu(void)
 {
