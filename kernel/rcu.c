@@ -373,8 +373,7 @@ rcu_barrier(void)
     spin_unlock_irqrestore(&rdp->lock, flags);
   }
   smp_mb();
-  wake_gp_thread();
-  wake_up(&rcu_gp_wq);   // as synchronize_rcu's
+  wake_up(&rcu_gp_wq);   // asleep on need_gp or pausing between grace periods: either way
   if(__atomic_sub_fetch(&barrier_left, 1, __ATOMIC_ACQ_REL) == 0)
     complete(&barrier_done);
   wait_for_completion(&barrier_done);

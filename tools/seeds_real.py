@@ -383,8 +383,10 @@ def main(argv):
     with concurrent.futures.ThreadPoolExecutor(max_workers=int(o["jobs"])) as pool:
         list(pool.map(one, runs))
     nboots = len(runs)
-    line = ("SMP=%s ROUNDS=%s SECS=%s REPS=%s, %d boots in %.0f s%s, Linux %s, %s"
-            % (o["smp"], o["rounds"], o["secs"], o["reps"], nboots, time.time() - t0,
+    line = ("SMP=%s ROUNDS=%s SECS=%s REPS=%s%s, %d boots in %.0f s%s, Linux %s, %s"
+            % (o["smp"], o["rounds"], o["secs"], o["reps"],
+               " COUNTS=" + ",".join(map(str, o["counts"])) if o["counts"] else "",
+               nboots, time.time() - t0,
                "" if o["jobs"] == "1" else " (%s at once: no measurement)" % o["jobs"], linux,
                time.strftime("%Y-%m-%d")))
     meta = {"smp": o["smp"], "seeds": o["seeds"], "line": line, "imitation": imit,

@@ -279,12 +279,7 @@ wake_turn_run(void)
   return waker * 4 >= spin;   // a quarter of the spinner's units at least
 }
 
-static bool
-wake_turn_test(void)
-{
-  return wake_turn_run();
-}
-SELFTEST("sched-wake-turn", wake_turn_test);
+SELFTEST("sched-wake-turn", wake_turn_run);
 
 // The planted bug: the waker goes to the back of the queue on every wake-up (as this kernel
 // did until 2026-12-06); sched-wake-turn's share must fall below a quarter.
