@@ -57,6 +57,9 @@ struct bench_headline {
   u32 seed_ratio_m;   // the seed's a/b, milli
   int seed_verdict;   // STATS_FASTER, STATS_SAME or STATS_SLOWER, as the seed concluded
   const char *cite;   // where doc/seeds.md has the numbers
+  // A claim of no difference (seed_verdict STATS_SAME): the timed runs a and b take at its
+  // point, the other columns there keeping the suite's (0: HEAD_RUNS, kernel/bench/bench.c).
+  u32 runs;
 };
 
 struct benchsuite;
@@ -72,7 +75,7 @@ struct bench_ctx {
   int threads;       // workers in the running point
   int max_threads;   // the most workers any point of this variant runs (for setup)
   u32 round;         // of the point's runs of this variant: 0 the warm-up, 1.. the timed ones
-  u32 runs;          // the point's timed runs (HEAD_RUNS): round == runs is the last
+  u32 runs;          // the running column's timed runs here: round == runs is its last
   bool stop;         // set when the run is over: workers return (bench_stopped)
   u64 start_ns;      // ktime_ns when the last worker woke: the timed interval begins
   u64 deadline;      // ktime_ns at which the run's time is up (it may go on: bench_yield)
@@ -219,6 +222,13 @@ struct bench_results {
   struct bench_cmp paired[BENCH_MAX_PAIRS];
   struct stats_pair pair[BENCH_MAX_PAIRS][BENCH_MAX_SWEEP];
   u32 margin_m;                                 // bench.margin= in milli: "same" within it
+  // An equivalence headline's pair ran head_runs rounds (0: no such point) at thread index
+  // head_t, more than the other columns there: its comparison (head), and there each column
+  // over the rounds every column ran (first), for the comparisons other than head.
+  u32 head_runs;
+  int head_t;
+  struct bench_cmp head;
+  struct stats first[BENCH_MAX_SLOTS];
 };
 
 // What a boot's verdicts came to, for BENCH-AA: comparisons, those not same and not
@@ -243,6 +253,7 @@ int bench_slot_name(char *buf, size_t size, const struct benchsuite *s, struct b
 int bench_cmps(const struct benchsuite *s, const struct bench_results *r,
                struct bench_cmp *cmps);
 u32 bench_count_cmps(const struct bench_results *r, const struct bench_cmp *cmps, int n);
+u32 bench_level(const struct bench_results *r, struct bench_cmp c, int t, u32 m);
 int bench_compare(struct ratio *q, const struct bench_results *r, struct bench_cmp c, int t,
                   u32 m);
 int bench_compare_paired(struct ratio *q, const struct bench_results *r, struct bench_cmp c,

@@ -28,17 +28,18 @@ extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 #define MAX_RUNS 1000       // bench.runs is at most 1000 (kernel/lib/cmdline.c)
 
 // The point of an equivalence headline (a seed that found no difference: dbench at 8 threads,
-// webserve at 8, ramfs at 1) takes HEAD_RUNS rounds. "No difference" is a claim only an
-// interval inside 1 +- bench.margin confirms, and at 8 vCPUs on 2 host cores a run's rate
-// there scatters by 1 to 30% (twenty A/A boots, doc/notebook/2026-12-05-aa.md): at five runs
-// a side their intervals were +-0.07 to +-0.55, where no boot could say `same`. That scatter
-// predicts +-0.03 to +-0.12 at fifty a side for dbench, +-0.02 to +-0.09 for webserve and
-// +-0.01 to +-0.14 for ramfs (doc/notebook/2026-12-05-headline-power.md has what fifty gave).
-// Every column of the point takes them, not the headline's two alone: another comparison
-// there, of one of the two with a third column, would otherwise set runs of two periods and
-// two kinds of round against each other. About 45 s a boot (dbench's four columns), what the
-// five-minute budget of `make qemu-smp8` leaves. Not under bench=quick, bench.aa=yes or a
-// bench.runs= of the command line: there the runs are what was asked for.
+// webserve at 8, ramfs at 1) gives the headline's two columns more rounds: HEAD_RUNS, or the
+// headline's own runs. "No difference" is a claim only an interval inside 1 +- bench.margin
+// confirms, and at 8 vCPUs on 2 host cores a run's rate there scatters by 1 to 30% (twenty
+// A/A boots, doc/notebook/2026-12-05-aa.md): at five runs a side their intervals were +-0.07
+// to +-0.55, where no boot could say `same`. The scatter is the host's, as much a second as
+// in any other (dbench at 8: 10.5% a 0.1-s run, 6% a 0.4-s one), so only more time narrows
+// it. An interval of half the margin or less is always decided: if it holds 1 it lies inside
+// 1 +- margin. dbench needs about 150 runs a side for that at the level below; its two
+// other columns keep five there (doc/notebook/2026-12-06-dbench-power.md), and a comparison
+// with one of them reads the first rounds, the ones every column ran (results.first).
+// Not under bench=quick, bench.aa=yes or a bench.runs= of the command line: there the runs
+// are what was asked for.
 #define HEAD_RUNS 50
 
 // A point's first round of runs is an untimed warm-up, each run a quarter of bench.secs:
@@ -71,6 +72,7 @@ extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 // A column of the point: its timed runs' rates and what the runner noted about them.
 struct column {
   bool skip;            // its setup failed twice: no more runs at this point
+  u32 runs;             // its timed runs here: the point's, or the headline's for its pair
   u32 longer, capped;   // timed runs that went past bench.secs for BENCH_MIN_OPS; hit the cap
   u64 longest_ns;
   u64 rcu_left, lazy_left;   // RCU callbacks and lazily freed pages its runs left behind
@@ -269,6 +271,7 @@ run_slot(int i, int t, u32 r, u32 runs, u32 us)
   int err, k;
 
   bench_point.round = r;
+  bench_point.runs = runs;
   if((err = setup_slot(i)) < 0) {
     print_skip(i, bench_errno_word(err));
     return false;
@@ -366,17 +369,22 @@ round_order(int *order, int n, int prev_last, u64 *state)
 // paused: at 16 workers and failslab=20 a third of the tries lose one, and the first try
 // already took the error path), take every column's runs, a round at a time in an order
 // drawn for the round (round_order); a column whose setup fails twice drops out of the point.
+// At the headline's point (head > runs) the headline's two columns go on alone, in rounds of
+// two, to head.
 static void
-run_point(int t, u32 runs, u32 us)
+run_point(int t, u32 runs, u32 head, u32 us)
 {
-  int n = results.threads[t], nslots = results.nslots, got, tries, k, i, a, b;
-  int order[BENCH_MAX_SLOTS];
+  int n = results.threads[t], nslots = results.nslots, got, tries, k, i, a, b, cols_r;
+  int order[BENCH_MAX_SLOTS], last = -1;
   u64 seed;
-  u32 r;
+  u32 r, pairs;
 
   memset(cols, 0, sizeof(cols));
+  for(i = 0; i < nslots; i++)
+    cols[i].runs = runs;
+  if(head > runs)
+    cols[results.head.a].runs = cols[results.head.b].runs = head;
   bench_point.threads = n;
-  bench_point.runs = runs;
   for(tries = 0; (got = bench_start_workers(n, tries > 0)) < n; tries++) {
     pr_info("bench: %s: could not start worker %d of %d%s\n", bench_point.suite->name, got + 1, n,
             tries ? "" : "; once more");
@@ -394,29 +402,39 @@ run_point(int t, u32 runs, u32 us)
   for(const char *p = bench_point.suite->name; *p; p++)
     seed = (seed ^ (u8)*p) * 0x100000001b3ULL;
   seed |= 1;   // xorshift never leaves 0
-  for(r = 0; r <= runs; r++) {
-    round_order(order, nslots, r ? order[nslots - 1] : -1, &seed);
-    for(k = 0; k < nslots; k++) {
-      i = order[k];
+  for(r = 0; r <= MAX(runs, head); r++) {
+    cols_r = r <= runs ? nslots : 2;
+    round_order(order, cols_r, last, &seed);
+    last = order[cols_r - 1];
+    for(k = 0; k < cols_r; k++) {
+      i = r > runs ? (order[k] ? results.head.b : results.head.a) : order[k];
       if(r > 0)
         cols[i].pos[r - 1] = k;
       if(!cols[i].skip)
-        cols[i].skip = !run_slot(i, t, r, runs, us);
+        cols[i].skip = !run_slot(i, t, r, cols[i].runs, us);
     }
   }
   bench_profile_point_end();
   bench_stop_workers(n);
+  // At the headline's point, every column over the rounds all of them ran.
+  for(i = 0; results.head_runs && t == results.head_t && i < nslots; i++) {
+    if(!results.ran[i][t])
+      continue;
+    stats_time_weighted(scratch, cols[i].ops, cols[i].ns, runs);
+    stats_compute(&results.first[i], scratch, runs);
+  }
   // Each comparison's rounds, paired: a's run r and b's run r went in the same round.
   for(k = 0; k < results.npaired; k++) {
     a = results.paired[k].a;
     b = results.paired[k].b;
     if(!results.ran[a][t] || !results.ran[b][t])
       continue;
-    for(r = 0; r < runs; r++) {
+    pairs = MIN(cols[a].runs, cols[b].runs);
+    for(r = 0; r < pairs; r++) {
       scratch[r] = stats_rate(cols[a].ops[r], cols[a].ns[r]);
       scratch_b[r] = stats_rate(cols[b].ops[r], cols[b].ns[r]);
     }
-    stats_pair_compute(&results.pair[k][t], scratch, scratch_b, runs);
+    stats_pair_compute(&results.pair[k][t], scratch, scratch_b, pairs);
   }
 }
 
@@ -438,23 +456,26 @@ plan_ms(int points, u32 runs, u32 us)
   return (u64)points * (runs * us + us / WARMUP_DIV) / 1000;
 }
 
-// Whether suite s's headline is a claim of equivalence whose point takes HEAD_RUNS here.
-static bool
-head_runs(const struct benchsuite *s, bool quick, bool aa)
+// The timed runs of suite s's headline pair at its point, if its headline is a claim of
+// equivalence that takes more than the suite's runs here; else 0.
+static u32
+head_runs(const struct benchsuite *s, bool quick, bool aa, u32 runs)
 {
-  return s->headline.a && s->headline.seed_verdict == STATS_SAME && !quick && !aa &&
-         !kcmdline.bench_runs;
+  u32 head = s->headline.runs ? s->headline.runs : HEAD_RUNS;
+
+  if(!s->headline.a || s->headline.seed_verdict != STATS_SAME || quick || aa ||
+     kcmdline.bench_runs || head <= runs)
+    return 0;
+  return head;
 }
 
-// What HEAD_RUNS adds to suite s's plan: its columns' extra runs at one point.
+// What the headline's extra rounds add to suite s's plan: two columns' extra runs.
 static u64
 head_ms(const struct benchsuite *s, bool quick, bool aa, u32 runs, u32 us)
 {
-  struct bench_slot slots[BENCH_MAX_SLOTS];
+  u32 head = head_runs(s, quick, aa, runs);
 
-  if(!head_runs(s, quick, aa) || runs >= HEAD_RUNS)
-    return 0;
-  return (u64)bench_plan(s, quick, aa, slots) * (HEAD_RUNS - runs) * us / 1000;
+  return head ? 2ULL * (head - runs) * us / 1000 : 0;
 }
 
 static void
@@ -463,7 +484,7 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u
   int points = bench_points(s, cpus, quick, aa), t;
   char line[BENCH_LINE_MAX + 1], share[32], all[32], ran[32], timed[32];
   u64 t0 = ktime_ns();
-  struct bench_cmp hc;
+  u32 head = head_runs(s, quick, aa, runs);
   int ht = -1;
 
   memset(&results, 0, sizeof(results));
@@ -477,18 +498,20 @@ run_suite(const struct benchsuite *s, int cpus, bool quick, bool aa, u32 runs, u
   printk("bench: %s: %d points x %u runs x %u.%02u s and a warm-up = ~%lu s\n", s->name, points,
          runs, us / 1000000, us % 1000000 / 10000,
          (plan_ms(points, runs, us) + head_ms(s, quick, aa, runs, us) + 500) / 1000);
-  if(head_runs(s, quick, aa) && (ht = bench_headline_point(s, &results, cpus, &hc)) >= 0)
+  if(head && (ht = bench_headline_point(s, &results, cpus, &results.head)) >= 0) {
+    results.head_t = ht;
+    results.head_runs = head;
     printk("bench: %s: its headline, %s against %s at %d threads, a claim of no difference:"
-           " that point takes %u runs\n", s->name, s->headline.a, s->headline.b,
-           results.threads[ht], MAX(runs, HEAD_RUNS));
+           " those two take %u runs there, its interval at 1 - 0.05/2 (doc/benchmarks.md)\n",
+           s->name, s->headline.a, s->headline.b, results.threads[ht], head);
+  }
 
   memset(&bench_point, 0, sizeof(bench_point));
   bench_point.suite = s;
   bench_point.max_threads = results.threads[results.nthreads - 1];
-  bench_point.runs = runs;
   suite_ns = suite_settle_ns = suite_run_ns = 0;
   for(t = 0; t < results.nthreads; t++)
-    run_point(t, t == ht ? MAX(runs, HEAD_RUNS) : runs, us);
+    run_point(t, runs, t == ht ? head : 0, us);
   // Where the suite's time went: the budget of a boot (doc/benchmarks.md) is mostly these.
   bench_fmt_milli(all, sizeof(all), (ktime_ns() - t0) / 1000000);
   bench_fmt_milli(ran, sizeof(ran), suite_run_ns / 1000000);

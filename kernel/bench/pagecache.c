@@ -17,23 +17,29 @@
 #define REPLACE_ONE_IN 64                   // one operation in 64 replaces a page
 #define YIELD_EVERY 64
 
-// One file per column, built afresh by every run's setup and destroyed by its teardown, so
+// The running run's file, built afresh by every run's setup and destroyed by its teardown, so
 // that each run meets its own layout of pages and radix nodes and the intervals count how
 // much layouts differ. Built once per point, as until 2026-12-05, a column's runs all shared
 // the layout its warm-up drew, and ten A/A boots found a variant and its copy apart in 5 of
 // 10 (doc/notebook/2026-12-05-aa.md): a difference between two layouts, met once per
 // comparison, that no run's scatter held. The build, 4096 pages, is outside the interval.
-// The tally and the race counts add up over the point's runs, for pc_point_done.
-// Cache-line aligned, as the other suites' per-slot state: unaligned, each slot's tree_lock
-// sat at its own offset in a line, beside different neighbours, and ten A/A boots at f9d2e41
-// found radix-lock/128 slower than its copy (slot against slot) in 4, always that way (0.91
-// to 0.94 at 2 and 4 threads; doc/notebook/2026-12-06-sched-rcu.md).
-struct pc_file {
+// One for every column, at one address: only one run is alive at a time. Until 2026-12-06
+// each column had its own at its slot's static address, so that its tree_lock and radix root
+// sat for the whole boot where its copy's did not: unaligned (168 bytes), ten A/A boots found
+// radix-lock/128 slower than its copy in 4, always that way (0.91 to 0.94 at 2 and 4
+// threads); aligned, 2 of 10 either way (doc/notebook/2026-12-06-sched-rcu.md). What a
+// placement costs under the emulator (its soft TLB is direct-mapped by page) now falls on
+// every column alike.
+struct pc_run {
   struct address_space as;
   u64 replaced_total;                     // since this run's setup: what the generations add up to
+} __aligned(64);
+static struct pc_run run_file;
+// Each column's account over the point's runs, for pc_point_done.
+struct pc_file {
   struct pc_tally tally;                  // the runs verified since pc_take_tally
   struct pagecache_rcu_stats races;       // radix-rcu's race counts, the point's runs' own
-} __aligned(64);
+};
 static struct pc_file files[BENCH_MAX_SLOTS];   // by ctx->slot
 static struct pc_tally run_tally;     // the running run's: each worker adds its own as it returns
 static struct pagecache_rcu_stats run_races;   // the race counts when the running run began
@@ -89,7 +95,7 @@ pc_setup(struct bench_ctx *ctx)
   struct pc_file *f = &files[ctx->slot];
   enum pagecache_variant v = 0;
 
-  ctx->priv = &f->as;
+  ctx->priv = &run_file.as;
   run_tally = (struct pc_tally){ 0 };
   rcu_stats_sum(&run_races);   // the counters are per CPU, not per file: only a difference
   if(ctx->round == 0) {        // the warm-up: the point's first run of this column
@@ -98,7 +104,7 @@ pc_setup(struct bench_ctx *ctx)
   }
   while(v < NR_PC_VARIANTS && strcmp(pagecache_variant_names[v], ctx->variant->name) != 0)
     v++;
-  int err = address_space_init(&f->as, v, ctx->variant->fanout, NULL, false);
+  int err = address_space_init(&run_file.as, v, ctx->variant->fanout, NULL, false);
   for(unsigned long i = 0; err == 0 && i < NR_PAGES; i++) {
     struct page *page = alloc_page(GFP_KERNEL);
     if(!page) {
@@ -107,23 +113,23 @@ pc_setup(struct bench_ctx *ctx)
     }
     set_content(page, i, 0);
     lock_page(page);
-    err = add_to_page_cache(page, &f->as, i, GFP_KERNEL);
+    err = add_to_page_cache(page, &run_file.as, i, GFP_KERNEL);
     unlock_page(page);
     put_page(page);
   }
   if(err) {
-    address_space_destroy(&f->as);
+    address_space_destroy(&run_file.as);
     ctx->priv = NULL;
     return err;
   }
-  f->replaced_total = 0;
+  run_file.replaced_total = 0;
   return 0;
 }
 
 void
 pc_teardown(struct bench_ctx *ctx)
 {
-  address_space_destroy(&files[ctx->slot].as);
+  address_space_destroy(&run_file.as);
   rcu_barrier();   // the radix nodes' RCU frees, before the next run's file
   ctx->priv = NULL;
 }
@@ -217,12 +223,12 @@ pc_verify(struct bench_ctx *ctx, u64 ops)
 
   run_tally = (struct pc_tally){ 0 };
   tally_add(&f->tally, &t);
-  f->replaced_total += t.replaced;
+  run_file.replaced_total += t.replaced;
   rcu_stats_sum(&now);
   f->races.refused += now.refused - run_races.refused;
   f->races.moved += now.moved - run_races.moved;
   for(unsigned long i = 0; i < NR_PAGES; i++) {
-    struct page *page = find_get_page(&f->as, i);
+    struct page *page = find_get_page(&run_file.as, i);
     if(!page) {
       lost++;
       continue;
@@ -232,12 +238,12 @@ pc_verify(struct bench_ctx *ctx, u64 ops)
     put_page(page);
   }
   bool ok = t.wrong == 0 && t.failed == 0 && lost == 0 && misplaced == 0 &&
-            gens == f->replaced_total && f->as.nrpages == NR_PAGES;
+            gens == run_file.replaced_total && run_file.as.nrpages == NR_PAGES;
   if(!ok)
     pr_err("bench: pagecache: %s fanout %d: %lu wrong pages of %lu lookups, %lu replacements "
            "failed; file: %lu of %lu pages (%lu lost, %lu misplaced), generations %lu of %lu\n",
            ctx->variant->name, ctx->variant->fanout, t.wrong, t.lookups, t.failed,
-           f->as.nrpages, NR_PAGES, lost, misplaced, gens, f->replaced_total);
+           run_file.as.nrpages, NR_PAGES, lost, misplaced, gens, run_file.replaced_total);
   return ok;
 }
 

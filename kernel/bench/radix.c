@@ -17,8 +17,10 @@
 // counted none of that: A/A boots (bench.aa=yes) gave 4 false radix families in 5 boots
 // (doc/notebook/2026-12-06-aa.md). Each run's own tree makes the layout part of the
 // run-to-run spread. 2^16 items, not the 2^18 of a tree a point, keep the suite's time: 16-way
-// trees are 4 levels deep, 64- and 128-way 3, as at 2^18 (5 and 3).
-static struct radix_tree_root trees[BENCH_MAX_SLOTS];   // by ctx->slot (bench.aa=yes: six)
+// trees are 4 levels deep, 64- and 128-way 3, as at 2^18 (5 and 3). Its root is one for every
+// column, at one address (only one run is alive at a time), as pagecache's file: a root of
+// each column's own sat where its copy's did not for the whole boot.
+static struct radix_tree_root run_tree __aligned(64);
 static DEFINE_SPINLOCK(tree_lock);
 static u64 misses;
 
@@ -39,34 +41,34 @@ radix_empty(struct radix_tree_root *tree)
 static int
 radix_setup(struct bench_ctx *ctx)
 {
-  struct radix_tree_root *tree = &trees[ctx->slot];
   unsigned shift = ctx->variant->fanout == 16 ? 4 : ctx->variant->fanout == 64 ? 6 : 7;
   int err = 0;
 
-  INIT_RADIX_TREE(tree, shift);
+  INIT_RADIX_TREE(&run_tree, shift);
   for(unsigned long i = 0; i < NR_ITEMS && !err; i++) {
     if((err = radix_tree_preload(GFP_KERNEL)) < 0)
       break;
     spin_lock(&tree_lock);
-    err = radix_tree_insert(tree, i, item_for(i));
+    err = radix_tree_insert(&run_tree, i, item_for(i));
     spin_unlock(&tree_lock);
     radix_tree_preload_end();
     cond_resched();   // seconds of inserts under TCG: let RCU and this CPU's others in
   }
   if(err < 0) {
-    radix_empty(tree);   // a setup that fails undoes itself (include/bench.h)
+    radix_empty(&run_tree);   // a setup that fails undoes itself (include/bench.h)
     return err;
   }
   if(ctx->round == 0)   // the warm-up's: every run's tree has this shape
     pr_info("bench: radix: fanout %d: %lu items, height %u, %lu nodes\n",
-            ctx->variant->fanout, NR_ITEMS, radix_tree_height(tree), radix_tree_nr_nodes(tree));
+            ctx->variant->fanout, NR_ITEMS, radix_tree_height(&run_tree),
+            radix_tree_nr_nodes(&run_tree));
   return 0;
 }
 
 static void
 radix_teardown(struct bench_ctx *ctx)
 {
-  radix_empty(&trees[ctx->slot]);
+  radix_empty(&run_tree);
 }
 
 static u64
@@ -79,7 +81,7 @@ radix_worker(struct bench_ctx *ctx, int thread_index)
     x ^= x << 17;
     unsigned long index = x % NR_ITEMS;
     rcu_read_lock();
-    bad += radix_tree_lookup(&trees[ctx->slot], index) != item_for(index);
+    bad += radix_tree_lookup(&run_tree, index) != item_for(index);
     rcu_read_unlock();
     if(++ops % YIELD_EVERY == 0)
       bench_yield(ctx);

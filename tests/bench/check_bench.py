@@ -12,7 +12,8 @@ point may appear. A point may instead be skipped (a BENCH-SKIP line in place of
 its BENCH line): that is neither a failure nor a missing point, and comparisons
 that need it may be left out. Every number must be a plain decimal, ops_per_sec
 positive, the suite's extras present, runs= what the command line asked for (or
-the suite's own, and 50 at the point of a headline claiming no difference), and
+the suite's own; at the point of a headline claiming no difference, 50 or the
+suite's SUITE_HEAD_RUNS for the headline's two columns), and
 at one thread, where nothing contends, ci95 below the mean (contended points on
 a host with fewer cores than vCPUs are legitimately noisy and only need to be
 finite). With 3 runs or fewer (bench=quick) Student's t is 4.3 or more, so one
@@ -72,9 +73,11 @@ QUICK_FANOUT = 64              # bench=quick keeps the variants with this fanout
 QUICK_RUNS = 3
 DEFAULT_RUNS = 5               # a suite's runs when bench.runs= is not given (struct benchsuite)
 SUITE_RUNS = {"pagecache": 10, "calib": 10}   # suites whose .runs differs (kernel/bench/*.c)
-# The point of a headline that claims no difference takes HEAD_RUNS (kernel/bench/bench.c), all
-# its columns, in a boot whose runs the command line does not fix.
+# At the point of a headline that claims no difference, its two columns take HEAD_RUNS
+# (kernel/bench/bench.c), or the headline's own (SUITE_HEAD_RUNS), and the other columns the
+# suite's runs, in a boot whose runs the command line does not fix.
 HEAD_RUNS = 50
+SUITE_HEAD_RUNS = {"dbench": 150, "webserve": 100}
 AA = "~aa"                     # bench.aa=yes: the second copy of variant a is named a~aa
 FALSE = ("faster", "slower")   # an A/A verdict either way is false; inconclusive is not
 DEFAULT_MARGIN = 5             # bench.margin=, per cent, when the command line has none
@@ -282,8 +285,8 @@ class Checker(HotspotChecks, RunsChecks, SeedChecks):
             self.bad(n, "runs= missing or not a count")
             return
         want = self.runs or (QUICK_RUNS if self.quick else SUITE_RUNS.get(suite, DEFAULT_RUNS))
-        if not (self.runs or self.quick or self.aa) and self.head_point(suite, key[2]):
-            want = max(want, HEAD_RUNS)
+        if not (self.runs or self.quick or self.aa) and self.head_column(suite, key):
+            want = max(want, SUITE_HEAD_RUNS.get(suite, HEAD_RUNS))
         if int(d["runs"]) != want:
             self.bad(n, "runs=%s, expected %d" % (d["runs"], want))
         mean = self.number(n, d, "ops_per_sec", True)

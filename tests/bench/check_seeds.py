@@ -140,10 +140,12 @@ class SeedChecks:
                 self.bad(0, "%s: no BENCH-SEED line for the headline %s vs %s at %d threads"
                          % (suite, show(a, fa), b, t))
 
-    def head_point(self, suite, threads):
-        """Whether suite's thread count threads is the point of a headline that claims no
-        difference."""
-        return any(h[0] == suite and h[4] == threads
+    def head_column(self, suite, key):
+        """Whether key, (variant, fanout, threads) of suite, is one of the two columns of a
+        headline that claims no difference, at its point."""
+        name, fanout, threads = key
+        return any(h[0] == suite and h[4] == threads and
+                   (name, fanout) in ((h[1], h[2]), (h[3], None))
                    for h in headlines(self.cpus) if h[0] in EQUIVALENCE)
 
     def quick_madvise(self, key):

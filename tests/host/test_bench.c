@@ -268,7 +268,7 @@ test_suite_bad(void)
   s.pairs[0] = (struct bench_pair){ "radix-lock", 128, "hash-global", 0 };
   CHECK(!refused(&s));
   s.headline = (struct bench_headline){ "radix-lock", 128, "hash-global", 0, HEAD_CPUS, 982,
-                                        STATS_SAME, "doc/seeds.md" };
+                                        STATS_SAME, "doc/seeds.md", 0 };
   CHECK(!refused(&s));
   s.headline.fanout_a = 16;   // a pair of the suite's variants, but not one of its pairs
   CHECK(refused(&s));
@@ -378,7 +378,7 @@ static const struct benchsuite pc = {
   .variants = { { "hash-global" }, { "hash-bucket" }, { "radix-lock", 16 }, { "radix-rcu", 64 } },
   .pairs = { { "radix-rcu", 64, "hash-global", 0 }, { "hash-bucket", 0, "hash-global", 0 },
              { "radix-rcu", 64, "radix-lock", 16 } },
-  .headline = { "radix-rcu", 64, "hash-global", 0, HEAD_TWICE_CPUS, 2000, STATS_FASTER, "x" },
+  .headline = { "radix-rcu", 64, "hash-global", 0, HEAD_TWICE_CPUS, 2000, STATS_FASTER, "x", 0 },
 };
 
 static void
@@ -506,6 +506,8 @@ test_report(void)
 {
   static struct bench_results r;
   struct bench_tally tally = { 0 };
+  struct ratio q;
+  u64 ci;
   int t;
 
   // pc at 2 CPUs, full sweep 1 2 3 4 5: every point, radix-rcu/64 twice as fast.
@@ -535,6 +537,36 @@ test_report(void)
   bench_report(&pc, &r, 2, &tally);
   CHECK(lines("BENCH-CMP ") == 13 && tally.cmps == 28 && strstr(out, "1 - 0.05/13"));
   CHECK(lines("BENCH-SEED ") == 0 && strstr(out, "was not measured: no BENCH-SEED line"));
+
+  // An equivalence headline's extra rounds (kernel/bench/bench.c) at 4 threads: its pair ran
+  // 150, the other two columns 5. The headline takes the level 1 - 0.05/2 and its pair's every
+  // run; each other comparison there 1 - 0.05/(2(m - 1)) and the five rounds all ran (first,
+  // whose radix-rcu/64 is 3x hash-global's where all its runs are 2x).
+  r.ran[3][3] = true;
+  r.head_runs = 150;
+  r.head_t = 3;
+  r.head = (struct bench_cmp){ 3, 0 };
+  point(&r, 0, 3, 1000000, 100, 150);
+  point(&r, 3, 3, 2000000, 100, 150);
+  for(t = 0; t < 4; t++) {
+    r.first[t] = r.st[t][3];
+    r.first[t].n = 5;
+  }
+  r.first[3].mean_m = 3000000 * 1000ULL;
+  CHECK(bench_level(&r, r.head, 3, 15) == 2 && bench_level(&r, r.head, 2, 15) == 28);
+  CHECK(bench_level(&r, (struct bench_cmp){ 3, 2 }, 3, 15) == 28);
+  CHECK(bench_compare(&q, &r, r.head, 3, 15) == 0 && q.ratio_m == 2000 && q.df > 100);
+  ci = q.ci_m;
+  CHECK(bench_compare(&q, &r, (struct bench_cmp){ 3, 2 }, 3, 15) == 0 && q.ratio_m == 3000);
+  CHECK(bench_compare(&q, &r, (struct bench_cmp){ 3, 2 }, 2, 15) == 0 && q.ratio_m == 2000);
+  r.head_runs = 0;   // the same numbers at the one level for all: a wider interval
+  CHECK(bench_compare(&q, &r, r.head, 3, 15) == 0 && q.ratio_m == 2000 && q.ci_m > ci);
+  r.head_runs = 150;
+  outlen = 0;
+  bench_report(&pc, &r, 2, &tally);
+  CHECK(strstr(out, "+- its interval at 1 - 0.05/28 (1 - 0.05/2 for the headline at 4)"));
+  CHECK(strstr(out, "BENCH-SEED suite=pc a=radix-rcu b=hash-global fanout_a=64 threads=4 "
+               "seed_ratio=2.000 seed_verdict=faster ratio=2.000 ci95=") != NULL);
 
   // A/A: a against its copy, no BENCH-SEED.
   memset(&r, 0, sizeof(r));

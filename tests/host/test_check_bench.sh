@@ -353,14 +353,24 @@ bad "locks at 10 runs in a default boot" \
 bad "plus25 not told from base at one thread count of a full boot" \
   "$(edit "$full" 's/(a=plus25 b=base threads=2) ratio=([0-9.]+) ci95=[0-9.]+ verdict=slower/\1 ratio=\2 ci95=0.300 verdict=same/')" \
   "calib: plus25 vs base at 2 threads: same .*must be slower"
-# The point of each headline claiming no difference takes 50 runs (HEAD_RUNS), every column;
-# the sample's eight were set to 50 by hand when the rule came, after the boot.
+# At the point of each headline claiming no difference its two columns take 50 runs
+# (HEAD_RUNS), dbench's 150 and webserve's 100, and the other columns the suite's 5; the
+# sample's were set by hand when the rules came, after the boot.
 bad "a headline claiming no difference at the suite's 5 runs" \
-  "$(edit "$full" '/BENCH suite=webserve variant=hash-bucket threads=8 /s/ runs=50 / runs=5 /')" \
+  "$(edit "$full" '/BENCH suite=ramfs variant=free-now threads=1 /s/ runs=50 / runs=5 /')" \
   "runs=5, expected 50"
+bad "webserve's headline at HEAD_RUNS, not its own 100" \
+  "$(edit "$full" '/BENCH suite=webserve variant=hash-bucket threads=8 /s/ runs=100 / runs=50 /')" \
+  "runs=50, expected 100"
 bad "50 runs at a point no headline's" \
   "$(edit "$full" '/BENCH suite=webserve variant=hash-bucket threads=4 /s/ runs=5 / runs=50 /')" \
   "runs=50, expected 5"
+bad "dbench's headline at 50 runs, not its own 150" \
+  "$(edit "$full" '/BENCH suite=dbench variant=hash-global threads=8 /s/ runs=150 / runs=50 /')" \
+  "runs=50, expected 150"
+bad "a column beside dbench's headline at the headline's runs" \
+  "$(edit "$full" '/BENCH suite=dbench variant=radix-lock fanout=16 threads=8 /s/ runs=5 / runs=150 /')" \
+  "runs=150, expected 5"
 # A point of more than 16 runs prints its rates over several BENCH-RUNS lines with first=.
 # Every point here gets runs= rates equal to its mean (rounded down to a whole number), 16 a
 # line, lengths of 0.1 s and places 0.
