@@ -13,7 +13,9 @@ them:
   went first in the round / the one that went second);
 - per method, the false verdicts: comparisons faster or slower, and families (a suite in a
   boot) with at least one, against the 5% the Bonferroni level of each suite promises.
-Methods: weighted (the kernel's since 2026-12-05: each run counted for its time, then welch),
+Methods: weighted (the kernel's from 2026-12-05: each run counted for its time, then welch),
+weighted-log (the kernel's since 2026-12-06: the same means, their ratio's interval on the log
+scale),
 welch (the kernel's before: the runs' mean rates, delta method, Welch's df), log-welch
 (the same on log rates), paired (round by round log ratios), and each of them with the first
 timed round left out (-drop1)."""
@@ -78,6 +80,20 @@ def interval(method, a, b, m):
         df = max(min(len(a), len(b)) - 1, min(math.floor(df), len(a) + len(b) - 2))
         h = t_quantile(0.05 / m, df) * math.sqrt(va + r * r * vb) / mb
         return r - h, r + h
+    if method == "log-delta":
+        # The ratio of the two means with the delta method's variance on the log scale,
+        # sd(log r)^2 = va/ma^2 + vb/mb^2, Welch's df from those two terms, and e to the power
+        # of the ends: an interval that stays above 0 however wide (the kernel's since
+        # 2026-12-06, stats_ratio).
+        ma, mb = mean(a), mean(b)
+        if ma <= 0 or mb <= 0:
+            return 0.0, math.inf
+        ua, ub = var(a) / len(a) / ma ** 2, var(b) / len(b) / mb ** 2
+        df = (ua + ub) ** 2 / ((ua ** 2 / (len(a) - 1) if ua else 0) +
+                               (ub ** 2 / (len(b) - 1) if ub else 0) or 1e-300)
+        df = max(min(len(a), len(b)) - 1, min(math.floor(df), len(a) + len(b) - 2))
+        h = t_quantile(0.05 / m, df) * math.sqrt(ua + ub)
+        return ma / mb * math.exp(-h), ma / mb * math.exp(h)
     if method == "log-welch":
         la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
         va, vb = var(la) / len(la), var(lb) / len(lb)
@@ -159,7 +175,7 @@ def main(paths):
     for c in cmps:
         fam[(c[0], c[1])].append(c)
     print("false verdicts (A/A: every faster or slower), by method:")
-    for method in ("weighted", "welch", "log-welch", "paired"):
+    for method in ("weighted", "weighted-log", "welch", "log-welch", "paired"):
         for drop in (0, 1):
             nf = nfam = nfalse_fam = ncmp = 0
             per_suite = defaultdict(lambda: [0, 0])
@@ -168,8 +184,9 @@ def main(paths):
                 m = len(cs)
                 false_here = 0
                 for _, _, _, a, c, _, ua, uc in cs:
-                    if method == "weighted":
-                        a, c, meth = weighted(a, ua)[drop:], weighted(c, uc)[drop:], "welch"
+                    if method.startswith("weighted"):
+                        a, c = weighted(a, ua)[drop:], weighted(c, uc)[drop:]
+                        meth = "log-delta" if method == "weighted-log" else "welch"
                     else:
                         a, c, meth = a[drop:], c[drop:], method
                     lo, hi = interval(meth, a, c, m)
@@ -182,7 +199,7 @@ def main(paths):
                 nfalse_fam += false_here > 0
                 per_suite[s][0] += 1
                 per_suite[s][1] += false_here > 0
-            print("  %-9s%s comparisons %d, false %d; at 95%% each (no correction) %d (%.1f%%);"
+            print("  %-12s%s comparisons %d, false %d; at 95%% each (no correction) %d (%.1f%%);"
                   " families %d, false %d (%.1f%%): %s" %
                   (method, "-drop1" if drop else "      ", ncmp, nf, naive, 100.0 * naive / ncmp,
                    nfam, nfalse_fam, 100.0 * nfalse_fam / nfam,

@@ -35,9 +35,10 @@ extern const struct benchsuite __benchsuites_start[], __benchsuites_end[];
 // to +-0.55, where no boot could say `same`. The scatter is the host's, as much a second as
 // in any other (dbench at 8: 10.5% a 0.1-s run, 6% a 0.4-s one), so only more time narrows
 // it. An interval of half the margin or less is always decided: if it holds 1 it lies inside
-// 1 +- margin. dbench needs about 150 runs a side for that at the level below; its two
-// other columns keep five there (doc/notebook/2026-12-06-dbench-power.md), and a comparison
-// with one of them reads the first rounds, the ones every column ran (results.first).
+// 1 +- margin. At the headline's own level (bench_level, kernel/bench/table.c) dbench needs
+// about 150 runs a side for that and webserve 100; dbench's two other columns keep five there
+// (doc/notebook/2026-12-06-dbench-power.md), and a comparison with one of them reads the
+// first rounds, the ones every column ran (results.first).
 // Not under bench=quick, bench.aa=yes or a bench.runs= of the command line: there the runs
 // are what was asked for.
 #define HEAD_RUNS 50

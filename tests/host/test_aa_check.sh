@@ -36,9 +36,9 @@ boots "$tmp/aa" 20 1.0 1
 python3 "$root/tools/aa_check.py" "$tmp"/aa/boot-*.log > "$tmp/aa.out" 2>&1
 check "runs without error" [ $? -eq 0 ]
 check "every comparison read: 20 boots x 3 suites x 4 points" \
-  grep -q "^  weighted        comparisons 240, " "$tmp/aa.out"
+  grep -qE "^  weighted +comparisons 240, " "$tmp/aa.out"
 # Normal noise, no effect: at most a few per cent of the 60 families hold a false verdict.
-false_fams=$(sed -nE 's/^  weighted        .* families 60, false ([0-9]+) .*/\1/p' "$tmp/aa.out")
+false_fams=$(sed -nE 's/^  weighted +comparisons .* families 60, false ([0-9]+) .*/\1/p' "$tmp/aa.out")
 check "A/A without an effect: families with a false verdict at most 5 of 60 ($false_fams)" \
   [ "${false_fams:-99}" -le 5 ]
 check "no order effect reported" grep -qE "^  all rounds [+-]0\.0[0-2]" "$tmp/aa.out"
@@ -73,5 +73,9 @@ for p in glob.glob(sys.argv[1] + "/boot-*.log"):
 EOF
 python3 "$root/tools/aa_check.py" "$tmp"/aa/boot-*.log > "$tmp/diff.out" 2>&1
 check "planted difference: all 60 families false" \
-  grep -q "^  weighted        .* families 60, false 60 " "$tmp/diff.out"
+  grep -qE "^  weighted +comparisons .* families 60, false 60 " "$tmp/diff.out"
+check "planted difference: all 60 families false on the log scale too" \
+  grep -qE "^  weighted-log +comparisons .* families 60, false 60 " "$tmp/diff.out"
+check "the log scale without an effect: at most 5 of 60 families false" \
+  [ "$(sed -nE 's/^  weighted-log +comparisons .* families 60, false ([0-9]+) .*/\1/p' "$tmp/aa.out")" -le 5 ]
 check_summary
