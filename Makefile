@@ -308,7 +308,7 @@ HOSTCFLAGS := -std=gnu11 $(HOSTINC) $(HOSTSAN) -g -O1 -Wall -Wextra -Werror \
 HOSTLDFLAGS := -Wl,-T,$(HOSTLIB)/percpu.ld
 HOST_TESTS := test_cmdline test_vsprintf test_ksyms test_stats test_acpi test_radix test_bench \
   test_spinlock test_pagecache test_path test_vma test_prof test_lockdep test_inflate test_cpio \
-  test_unwind test_n_tty test_mktime test_fdtable
+  test_unwind test_n_tty test_mktime test_fdtable test_rwsem
 HOST_BINS := $(addprefix $(BUILD)/host/,$(HOST_TESTS))
 
 # Each test's sources, its own file first.
@@ -338,6 +338,8 @@ HOSTSRC_test_lockdep := tests/host/test_lockdep.c kernel/locking/lockdep_graph.c
 HOSTSRC_test_vma := tests/host/test_vma.c mm/vma.c kernel/lib/cpumask.c kernel/locking/ticket.c \
   kernel/locking/paravirt.c kernel/locking/rwsem.c \
   $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c sched.c time.c panic.c)
+HOSTSRC_test_rwsem := tests/host/test_rwsem.c kernel/locking/rwsem.c kernel/locking/ticket.c \
+  kernel/locking/paravirt.c $(addprefix $(HOSTLIB)/,cpu.c sched.c time.c panic.c)
 HOSTSRC_test_prof := tests/host/test_prof.c kernel/lib/stacktable.c kernel/lib/vsprintf.c \
   kernel/lib/string.c
 HOSTSRC_test_unwind := tests/host/test_unwind.c arch/x86_64/unwind.c

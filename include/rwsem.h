@@ -14,9 +14,17 @@ struct rwsem_waiter {
   bool granted;    // set by the releasing thread, under wait_lock: the lock is now ours
 };
 
+// count: RWSEM_WRITER while a writer holds it, RWSEM_WAITERS while anyone is queued, and
+// RWSEM_READER for each reader holding it. Taking it without a queue is one compare-and-swap
+// on count (Linux's rwsem fast paths); only a waiter, and whoever must hand the lock to one,
+// takes wait_lock.
+#define RWSEM_WRITER 1L
+#define RWSEM_WAITERS 2L
+#define RWSEM_READER 256L
+
 struct rw_semaphore {
-  spinlock_t wait_lock;
-  int count;                  // readers holding it; -1: a writer holds it
+  spinlock_t wait_lock;       // waiters and, while RWSEM_WAITERS is set, every grant
+  long count;                 // atomic: RWSEM_* above
   struct list_head waiters;   // struct rwsem_waiter, readers and writers, oldest first
   const char *name;
   u64 wait_ns;                // time its waiters spent queued, summed (lock_stat's waittime)
