@@ -326,8 +326,8 @@ is_head(const struct bench_results *r, struct bench_cmp c, int t)
 // rounds (r->head_runs). Then the headline, the one comparison the suite was built to decide and
 // named before any run, has half the 5% (m = 2) and the other m - 1 share the other half
 // (2(m - 1) each): still 5% for the family, by the same inequality (Bonferroni's, with
-// weights: Holm, Scand. J. Statist. 6, 1979, sec. 5). dbench's headline is one of 21, where
-// a third of the time buys the same interval as at 1 - 0.05/21.
+// weights, as in Holm's weighted procedure, Scand. J. Statist. 6, 1979). dbench's headline is
+// one of 21: at 1 - 0.05/2 about half the runs give the interval 1 - 0.05/21 would.
 u32
 bench_level(const struct bench_results *r, struct bench_cmp c, int t, u32 m)
 {
