@@ -14,8 +14,8 @@ them:
 - per method, the false verdicts: comparisons faster or slower, and families (a suite in a
   boot) with at least one, against the 5% the Bonferroni level of each suite promises.
 Methods: weighted (the kernel's from 2026-12-05: each run counted for its time, then welch),
-weighted-log (the kernel's since 2026-12-06: the same means, their ratio's interval on the log
-scale),
+weighted-log (the same means, their ratio's interval on the log scale: a candidate, measured
+on 2026-12-06 and not adopted),
 welch (the kernel's before: the runs' mean rates, delta method, Welch's df), log-welch
 (the same on log rates), paired (round by round log ratios), and each of them with the first
 timed round left out (-drop1)."""
@@ -69,36 +69,39 @@ def var(xs):
     return sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
 
 
+def welch_df(ua, ub, na, nb):
+    """Welch-Satterthwaite df of two squared standard errors, rounded down and kept between
+    min(na, nb) - 1 and na + nb - 2, as the kernel's welch_df."""
+    df = (ua + ub) ** 2 / ((ua ** 2 / (na - 1) if ua else 0) +
+                           (ub ** 2 / (nb - 1) if ub else 0) or 1e-300)
+    return max(min(na, nb) - 1, min(math.floor(df), na + nb - 2))
+
+
 def interval(method, a, b, m):
     """(lo, hi) of the ratio a/b by method, at the level 1 - 0.05/m."""
     if method == "welch":
         ma, mb = mean(a), mean(b)
         va, vb = var(a) / len(a), var(b) / len(b)
         r = ma / mb
-        df = (va + vb) ** 2 / ((va ** 2 / (len(a) - 1) if va else 0) +
-                               (vb ** 2 / (len(b) - 1) if vb else 0) or 1e-300)
-        df = max(min(len(a), len(b)) - 1, min(math.floor(df), len(a) + len(b) - 2))
+        df = welch_df(va, vb, len(a), len(b))
         h = t_quantile(0.05 / m, df) * math.sqrt(va + r * r * vb) / mb
         return r - h, r + h
     if method == "log-delta":
         # The ratio of the two means with the delta method's variance on the log scale,
         # sd(log r)^2 = va/ma^2 + vb/mb^2, Welch's df from those two terms, and e to the power
-        # of the ends: an interval that stays above 0 however wide (the kernel's since
-        # 2026-12-06, stats_ratio).
+        # of the ends: an interval that stays above 0 however wide (doc/notebook/2026-12-06-aa.md;
+        # the kernel's stats_ratio stays the symmetric one above).
         ma, mb = mean(a), mean(b)
         if ma <= 0 or mb <= 0:
             return 0.0, math.inf
         ua, ub = var(a) / len(a) / ma ** 2, var(b) / len(b) / mb ** 2
-        df = (ua + ub) ** 2 / ((ua ** 2 / (len(a) - 1) if ua else 0) +
-                               (ub ** 2 / (len(b) - 1) if ub else 0) or 1e-300)
-        df = max(min(len(a), len(b)) - 1, min(math.floor(df), len(a) + len(b) - 2))
+        df = welch_df(ua, ub, len(a), len(b))
         h = t_quantile(0.05 / m, df) * math.sqrt(ua + ub)
         return ma / mb * math.exp(-h), ma / mb * math.exp(h)
     if method == "log-welch":
         la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
         va, vb = var(la) / len(la), var(lb) / len(lb)
-        df = (va + vb) ** 2 / ((va ** 2 / (len(a) - 1)) + (vb ** 2 / (len(b) - 1)) or 1e-300)
-        df = max(min(len(a), len(b)) - 1, min(math.floor(df), len(a) + len(b) - 2))
+        df = welch_df(va, vb, len(a), len(b))
         d = mean(la) - mean(lb)
         h = t_quantile(0.05 / m, df) * math.sqrt(va + vb)
         return math.exp(d - h), math.exp(d + h)
