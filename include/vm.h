@@ -59,6 +59,12 @@ struct vma {
   unsigned long subtree_start;   // the lowest start in the subtree (its first VMA's)
   unsigned long subtree_end;     // the highest end in the subtree (its last VMA's)
   unsigned long subtree_gap;     // the largest hole between consecutive VMAs of it; 0 for one
+  // Per-VMA locking (mm/vma_lock.c): a fault read-locks vm_lock unless vm_lock_seq equals the
+  // mm's mm_lock_seq, which vma_start_write sets under mmap_sem for write and vm_lock for write.
+  struct rw_semaphore vm_lock;
+  int vm_lock_seq;
+  bool detached;              // out of the tree, under mmap_sem for write; freed after rcu
+  struct rcu_head rcu;
 };
 
 #ifdef VMA_TEST
@@ -77,6 +83,9 @@ struct mm {
   struct vma *vma_root;
   int nr_vmas;
   struct rw_semaphore mmap_sem;   // the VMA tree: write to change it, read to fault or madvise
+  // Write sections of mmap_sem, counted: bumped (release) by mmap_write_unlock, read by
+  // faults that lock one VMA without mmap_sem (mm/vma_lock.c).
+  int mm_lock_seq;
   spinlock_t page_table_lock;     // every lower-half PTE and page-table page of this mm
   struct cpumask cpu_mask;        // CPUs that may hold TLB entries of this mm (atomic updates)
   int users;                      // references (mm_create, use_mm); the last mmput tears down
@@ -198,6 +207,24 @@ extern bool lazyfree_ignore_dirty;   // planted bug: evict drops redirtied pages
 // Test hook: evict calls it, outside every lock, for a page it has just decided to keep.
 extern void (*lazyfree_keep_hook)(struct page *page);
 extern u64 lazyfree_freed;           // pages dropped by evict since boot
+
+// mm/vma_lock.c: per-VMA locks (Linux 6.4). The tree's left/right links and mm->vma_root
+// are stored with WRITE_ONCE, as a fault walks them under rcu_read_lock alone.
+extern bool fault_vma_lock;        // vm.fault_lock=vma: faults try a VMA's lock first
+extern u64 vma_lock_faults;        // faults handled under a VMA's lock since boot
+extern u64 vma_lock_fallbacks;     // faults that took mmap_sem instead
+extern bool vma_lock_planted_no_write;   // planted bug: vma_start_write marks nothing
+void vma_lock_init(void);
+struct vma *vma_alloc(void);                 // zeroed, its lock ready; NULL without memory
+struct vma *vma_dup(const struct vma *src);  // a copy with a lock of its own
+void vma_free(struct vma *v);                // after a grace period
+void mmap_write_lock(struct mm *mm);
+void mmap_write_unlock(struct mm *mm);       // also unlocks every VMA write-locked meanwhile
+void vma_end_write_all(struct mm *mm);       // that alone, for an mm built without the lock
+void vma_start_write(struct mm *mm, struct vma *v);   // under mmap_sem, before v changes
+void vma_mark_detached(struct vma *v);
+struct vma *lock_vma_under_rcu(struct mm *mm, unsigned long addr);   // read-locked, or NULL
+void vma_end_read(struct vma *v);
 
 // arch/x86_64/tlb.c: which mm a CPU runs on, and shootdowns.
 void switch_mm(struct thread *prev, struct thread *next);   // schedule(), interrupts off

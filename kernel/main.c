@@ -20,6 +20,7 @@
 #include "smp.h"
 #include "spinlock.h"
 #include "time.h"
+#include "vm.h"
 #include "watchdog.h"
 #include <asm/cpu.h>
 #include <asm/paging.h>
@@ -59,6 +60,7 @@ rest_init(void)
   rcu_init();                          // the grace-period thread
   hung_task_init();                    // khungtaskd: a thread asleep for ever panics
   vfs_init();                          // the root ramfs at /: inodes, dentries, mounts
+  vma_lock_init();                     // vm.fault_lock=: faults lock their VMA, or mmap_sem
   populate_rootfs();                   // the initramfs archives unpacked into /, then freed
   reclaim_init();                      // watermarks and kswapd: memory pressure is handled
   leak_check_snapshot();               // what the allocators hold once boot is done

@@ -138,14 +138,14 @@ dup_mm(struct mm *src)
     return NULL;
   dst->user = src->user;
   int err = 0;
-  down_write(&src->mmap_sem);
+  mmap_write_lock(src);
   for(struct vma *v = find_vma(src, 0); v && !err; v = vma_next(src, v)) {
-    struct vma *nv = kmalloc(sizeof(*nv), GFP_KERNEL);
+    vma_start_write(src, v);   // no fault under v's lock while its PTEs are copied (Linux 6.4)
+    struct vma *nv = vma_dup(v);
     if(!nv) {
       err = -ENOMEM;
       break;
     }
-    *nv = *v;
     nv->file = NULL;   // until the tree is complete
     vma_link(dst, nv);
     err = copy_vma_ptes(dst, src, v);
@@ -158,7 +158,8 @@ dup_mm(struct mm *src)
     }
   }
   flush_tlb_range(src, 0, USER_END);
-  up_write(&src->mmap_sem);
+  vma_end_write_all(dst);   // dst's VMAs were stamped as they went in: none is faulted yet
+  mmap_write_unlock(src);
   if(err) {
     mmput(dst);
     return NULL;

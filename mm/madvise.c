@@ -78,7 +78,7 @@ madvise_locked(struct mm *mm, unsigned long start, size_t len_in, int advice, bo
   if(end == start)
     return 0;
   if(exclusive)
-    down_write(&mm->mmap_sem);
+    mmap_write_lock(mm);
   else
     down_read(&mm->mmap_sem);
   int err = 0;
@@ -100,7 +100,7 @@ madvise_locked(struct mm *mm, unsigned long start, size_t len_in, int advice, bo
   if(a < end && err != -EINVAL)
     err = -ENOMEM;
   if(exclusive)
-    up_write(&mm->mmap_sem);
+    mmap_write_unlock(mm);
   else
     up_read(&mm->mmap_sem);
   return err;

@@ -377,58 +377,27 @@ do_file_fault(struct mm *mm, struct vma *v, unsigned long addr, u64 *pte, bool w
 // Demand-zero: the first touch of an anonymous page maps a zeroed frame; file mappings go to
 // do_file_fault. A fault on a PTE that is already present (another CPU won the race) just
 // returns: the CPU walks again. The accessed and dirty bits are left to the hardware (SDM
-// vol. 3A, 4.8).
-//
-// A write that must go through page_mkwrite (a write-notified mapping's page not yet
-// writable: FAULT_NEED_TIMES) first updates the file's times (file_update_time), under its
-// i_mutex. i_mutex
-// comes before mmap_sem (a write(2) faults on its user buffer holding it; truncation walks
-// the mappings holding it), so under mmap_sem the fault only tries it; when it is busy the
-// fault drops mmap_sem, takes a reference on the file, waits for i_mutex, updates the times
-// and starts again (as Linux's VM_FAULT_RETRY): the VMA may have changed meanwhile, and a
-// file other than the one updated is updated in turn. Linux's filemap_page_mkwrite calls
-// file_update_time under mmap_lock, but its times take no lock; here they are i_mutex's.
-int
-handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
+// vol. 3A, 4.8). Called with v locked (its lock or mmap_sem, for reading); v may be NULL.
+static int
+do_fault(struct mm *mm, struct vma *v, unsigned long addr, unsigned flags, bool timed)
 {
   bool write = flags & FAULT_WRITE;
-  struct inode *updated = NULL;  // the file whose times this fault updated
-  struct file *ref = NULL;       // the reference held on it across a retry
-  addr = ALIGN_DOWN(addr, PAGE_SIZE);
-  __atomic_fetch_add(&nr_page_faults, 1, __ATOMIC_RELAXED);
-  int err;
-retry:
-  err = -EFAULT;
-  down_read(&mm->mmap_sem);
-  struct vma *v = find_vma(mm, addr);
   if(!v || v->start > addr || (write && !(v->flags & VM_WRITE)))
-    goto out;
+    return -EFAULT;
   if((flags & FAULT_INSTR) ? !(v->flags & VM_EXEC) : !(v->flags & VM_READ))
-    goto out;
-  err = -ENOMEM;
+    return -EFAULT;
   u64 *pte = pte_alloc(mm, addr);
   if(!pte)
-    goto out;
+    return -ENOMEM;
   if(v->file) {
-    err = do_file_fault(mm, v, addr, pte, write, updated == v->file->f_inode);
-    if(err == FAULT_NEED_TIMES && file_update_time(v->file, true)) {
-      updated = v->file->f_inode;
+    int err = do_file_fault(mm, v, addr, pte, write, timed);
+    if(err == FAULT_NEED_TIMES && file_update_time(v->file, true))
       err = do_file_fault(mm, v, addr, pte, write, true);
-    } else if(err == FAULT_NEED_TIMES) {
-      struct file *f = get_file(v->file);
-      up_read(&mm->mmap_sem);
-      if(ref)
-        vfs_close(ref);
-      ref = f;
-      file_update_time(f, false);
-      updated = f->f_inode;
-      goto retry;
-    }
-    goto out;
+    return err;
   }
   struct page *page = NULL;
   if(!(READ_ONCE(*pte) & PTE_P) && !(page = alloc_page(GFP_KERNEL | __GFP_ZERO)))
-    goto out;
+    return -ENOMEM;
   u64 prot = vma_pte_prot(mm, v->flags);
   spin_lock(&mm->page_table_lock);
   if(page && !(*pte & PTE_P)) {
@@ -440,15 +409,56 @@ retry:
     spin_unlock(&mm->page_table_lock);
     if(page)
       __free_page(page);
-    err = do_wp_page(mm, addr, pte, prot);
-    goto out;
+    return do_wp_page(mm, addr, pte, prot);
   }
   spin_unlock(&mm->page_table_lock);
   if(page)
     __free_page(page);
-  err = 0;
-out:
-  up_read(&mm->mmap_sem);
+  return 0;
+}
+
+// The VMA is found and locked without mmap_sem when it can be (mm/vma_lock.c), else under
+// mmap_sem for reading; the fault itself is the same under either.
+//
+// A write that must go through page_mkwrite (a write-notified mapping's page not yet
+// writable: FAULT_NEED_TIMES) first updates the file's times (file_update_time), under its
+// i_mutex. i_mutex comes before mmap_sem and a VMA's lock (a write(2) faults on its user
+// buffer holding it; truncation walks the mappings holding it), so under either the fault
+// only tries it; when it is busy the fault drops its lock, takes a reference on the file,
+// waits for i_mutex, updates the times and starts again (as Linux's VM_FAULT_RETRY): the VMA
+// may have changed meanwhile, and a file other than the one updated is updated in turn.
+// Linux's filemap_page_mkwrite calls file_update_time under mmap_lock, but its times take no
+// lock; here they are i_mutex's.
+int
+handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
+{
+  struct inode *updated = NULL;  // the file whose times this fault updated
+  struct file *ref = NULL;       // the reference held on it across a retry
+  addr = ALIGN_DOWN(addr, PAGE_SIZE);
+  __atomic_fetch_add(&nr_page_faults, 1, __ATOMIC_RELAXED);
+  int err;
+  for(;;) {
+    struct vma *v = READ_ONCE(fault_vma_lock) ? lock_vma_under_rcu(mm, addr) : NULL;
+    bool vma_locked = v;
+    if(!vma_locked) {
+      down_read(&mm->mmap_sem);
+      v = find_vma(mm, addr);
+    }
+    bool timed = v && v->file && updated == v->file->f_inode;
+    err = do_fault(mm, v, addr, flags, timed);
+    struct file *f = err == FAULT_NEED_TIMES ? get_file(v->file) : NULL;
+    if(vma_locked)
+      vma_end_read(v);
+    else
+      up_read(&mm->mmap_sem);
+    if(!f)
+      break;
+    if(ref)
+      vfs_close(ref);
+    ref = f;
+    file_update_time(f, false);
+    updated = f->f_inode;
+  }
   if(ref)
     vfs_close(ref);
   return err;

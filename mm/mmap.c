@@ -1,10 +1,12 @@
 // brk, mmap (anonymous and of files) and munmap (man 2 mmap, brk), with Linux's argument checks;
 // the VMA work is mm/vma.c's (Linux's mm/mmap.c).
+#include "cmdline.h"
 #include "errno.h"
 #include "fdtable.h"
 #include "fs.h"
 #include <asm/memlayout.h>
 #include "mm.h"
+#include "printk.h"
 #include "process.h"
 #include "sched.h"
 #include "slab.h"
@@ -140,4 +142,19 @@ sys_munmap(u64 addr, u64 len)
   if(len && len <= USER_END && beyond_task_size(addr, len))
     return -EINVAL;
   return vm_munmap(current->mm, addr, len);
+}
+
+// vm.fault_lock=: how a page fault finds and locks its VMA (mm/vma_lock.c). madvise.lock=write
+// is the kernel before 2007, whose faults took mmap_sem as well: it keeps them there, so that
+// the madvise under the write lock still shuts every fault out, as the seed's kernel did.
+void
+vma_lock_init(void)
+{
+  fault_vma_lock = !kcmdline.fault_lock_mmap_sem && !kcmdline.madvise_lock_write;
+  if(fault_vma_lock)
+    printk("vm: vm.fault_lock=vma: a page fault locks its VMA alone, found without mmap_sem"
+           " (Linux 6.4)\n");
+  else
+    printk("vm: vm.fault_lock=mmap_sem%s: every page fault takes mmap_sem for reading (Linux"
+           " before 6.4)\n", kcmdline.fault_lock_mmap_sem ? "" : " (madvise.lock=write)");
 }

@@ -24,19 +24,18 @@ vm_mprotect(struct mm *mm, unsigned long start, size_t len, int prot)
     return -ENOMEM;
   if(len == 0)
     return 0;
-  struct vma *spare[2] = { kzalloc(sizeof(struct vma), GFP_KERNEL),
-                           kzalloc(sizeof(struct vma), GFP_KERNEL) };
+  struct vma *spare[2] = { vma_alloc(), vma_alloc() };
   int err = 0;
   if(!spare[0] || !spare[1]) {
     err = -ENOMEM;
     goto out_free;
   }
-  down_write(&mm->mmap_sem);
+  mmap_write_lock(mm);
   // The VMAs cut at start and end: past MAX_MAP_COUNT nothing is changed (Linux's split_vma).
   struct vma *first = find_vma(mm, start), *last = find_vma(mm, end - 1);
   int cuts = (first && first->start < start) + (last && last->start < end && last->end > end);
   if(mm->nr_vmas + cuts > MAX_MAP_COUNT) {
-    up_write(&mm->mmap_sem);
+    mmap_write_unlock(mm);
     err = -ENOMEM;
     goto out_free;
   }
@@ -60,6 +59,7 @@ vm_mprotect(struct mm *mm, unsigned long start, size_t len, int prot)
   // file mapping's pages not yet written (Linux: vma_wants_writenotify), so that the first
   // write still goes through page_mkwrite.
   for(struct vma *v = find_vma(mm, start); v && v->start < end; v = vma_next(mm, v)) {
+    vma_start_write(mm, v);
     v->flags = (v->flags & ~VM_PROT) | vm;
     spin_lock(&mm->page_table_lock);
     for(unsigned long p = v->start; p < v->end; p += PAGE_SIZE) {
@@ -78,7 +78,7 @@ vm_mprotect(struct mm *mm, unsigned long start, size_t len, int prot)
   flush_tlb_range(mm, start, end);
   vma_merge_range(mm, start, end);
 out:
-  up_write(&mm->mmap_sem);
+  mmap_write_unlock(mm);
 out_free:
   kfree(spare[0]);
   kfree(spare[1]);

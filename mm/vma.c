@@ -62,8 +62,8 @@ static struct vma *
 rotate_right(struct vma *v)
 {
   struct vma *l = v->left;
-  v->left = l->right;
-  l->right = v;
+  WRITE_ONCE(v->left, l->right);
+  WRITE_ONCE(l->right, v);
   rotate_update(v);
   rotate_update(l);
   return l;
@@ -73,8 +73,8 @@ static struct vma *
 rotate_left(struct vma *v)
 {
   struct vma *r = v->right;
-  v->right = r->left;
-  r->left = v;
+  WRITE_ONCE(v->right, r->left);
+  WRITE_ONCE(r->left, v);
   rotate_update(v);
   rotate_update(r);
   return r;
@@ -91,12 +91,12 @@ balance(struct vma *v)
   int diff = height(v->left) - height(v->right);
   if(diff > 1) {
     if(height(v->left->left) < height(v->left->right))
-      v->left = rotate_left(v->left);
+      WRITE_ONCE(v->left, rotate_left(v->left));
     return rotate_right(v);
   }
   if(diff < -1) {
     if(height(v->right->right) < height(v->right->left))
-      v->right = rotate_right(v->right);
+      WRITE_ONCE(v->right, rotate_right(v->right));
     return rotate_left(v);
   }
   return v;
@@ -109,9 +109,9 @@ tree_insert(struct vma *root, struct vma *v)
   if(!root)
     return v;
   if(v->start < root->start)
-    root->left = tree_insert(root->left, v);
+    WRITE_ONCE(root->left, tree_insert(root->left, v));
   else
-    root->right = tree_insert(root->right, v);
+    WRITE_ONCE(root->right, tree_insert(root->right, v));
   return balance(root);
 }
 
@@ -123,7 +123,7 @@ tree_remove_min(struct vma *root, struct vma **min)
     *min = root;
     return root->right;
   }
-  root->left = tree_remove_min(root->left, min);
+  WRITE_ONCE(root->left, tree_remove_min(root->left, min));
   return balance(root);
 }
 
@@ -131,16 +131,16 @@ static struct vma *
 tree_remove(struct vma *root, struct vma *v)
 {
   if(v->start < root->start) {
-    root->left = tree_remove(root->left, v);
+    WRITE_ONCE(root->left, tree_remove(root->left, v));
   } else if(v->start > root->start) {
-    root->right = tree_remove(root->right, v);
+    WRITE_ONCE(root->right, tree_remove(root->right, v));
   } else {
     if(!root->right)
       return root->left;
     struct vma *min;
     struct vma *right = tree_remove_min(root->right, &min);
-    min->left = root->left;
-    min->right = right;
+    WRITE_ONCE(min->left, root->left);
+    WRITE_ONCE(min->right, right);
     return balance(min);
   }
   return balance(root);
@@ -193,8 +193,9 @@ tree_update_path(struct mm *mm, struct vma *v)
 static void
 vma_adjust(struct mm *mm, struct vma *v, unsigned long start, unsigned long end)
 {
-  v->start = start;
-  v->end = end;
+  vma_start_write(mm, v);
+  WRITE_ONCE(v->start, start);
+  WRITE_ONCE(v->end, end);
   tree_update_path(mm, v);
 }
 
@@ -203,7 +204,8 @@ vma_insert(struct mm *mm, struct vma *v)
 {
   v->left = v->right = NULL;
   subtree_update(v);   // a leaf; a VMA copied by fork brings its old node's values
-  mm->vma_root = tree_insert(mm->vma_root, v);
+  v->vm_lock_seq = mm->mm_lock_seq;   // born write-locked, until the section ends (Linux's too)
+  WRITE_ONCE(mm->vma_root, tree_insert(mm->vma_root, v));
   mm->nr_vmas++;
   if(v->file)
     vma_link_file(mm, v);
@@ -220,13 +222,15 @@ vma_link(struct mm *mm, struct vma *v)
 static void
 vma_remove(struct mm *mm, struct vma *v)
 {
-  mm->vma_root = tree_remove(mm->vma_root, v);
+  vma_start_write(mm, v);
+  vma_mark_detached(v);
+  WRITE_ONCE(mm->vma_root, tree_remove(mm->vma_root, v));
   mm->nr_vmas--;
   if(v->file) {
     vma_unlink_file(v);
     vfs_close(v->file);
   }
-  kfree(v);
+  vma_free(v);
 }
 
 // tail becomes v's part from addr on, with its own reference on v's file; v keeps the rest.
@@ -246,6 +250,7 @@ vma_split_tail(struct mm *mm, struct vma *v, unsigned long addr, struct vma *tai
 static void
 vma_trim_front(struct mm *mm, struct vma *v, unsigned long addr)
 {
+  vma_start_write(mm, v);
   v->pgoff += (addr - v->start) >> PAGE_SHIFT;
   vma_adjust(mm, v, addr, v->end);   // still between its neighbours: the tree order holds
 }
@@ -450,15 +455,15 @@ mmap_region(struct mm *mm, unsigned long addr, size_t len, int prot, int flags,
     return -EINVAL;
   if(fixed && addr < MMAP_MIN_ADDR)
     return -EPERM;
-  struct vma *v = kzalloc(sizeof(*v), GFP_KERNEL);
-  struct vma *spare = kzalloc(sizeof(*spare), GFP_KERNEL);
+  struct vma *v = vma_alloc();
+  struct vma *spare = vma_alloc();
   if(!v || !spare) {
     kfree(v);
     kfree(spare);
     return -ENOMEM;
   }
   long err = -ENOMEM;
-  down_write(&mm->mmap_sem);
+  mmap_write_lock(mm);
   if(mm->nr_vmas >= MAX_MAP_COUNT) {   // Linux's do_mmap: ENOMEM (a MAP_FIXED may split two)
     addr = 0;
   } else if((flags & MAP_FIXED_NOREPLACE) && !(flags & MAP_FIXED) && !range_free(mm, addr, len)) {
@@ -480,7 +485,7 @@ mmap_region(struct mm *mm, unsigned long addr, size_t len, int prot, int flags,
     vma_insert(mm, v);
     v = NULL;
   }
-  up_write(&mm->mmap_sem);
+  mmap_write_unlock(mm);
   kfree(v);
   kfree(spare);
   return addr ? (long)addr : err;
@@ -535,14 +540,14 @@ vm_munmap(struct mm *mm, unsigned long addr, size_t len)
   // A spare VMA is needed only to cut a hole in the middle of one; without it (allocation
   // failed) munmap still unmaps whole VMAs and ends, and fails with ENOMEM only when it would
   // have to split, as Linux's does (munmap(2): ENOMEM).
-  struct vma *spare = kzalloc(sizeof(*spare), GFP_KERNEL);
-  down_write(&mm->mmap_sem);
+  struct vma *spare = vma_alloc();
+  mmap_write_lock(mm);
   struct vma *v = find_vma(mm, addr);
   bool hole = v && v->start < addr && v->end > addr + len;   // one VMA becomes two
   bool ok = !hole || (spare && mm->nr_vmas < MAX_MAP_COUNT);
   if(ok)
     unmap_range(mm, addr, addr + len, &spare);
-  up_write(&mm->mmap_sem);
+  mmap_write_unlock(mm);
   kfree(spare);
   return ok ? 0 : -ENOMEM;
 }
@@ -577,11 +582,11 @@ vm_mremap(struct mm *mm, unsigned long addr, size_t old_len, size_t new_len, int
   struct vma *sp[4];
   long ret = 0;
   for(int i = 0; i < 4; i++)
-    if(!(sp[i] = kzalloc(sizeof(struct vma), GFP_KERNEL)))
+    if(!(sp[i] = vma_alloc()))
       ret = -ENOMEM;
   if(ret)
     goto out_free;
-  down_write(&mm->mmap_sem);
+  mmap_write_lock(mm);
   // As Linux's mremap: EFAULT unless a VMA holds addr, before anything is cut; a shrink is a
   // munmap of the tail, EINVAL when that reaches past TASK_SIZE (do_munmap's check). Unchecked,
   // a kernel address or a huge old_len had the shrink zap the kernel's own page tables.
@@ -628,6 +633,7 @@ vm_mremap(struct mm *mm, unsigned long addr, size_t old_len, size_t new_len, int
       goto out;
     }
   }
+  vma_start_write(mm, v);   // no fault may map a page behind the move
   if((ret = move_page_tables(mm, addr, new_addr, old_len)) < 0)
     goto out;
   struct vma *nv = sp[3];
@@ -643,7 +649,7 @@ vm_mremap(struct mm *mm, unsigned long addr, size_t old_len, size_t new_len, int
   vma_merge_range(mm, new_addr, new_addr + new_len);
   ret = new_addr;
 out:
-  up_write(&mm->mmap_sem);
+  mmap_write_unlock(mm);
 out_free:
   for(int i = 0; i < 4; i++)
     kfree(sp[i]);

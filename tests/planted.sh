@@ -39,6 +39,7 @@ planted-lock	SELFTEST name=planted-lock result=fail .* fails=[1-9]
 planted-locktorture-idle	SELFTEST name=planted-locktorture-idle result=fail .* too_little=
 planted-pagecache-recheck	SELFTEST name=planted-pagecache-recheck result=fail .* wrong=[1-9]
 planted-timer-nosync	SELFTEST name=planted-timer-nosync result=fail .* ran_after=[1-9]
+planted-vma-lock-no-write	SELFTEST name=planted-vma-lock-no-write result=fail .* own_vma_during=1
 planted-leak	SELFTEST name=planted-leak result=pass .* object=1 page=1$
 EOF
 )

@@ -70,6 +70,7 @@ static struct mm *mm;
 static struct arena arenas[MAX_WORKERS];
 static int advice;
 static bool old_exclusive;
+static bool old_fault_vma_lock;   // vm.fault_lock= outside the suite
 static LIST_HEAD(pinned);
 static unsigned long free_before;
 static int touched;               // arenas the variant's points have run on so far
@@ -281,6 +282,11 @@ madv_setup(struct bench_ctx *ctx)
   advice = ctx->vi == FREE_WLOCK || ctx->vi == FREE_RLOCK ? MADV_FREE : MADV_DONTNEED;
   old_exclusive = madvise_exclusive;
   WRITE_ONCE(madvise_exclusive, ctx->vi == DONTNEED_WLOCK || ctx->vi == FREE_WLOCK);
+  // Every variant faults under mmap_sem, as the seed's kernels did (per-VMA locks are Linux
+  // 6.4's): under a VMA's lock, madvise's write lock would no longer shut the faults out, and
+  // the wlock variants would measure something the 2007 thread did not.
+  old_fault_vma_lock = fault_vma_lock;
+  WRITE_ONCE(fault_vma_lock, false);
   pin_memory(wmark.high + ctx->max_threads * THREAD_PAGES + SLACK_PAGES);
   if(ctx->round == 0) {   // every run's setup is the same: say it, and start the sums, once
     pr_info("bench: madvise: %s: %d arenas of %lu KiB, %lu pages left free (high watermark"
@@ -303,6 +309,7 @@ madv_teardown(struct bench_ctx *ctx)
   mm = NULL;
   ctx->priv = NULL;
   WRITE_ONCE(madvise_exclusive, old_exclusive);
+  WRITE_ONCE(fault_vma_lock, old_fault_vma_lock);
   unsigned long after = free_pages_settled();
   if(after < free_before) {
     pr_err("bench: madvise: %s leaked %lu pages (%lu free before, %lu after)\n",

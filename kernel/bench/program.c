@@ -18,6 +18,7 @@
 // Shootdown IPIs at the program's start, set beside the ones Linux's /proc/interrupts counts
 // around it (user/linux/init.c).
 static u64 ipis0, ipi_wait0;
+static u64 faults0, vma_locked0;   // page faults, and those handled under a VMA's lock
 
 void
 bench_program_begin(void)
@@ -25,6 +26,8 @@ bench_program_begin(void)
   bench_profile_point_begin(1);
   ipis0 = READ_ONCE(tlb_shootdown_ipis);
   ipi_wait0 = READ_ONCE(tlb_shootdown_wait_ns);
+  faults0 = READ_ONCE(nr_page_faults);
+  vma_locked0 = READ_ONCE(vma_lock_faults);
   bench_lockstat_begin(SLOT, 1);
   bench_profile_start();
   bench_lockstat_start();
@@ -54,7 +57,9 @@ bench_program_end(const char *program)
   bench_lockstat_print(SLOT, "init", point, num_online_cpus());
   bench_profile_point_end();
   if(kcmdline.profile_hz || kcmdline.lockstat)
-    pr_info("init: %s: %lu TLB-shootdown IPIs sent while it ran; their senders waited %lu ms\n",
+    pr_info("init: %s: %lu TLB-shootdown IPIs sent while it ran; their senders waited %lu ms;"
+            " %lu page faults, %lu of them under a VMA's lock\n",
             program, READ_ONCE(tlb_shootdown_ipis) - ipis0,
-            (READ_ONCE(tlb_shootdown_wait_ns) - ipi_wait0) / 1000000);
+            (READ_ONCE(tlb_shootdown_wait_ns) - ipi_wait0) / 1000000,
+            READ_ONCE(nr_page_faults) - faults0, READ_ONCE(vma_lock_faults) - vma_locked0);
 }

@@ -376,6 +376,14 @@ parse_ipi_wait(struct cmdline *c, const char *v)
   return one_of(v, "halt", "spin", &c->ipi_wait_spin, "expected halt or spin");
 }
 
+// vm.fault_lock=: vma (the default, Linux 6.4's per-VMA locks) or mmap_sem (every fault takes
+// it for reading, as before), to compare the two in one image (mm/vma_lock.c).
+static const char *
+parse_fault_lock(struct cmdline *c, const char *v)
+{
+  return one_of(v, "vma", "mmap_sem", &c->fault_lock_mmap_sem, "expected vma or mmap_sem");
+}
+
 const char *const cmdline_pagecache_names[NR_CMDLINE_PAGECACHE] = {
   "hash-global", "hash-bucket", "radix-lock", "radix-rcu",
 };
@@ -475,6 +483,7 @@ static const struct param {
   { "lockstat", parse_lockstat },
   { "madvise.lock", parse_madvise_lock },
   { "ipi.wait", parse_ipi_wait },
+  { "vm.fault_lock", parse_fault_lock },
   { "bench.margin", parse_margin },
   { "bench.seed", parse_seed },
   { "pagecache", parse_pagecache },

@@ -72,6 +72,7 @@ expect 0 fpu
 expect 0 spin 0.5
 expect 0 hostile
 expect 0 races
+expect 0 vmrace
 expect 0 sighand
 # sysfuzz makes its scratch directory, and checks that nothing escaped it, in one the
 # unprivileged user may write (the scratch directory is root's, 755).

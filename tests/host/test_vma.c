@@ -2,6 +2,8 @@
 // and first fit against brute force, mmap/munmap's splits and errnos, file mappings' offsets
 // and references through splits, merges and mremap. Page tables are stubbed; zap_page_range
 // and move_page_tables calls are recorded. Built with -DVMA_TEST (vm.h's test hooks).
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include "check.h"
 #include "errno.h"
@@ -251,7 +253,7 @@ gap_random(bool planted, unsigned seed, struct gap_stats *st)
       st->wrong += vm_mmap(mm, a, len, prot, FLAGS) != (long)want;
       break;
     case 4: {
-      struct vma *spare = kzalloc(sizeof(*spare), GFP_KERNEL);
+      struct vma *spare = vma_alloc();
       vma_split_at(mm, a, &spare);
       kfree(spare);
       st->splits += mm->nr_vmas > nr;
@@ -512,6 +514,101 @@ test_mremap(void)
   CHECK(file_refs == 0);
 }
 
+// Per-VMA locks (mm/vma_lock.c): readers find and lock VMAs without mmap_sem, as faults do,
+// while a writer maps, unmaps and moves VMAs under it. A VMA a reader holds must not change
+// or leave the tree under it (vma_start_write waits for it), and most lookups must succeed.
+#define LOCK_READERS 3
+#define LOCK_WINDOW 64            // pages the writer works in
+static struct mm *lock_mm;
+static unsigned long lock_base;
+static int lock_done, lock_broken;
+static long lock_held;            // lookups that returned a locked VMA
+
+static void *
+lock_reader(void *arg)
+{
+  rcu_register_thread();
+  unsigned seed = (unsigned)(long)arg;
+  while(!__atomic_load_n(&lock_done, __ATOMIC_ACQUIRE)) {
+    unsigned long addr = lock_base + (rand_r(&seed) % LOCK_WINDOW) * PAGE_SIZE;
+    rcu_read_lock();   // kept across the check: a planted bug must not also be a use-after-free
+    struct vma *v = lock_vma_under_rcu(lock_mm, addr);
+    if(v) {
+      unsigned long start = v->start, end = v->end;
+      bool broken = start > addr || end <= addr || v->detached;
+      sched_yield();   // the writer's turn: it must wait for us to change v
+      broken |= READ_ONCE(v->start) != start || READ_ONCE(v->end) != end ||
+                READ_ONCE(v->detached);
+      vma_end_read(v);
+      __atomic_fetch_add(&lock_broken, broken, __ATOMIC_RELAXED);
+      __atomic_fetch_add(&lock_held, 1, __ATOMIC_RELAXED);
+    }
+    rcu_read_unlock();
+  }
+  rcu_unregister_thread();
+  return NULL;
+}
+
+static void
+lock_race(int ops, int *broken, long *held)
+{
+  lock_mm = mm_create();
+  lock_base = MMAP_BASE + 0x100000;
+  lock_broken = 0;
+  lock_held = 0;
+  __atomic_store_n(&lock_done, 0, __ATOMIC_RELEASE);
+  vm_mmap(lock_mm, lock_base, LOCK_WINDOW * PAGE_SIZE, RW, FLAGS | MAP_FIXED);
+  pthread_t t[LOCK_READERS];
+  for(long i = 0; i < LOCK_READERS; i++)
+    pthread_create(&t[i], NULL, lock_reader, (void *)(i + 1));
+  unsigned seed = 7;
+  for(int i = 0; i < ops; i++) {
+    unsigned long a = lock_base + (rand_r(&seed) % LOCK_WINDOW) * PAGE_SIZE;
+    size_t len = (1 + rand_r(&seed) % 8) * PAGE_SIZE;
+    if(a + len > lock_base + LOCK_WINDOW * PAGE_SIZE)
+      len = lock_base + LOCK_WINDOW * PAGE_SIZE - a;
+    switch(rand_r(&seed) % 3) {
+    case 0:
+      vm_mmap(lock_mm, a, len, rand_r(&seed) % 2 ? RW : PROT_READ, FLAGS | MAP_FIXED);
+      break;
+    case 1:
+      vm_munmap(lock_mm, a, len);
+      break;
+    default:   // a shrink in place: the VMA's end moves
+      vm_mremap(lock_mm, a, len, PAGE_SIZE, 0, 0);
+      break;
+    }
+    if(i % 16 == 0)
+      sched_yield();
+  }
+  __atomic_store_n(&lock_done, 1, __ATOMIC_RELEASE);
+  for(int i = 0; i < LOCK_READERS; i++)
+    pthread_join(t[i], NULL);
+  mmput(lock_mm);
+  *broken = lock_broken;
+  *held = lock_held;
+}
+
+static void
+test_vma_lock(void)
+{
+  int broken;
+  long held;
+  u64 fallbacks = vma_lock_fallbacks;
+  lock_race(20000, &broken, &held);
+  printf("test_vma: per-VMA locks: %ld lookups locked their VMA, %lu fell back, %d broken\n",
+         held, (unsigned long)(vma_lock_fallbacks - fallbacks), broken);
+  CHECK(broken == 0);
+  CHECK(held >= 1000);   // enough locked lookups for the check to mean something
+  // Planted: vma_start_write marks nothing, so a writer changes a VMA a reader holds.
+  vma_lock_planted_no_write = true;
+  lock_race(20000, &broken, &held);
+  vma_lock_planted_no_write = false;
+  printf("test_vma: planted vma_start_write that marks nothing: %d broken of %ld\n", broken,
+         held);
+  CHECK(broken > 0);
+}
+
 int
 main(void)
 {
@@ -525,6 +622,7 @@ main(void)
   test_map_count();
   test_file_vmas();
   test_mremap();
+  test_vma_lock();
   rcu_barrier();                  // the mms go after a grace period
   CHECK(slab_nr_live() == 0);     // and with them every VMA
   rcu_unregister_thread();

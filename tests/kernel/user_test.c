@@ -384,6 +384,16 @@ user_races(void)
 }
 SELFTEST_NOINJECT("user-races", user_races);
 
+// Page faults racing mmap, munmap, MADV_DONTNEED and mprotect of the same region, and faults
+// on other VMAs beside them (per-VMA locks, mm/vma_lock.c): nothing stale is ever read.
+static bool
+user_vmrace(void)
+{
+  const char *const argv[] = { TEST_BIN_DIR "vmrace", NULL };
+  return testprog_run("vmrace", argv, 0);
+}
+SELFTEST_NOINJECT("user-vmrace", user_vmrace);
+
 // clone(CLONE_VM | CLONE_SIGHAND) shares the handlers between processes (kernel/sighand.c):
 // seen and run by every sharer, unshared by execve, dropped by exit, raced by sharers.
 static bool

@@ -1,0 +1,102 @@
+// Self-tests of per-VMA locks (mm/vma_lock.c): a page fault goes on while another thread holds
+// mmap_sem for write to change another VMA, and waits while its own VMA is being changed.
+#include "errno.h"
+#include "printk.h"
+#include "sched.h"
+#include "selftest.h"
+#include "time.h"
+#include "vm.h"
+#include <asm/memlayout.h>
+#include <asm/uaccess.h>
+
+static struct {
+  struct mm *mm;
+  unsigned long addr;   // the page the faulter writes first
+  int done;             // 1: its fault returned and the write went in; -1: it failed
+} vl;
+
+static int
+faulter(void *arg)
+{
+  use_mm(vl.mm);
+  int err = put_user(0x5a, (u8 *)vl.addr);
+  unuse_mm(vl.mm);
+  smp_store_release(&vl.done, err ? -1 : 1);
+  return 0;
+}
+
+// Whether the faulter is done within ms milliseconds.
+static bool
+done_within(u64 ms)
+{
+  u64 end = ktime_ns() + ms * 1000000;
+  while(!smp_load_acquire(&vl.done) && ktime_ns() < end)
+    msleep(1);
+  return smp_load_acquire(&vl.done) != 0;
+}
+
+// A fault at addr, by a thread of its own, while this one holds mmap_sem for write with the
+// VMA at locked write-locked: whether the fault finished during the section (within 200 ms),
+// and whether it finished, with its write in, in the end.
+static bool
+fault_during_section(struct mm *mm, unsigned long addr, unsigned long locked, bool *during)
+{
+  vl.mm = mm;
+  vl.addr = addr;
+  WRITE_ONCE(vl.done, 0);
+  mmap_write_lock(mm);
+  vma_start_write(mm, find_vma(mm, locked));
+  struct thread *t = kthread_create(faulter, NULL, -1, "vma-faulter");
+  if(!t) {
+    mmap_write_unlock(mm);
+    return false;
+  }
+  *during = done_within(200);
+  mmap_write_unlock(mm);
+  bool ok = done_within(5000) && READ_ONCE(vl.done) == 1;
+  kthread_join(t);
+  return ok;
+}
+
+static bool
+vma_lock_run(bool planted)
+{
+  struct mm *mm = mm_create();
+  if(!mm)
+    return false;
+  // Three VMAs apart, so that none merges: the faulter writes a and c, b is changed.
+  unsigned long a = MMAP_BASE + 0x100000, b = a + 0x10000, c = b + 0x10000;
+  bool ok = true;
+  for(unsigned long x = a; x <= c; x += 0x10000)
+    ok &= vm_mmap(mm, x, PAGE_SIZE, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED) == (long)x;
+  bool was = fault_vma_lock;
+  WRITE_ONCE(fault_vma_lock, true);   // vm.fault_lock=mmap_sem boots test the mechanism too
+  WRITE_ONCE(vma_lock_planted_no_write, planted);
+  u64 locked0 = READ_ONCE(vma_lock_faults);
+  bool other_during = false, own_during = true;
+  ok &= fault_during_section(mm, a, b, &other_during);   // b changes: a's fault goes on
+  ok &= fault_during_section(mm, c, c, &own_during);     // c changes: c's fault waits
+  u64 locked = READ_ONCE(vma_lock_faults) - locked0;
+  WRITE_ONCE(vma_lock_planted_no_write, false);
+  WRITE_ONCE(fault_vma_lock, was);
+  selftest_extra("other_vma_during=%d own_vma_during=%d vma_locked_faults=%lu", other_during,
+                 own_during, locked);
+  mmput(mm);
+  return ok && other_during && !own_during && locked >= 1;
+}
+
+static bool
+test_vma_lock(void)
+{
+  return vma_lock_run(false);
+}
+SELFTEST_NOINJECT("vma-lock", test_vma_lock);
+
+// vma_start_write marks nothing: the fault into the VMA being changed goes on under it.
+static bool
+test_planted_vma_lock_no_write(void)
+{
+  return vma_lock_run(true);
+}
+SELFTEST("planted-vma-lock-no-write", test_planted_vma_lock_no_write);
