@@ -25,6 +25,8 @@ static inline void cpumask_clear_cpu_atomic(int cpu, struct cpumask *m)
 
 static inline void cpumask_or(struct cpumask *dst, const struct cpumask *src)
 { for(int i = 0; i < NR_CPUS / 64; i++) dst->bits[i] |= READ_ONCE(src->bits[i]); }
+static inline void cpumask_and(struct cpumask *dst, const struct cpumask *src)
+{ for(int i = 0; i < NR_CPUS / 64; i++) dst->bits[i] &= READ_ONCE(src->bits[i]); }
 
 int cpumask_next(int cpu, const struct cpumask *m);   // next set bit after cpu, or NR_CPUS
 int cpumask_weight(const struct cpumask *m);

@@ -91,6 +91,9 @@ struct mm {
   int users;                      // references (mm_create, use_mm); the last mmput tears down
   unsigned long rss;              // resident pages, under page_table_lock
   u64 tlb_flushes;                // flush requests, local or remote
+  // vm.pt=percore (mm/percore.c): each CPU id's own top-level table, NULL under shared;
+  // their entries change under page_table_lock.
+  u64 **pcpu_pgd;
   struct rcu_head rcu;            // freed after a grace period: lazyfree_evict may still look
 };
 
@@ -214,7 +217,8 @@ extern bool fault_vma_lock;        // vm.fault_lock=vma: faults try a VMA's lock
 extern u64 vma_lock_faults;        // faults handled under a VMA's lock since boot
 extern u64 vma_lock_fallbacks;     // faults that took mmap_sem instead
 extern bool vma_lock_planted_no_write;   // planted bug: vma_start_write marks nothing
-void vma_lock_init(void);
+void vma_lock_init(void);             // mm/mmap.c: the boot's vm.fault_lock= and vm.pt=
+void percore_init(void);
 struct vma *vma_alloc(void);                 // zeroed, its lock ready; NULL without memory
 struct vma *vma_dup(const struct vma *src);  // a copy with a lock of its own
 void vma_free(struct vma *v);                // after a grace period
@@ -225,6 +229,21 @@ void vma_start_write(struct mm *mm, struct vma *v);   // under mmap_sem, before 
 void vma_mark_detached(struct vma *v);
 struct vma *lock_vma_under_rcu(struct mm *mm, unsigned long addr);   // read-locked, or NULL
 void vma_end_read(struct vma *v);
+
+// mm/percore.c: per-core page tables (vm.pt=percore, RadixVM), copies of the shared ones.
+extern bool vm_pt_percore;            // new mms get them (at most 64 CPUs)
+extern bool percore_planted_skip_cpu; // planted bug: a zap leaves one CPU's copies
+struct pt_count {
+  u64 now, peak;                      // page-table pages in use, and the most since reset
+};
+extern struct pt_count pt_pages_shared, pt_pages_percore;
+void pt_pages_add(struct pt_count *c, long n);
+int percore_pgd_alloc(struct mm *mm);   // after mm->pgd; 0 also when the variant is off
+void percore_free(struct mm *mm);
+void percore_fill(struct mm *mm, unsigned long addr, bool write);   // after a fault
+// Under page_table_lock: the copies of [start, end) go; *cpus gains the CPUs that held any.
+void percore_zap_locked(struct mm *mm, unsigned long start, unsigned long end,
+                        struct cpumask *cpus);
 
 // arch/x86_64/tlb.c: which mm a CPU runs on, and shootdowns.
 void switch_mm(struct thread *prev, struct thread *next);   // schedule(), interrupts off

@@ -107,6 +107,8 @@ lazyfree_evict(struct page *page)
         // still hold it in their TLBs are flushed before the page is freed (finish).
         struct flush_batch *b = this_cpu_ptr(&lazyfree_batch);
         cpumask_or(&b->cpus, &mm->cpu_mask);
+        if(mm->pcpu_pgd)   // vm.pt=percore: the CPUs' copies go too (clean, read-only)
+          percore_zap_locked(mm, page->index, page->index + PAGE_SIZE, &b->cpus);
         b->pending = true;
         page->private = 0;
         mm->rss--;

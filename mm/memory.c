@@ -14,11 +14,6 @@
 
 u64 nr_page_faults;            // calls of handle_mm_fault since boot (Linux's PGFAULT event)
 
-// Upper-level entries are present, writable and user: the PTE alone decides. Only a
-// process's mm (mm->user) has PTE_U on its pages; a kernel thread's adopted mm is reached by
-// kernel code alone, through uaccess.h, and SMAP leaves such supervisor pages alone.
-#define PT_FLAGS (PTE_P | PTE_W | PTE_U)
-
 // PROT_NONE keeps the page (and its data) but leaves out PTE_U, so ring 3 cannot reach it.
 u64
 vma_pte_prot(struct mm *mm, unsigned long vm_flags)
@@ -100,8 +95,14 @@ pgd_alloc(struct mm *mm)
   struct page *p = alloc_page(GFP_KERNEL | __GFP_ZERO);
   if(!p)
     return -ENOMEM;
+  p->private = 0;
   mm->pgd = page_address(p);
   memcpy(mm->pgd + 256, kernel_pml4 + 256, 256 * sizeof(u64));
+  if(percore_pgd_alloc(mm) < 0) {   // vm.pt=percore: each CPU's top level too
+    __free_page(p);
+    return -ENOMEM;
+  }
+  pt_pages_add(&pt_pages_shared, 1);
   return 0;
 }
 
@@ -114,6 +115,7 @@ free_table(u64 pa, int level)
     if(t[i] & PTE_P)
       free_table(t[i] & PTE_ADDR, level - 1);
   __free_page(pfn_to_page(pa >> PAGE_SHIFT));
+  pt_pages_add(&pt_pages_shared, -1);
 }
 
 // Page tables stay until the mm goes (Linux frees them at munmap; an mm here is short-lived),
@@ -125,6 +127,8 @@ free_pgtables(struct mm *mm)
     if(mm->pgd[i] & PTE_P)
       free_table(mm->pgd[i] & PTE_ADDR, 2);
   __free_page(virt_to_page(mm->pgd));
+  pt_pages_add(&pt_pages_shared, -1);
+  percore_free(mm);
 }
 
 u64 *
@@ -173,9 +177,11 @@ pte_alloc(struct mm *mm, unsigned long addr)
       struct page *p = alloc_page(GFP_KERNEL | __GFP_ZERO);
       if(!p)
         return NULL;
+      p->private = 0;   // a page table's: the CPUs whose per-core tables copy it (percore.c)
       spin_lock(&mm->page_table_lock);
       if(!(*e & PTE_P)) {
         WRITE_ONCE(*e, page_to_phys(p) | PT_FLAGS);
+        pt_pages_add(&pt_pages_shared, 1);
         p = NULL;
       }
       spin_unlock(&mm->page_table_lock);
@@ -446,6 +452,8 @@ handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
     }
     bool timed = v && v->file && updated == v->file->f_inode;
     err = do_fault(mm, v, addr, flags, timed);
+    if(err == 0 && mm->pcpu_pgd)   // vm.pt=percore: this CPU's copy of what it faulted
+      percore_fill(mm, addr, flags & FAULT_WRITE);
     struct file *f = err == FAULT_NEED_TIMES ? get_file(v->file) : NULL;
     if(vma_locked)
       vma_end_read(v);
@@ -563,10 +571,10 @@ zap_page_range(struct mm *mm, unsigned long start, unsigned long end)
 
 // mremap's move. The new range's page tables are made first, where the old one has any, so
 // that running out of memory changes nothing; a PTE cannot appear meanwhile (faults need
-// mmap_sem). Each entry moves under the page-table lock with its accessed and dirty bits; an
-// anonymous page's address (page->index) follows it, since lazyfree_evict looks its PTE up
-// there. One flush of the old range at the end: until then a CPU may still reach the pages
-// through it, which are the same pages.
+// mmap_sem, or the VMA's lock, which the caller has write-locked). Each entry moves under the
+// page-table lock with its accessed and dirty bits; an anonymous page's address (page->index)
+// follows it, since lazyfree_evict looks its PTE up there. One flush of the old range at the
+// end: until then a CPU may still reach the pages through it, which are the same pages.
 int
 move_page_tables(struct mm *mm, unsigned long old, unsigned long new, unsigned long len)
 {

@@ -10,6 +10,7 @@
 #include "process.h"
 #include "sched.h"
 #include "slab.h"
+#include "smp.h"
 #include "syscalls.h"
 #include <asm/uaccess.h>
 #include "vm.h"
@@ -157,4 +158,20 @@ vma_lock_init(void)
   else
     printk("vm: vm.fault_lock=mmap_sem%s: every page fault takes mmap_sem for reading (Linux"
            " before 6.4)\n", kcmdline.fault_lock_mmap_sem ? "" : " (madvise.lock=write)");
+}
+
+// vm.pt=: each mm made from here on gets per-core page tables, or not (mm/percore.c). Their
+// record of which CPUs copied a page table is a 64-bit word, hence the limit.
+void
+percore_init(void)
+{
+  vm_pt_percore = kcmdline.vm_pt_percore && nr_cpu_ids <= 64;
+  if(vm_pt_percore)
+    printk("vm: vm.pt=percore: each CPU runs an address space on page tables of its own,"
+           " filled by its faults; a shootdown goes only to CPUs that copied the range"
+           " (RadixVM)\n");
+  else if(kcmdline.vm_pt_percore)
+    pr_err("vm: vm.pt=percore needs at most 64 CPUs, not %d: vm.pt=shared\n", nr_cpu_ids);
+  else
+    printk("vm: vm.pt=shared: one page table per address space, as Linux\n");
 }

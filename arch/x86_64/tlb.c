@@ -70,13 +70,26 @@ flush_ipi(void *arg)
 // The caller has changed the PTEs of [start, end). The fence orders those stores before
 // the mask is read (x86 lets a load pass an earlier store, SDM vol. 3A, 9.2.3.4); a CPU
 // joining the mm sets its bit before it loads CR3, so one of the two sees the other.
+//
+// Under vm.pt=percore only the CPUs whose own tables copied a PTE of the range can cache
+// it: their copies go first (mm/percore.c), under the lock their faults fill them under,
+// and of them only those still running the mm get the IPI; one that left reloaded CR3.
 void
 flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
 {
   struct flush_request f = { mm, start, end };
   __atomic_fetch_add(&mm->tlb_flushes, 1, __ATOMIC_RELAXED);
+  struct cpumask copied;
+  if(mm->pcpu_pgd) {
+    cpumask_clear(&copied);
+    spin_lock(&mm->page_table_lock);
+    percore_zap_locked(mm, start, end, &copied);
+    spin_unlock(&mm->page_table_lock);
+  }
   smp_mb();
   struct cpumask targets = mm->cpu_mask;
+  if(mm->pcpu_pgd)
+    cpumask_and(&targets, &copied);
   cpumask_clear_cpu(smp_processor_id(), &targets);
   shootdown(&targets, flush_ipi, &f);
   if(this_cpu(loaded_mm) == mm)
@@ -114,7 +127,7 @@ load_mm(struct mm *next)
   if(next) {
     cpumask_set_cpu_atomic(me, &next->cpu_mask);
     smp_mb();
-    write_cr3(__pa(next->pgd));
+    write_cr3(__pa(next->pcpu_pgd ? next->pcpu_pgd[me] : next->pgd));
   } else {
     write_cr3(kernel_cr3);
   }

@@ -384,6 +384,13 @@ parse_fault_lock(struct cmdline *c, const char *v)
   return one_of(v, "vma", "mmap_sem", &c->fault_lock_mmap_sem, "expected vma or mmap_sem");
 }
 
+// vm.pt=: shared (the default, as Linux) or percore (mm/percore.c, RadixVM's per-core tables).
+static const char *
+parse_vm_pt(struct cmdline *c, const char *v)
+{
+  return one_of(v, "shared", "percore", &c->vm_pt_percore, "expected shared or percore");
+}
+
 const char *const cmdline_pagecache_names[NR_CMDLINE_PAGECACHE] = {
   "hash-global", "hash-bucket", "radix-lock", "radix-rcu",
 };
@@ -484,6 +491,7 @@ static const struct param {
   { "madvise.lock", parse_madvise_lock },
   { "ipi.wait", parse_ipi_wait },
   { "vm.fault_lock", parse_fault_lock },
+  { "vm.pt", parse_vm_pt },
   { "bench.margin", parse_margin },
   { "bench.seed", parse_seed },
   { "pagecache", parse_pagecache },

@@ -67,7 +67,7 @@ test_empty(void)
   CHECK(d.bench_runs == 0 && d.bench_secs_us == 0 && !d.bench_aa);
   CHECK(d.selftest == SELFTEST_NONE && d.nselftest == 0 && d.nr_cpus == 0);
   CHECK(d.poweroff && d.panic == PANIC_EXIT && d.failslab == 0 && d.failpage == 0 && !d.debug_slab);
-  CHECK(!d.lockstat && !d.madvise_lock_write && !d.fault_lock_mmap_sem);
+  CHECK(!d.lockstat && !d.madvise_lock_write && !d.fault_lock_mmap_sem && !d.vm_pt_percore);
   CHECK(fresh(&c, "") == 0 && memcmp(&c, &d, sizeof(c)) == 0);
   CHECK(fresh(&c, "   \t \n\r\v\f ") == 0 && memcmp(&c, &d, sizeof(c)) == 0);
   CHECK(cmdline_parse(&c, "nr_cpus=x bogus", NULL) == 2);
@@ -355,6 +355,12 @@ test_flags(void)
   CHECK(fresh(&c, "vm.fault_lock=rcu") == 1 && !c.fault_lock_mmap_sem);
   CHECK(strcmp(lastwhy, "expected vma or mmap_sem") == 0 &&
         strcmp(lastword, "vm.fault_lock=rcu") == 0);
+  // vm.pt: shared (the default) or percore.
+  CHECK(fresh(&c, "vm.pt=percore") == 0 && c.vm_pt_percore);
+  CHECK(parse(&c, "vm.pt=shared") == 0 && !c.vm_pt_percore);
+  CHECK(fresh(&c, "vm.pt=radix") == 1 && !c.vm_pt_percore);
+  CHECK(strcmp(lastwhy, "expected shared or percore") == 0 &&
+        strcmp(lastword, "vm.pt=radix") == 0);
   // bench.margin: a whole percentage 0..50, 5 by default.
   CHECK(fresh(&c, "") == 0 && c.bench_margin == 5);
   CHECK(fresh(&c, "bench.margin=0") == 0 && c.bench_margin == 0);

@@ -109,8 +109,13 @@ shootdown_reader(void *arg)
         __atomic_fetch_add(&sd.faulted, 1, __ATOMIC_RELEASE);
         break;
       }
-      if(v != PATTERN || after)
+      if(v != PATTERN || after) {   // fails the test; the round goes on without this reader
         __atomic_fetch_add(&sd.stale, 1, __ATOMIC_RELAXED);
+        if(reads == 0)
+          __atomic_fetch_add(&sd.ready, 1, __ATOMIC_RELEASE);
+        __atomic_fetch_add(&sd.faulted, 1, __ATOMIC_RELEASE);
+        break;
+      }
       if(++reads == 1)
         __atomic_fetch_add(&sd.ready, 1, __ATOMIC_RELEASE);
       if(ktime_ns() > end) {
@@ -169,15 +174,23 @@ shootdown_round(int r, int n, u64 *ipis)
   return ok ? 0 : -ETIMEDOUT;
 }
 
+// percore: the mm has per-core page tables (mm/percore.c), whatever vm.pt= says; planted:
+// their zap forgets one CPU's copies, which a reader there then keeps reading.
 static bool
-test_tlb_shootdown(void)
+shootdown_run(bool percore, bool planted)
 {
   int ncpus = num_online_cpus(), n = 0, cpu;
   static struct thread *t[NR_CPUS];
   memset(&sd, 0, sizeof(sd));
+  if(percore && nr_cpu_ids > 64)
+    return selftest_skip("more than 64 CPUs");
+  bool was = vm_pt_percore;
+  WRITE_ONCE(vm_pt_percore, percore);
   sd.mm = mm_create();
+  WRITE_ONCE(vm_pt_percore, was);
   if(!sd.mm)
     return selftest_skip("enomem");
+  WRITE_ONCE(percore_planted_skip_cpu, planted);
   int main_cpu = smp_processor_id();
   bool created = true;
   for_each_online_cpu(cpu)
@@ -198,6 +211,7 @@ test_tlb_shootdown(void)
   for(int i = 0; i < n; i++)
     if(t[i])
       joined += kthread_join(t[i]) == 0;
+  WRITE_ONCE(percore_planted_skip_cpu, false);
   mmput(sd.mm);
   selftest_extra("readers=%d rounds=%lu reads=%lu stale=%d stuck=%d shootdown_ipis=%lu enomem=%lu"
                  " munmap_err=%d", n, rounds, sd.reads, sd.stale, sd.stuck, ipis, enomem,
@@ -211,7 +225,29 @@ test_tlb_shootdown(void)
     ok &= torture_enough("tlb-shootdown", "shootdown_ipis", ipis, rounds);
   return ok;
 }
+
+static bool
+test_tlb_shootdown(void)
+{
+  return shootdown_run(false, false);
+}
 SELFTEST("tlb-shootdown", test_tlb_shootdown);
+
+// The same under per-core page tables: only the readers' CPUs, which copied the page, are
+// shot down, and none may read the page once munmap returned.
+static bool
+test_tlb_shootdown_percore(void)
+{
+  return shootdown_run(true, false);
+}
+SELFTEST("tlb-shootdown-percore", test_tlb_shootdown_percore);
+
+static bool
+test_planted_percore_skip_cpu(void)
+{
+  return shootdown_run(true, true);
+}
+SELFTEST("planted-percore-skip-cpu", test_planted_percore_skip_cpu);
 
 // madvise-dontneed: a worker on every CPU (the test's too) owns WORKER_PAGES pages of one
 // mapping. Each round they fill them, the test zaps the whole range with one MADV_DONTNEED

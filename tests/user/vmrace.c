@@ -3,7 +3,8 @@
 // back), writing each new generation's number into every page before publishing it; three
 // threads read the region's pages at random and must never see a generation older than the
 // one published before their read began (a stale translation or a page that outlived its
-// unmapping); a SIGSEGV while the region is away is expected. Two more threads map, fault
+// unmapping), nor read it at all while it is PROT_NONE; a SIGSEGV while the region is away
+// or out of reach is expected. Two more threads map, fault
 // and unmap regions of their own meanwhile, so that faults on other VMAs run beside it all.
 // Exits 0 when nothing stale was read and enough reads were made.
 #define PROG "vmrace"
@@ -26,6 +27,7 @@
 static char *block;              // the region, then each owner's, 2 x PAGES pages apart
 static char *region;
 static long gen;                 // the generation every page of the region holds, published
+static long prot_epoch;          // odd while the region is PROT_NONE, by mprotect's return
 static int done;
 static long reads, segvs, stale, owner_faults;
 static __thread sigjmp_buf on_segv;
@@ -43,6 +45,7 @@ reader(void *arg)
   long n = 0, s = 0, bad = 0;
   while(!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
     long g = __atomic_load_n(&gen, __ATOMIC_ACQUIRE);
+    long e = __atomic_load_n(&prot_epoch, __ATOMIC_ACQUIRE);
     volatile long *p = (volatile long *)(region + (rand_r(&seed) % PAGES) * PAGE);
     if(sigsetjmp(on_segv, 1)) {
       s++;
@@ -51,6 +54,9 @@ reader(void *arg)
     long v = *p;
     n++;
     if(v != 0 && v < g)   // 0: a fresh page of the next generation, not yet written
+      bad++;
+    // A read that began and ended while the region was PROT_NONE used a stale translation.
+    if((e & 1) && __atomic_load_n(&prot_epoch, __ATOMIC_ACQUIRE) == e)
       bad++;
   }
   __atomic_fetch_add(&reads, n, __ATOMIC_RELAXED);
@@ -130,7 +136,9 @@ main(void)
       break;
     default:   // out of reach, then back with the same pages
       failed_calls += mprotect(region, PAGES * PAGE, PROT_NONE) != 0;
+      __atomic_fetch_add(&prot_epoch, 1, __ATOMIC_RELEASE);
       sched_yield();
+      __atomic_fetch_add(&prot_epoch, 1, __ATOMIC_RELEASE);
       failed_calls += mprotect(region, PAGES * PAGE, rw) != 0;
       break;
     }

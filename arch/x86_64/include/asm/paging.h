@@ -15,6 +15,11 @@
 #define PTE_NX   (1UL << 63)
 #define PTE_ADDR 0x000ffffffffff000UL
 #define PMD_SIZE (2UL << 20)   // the span of one page table: 512 pages
+// A user address space's upper-level entries are present, writable and user: the PTE alone
+// decides. Only a process's mm (mm->user) has PTE_U on its pages; a kernel thread's adopted
+// mm is reached by kernel code alone, through uaccess.h, and SMAP leaves such supervisor
+// pages alone.
+#define PT_FLAGS (PTE_P | PTE_W | PTE_U)
 
 extern u64 pte_nx;          // PTE_NX when the CPU has NX, else 0 (the bit is reserved then)
 extern u64 *kernel_pml4;    // the kernel's top-level table (virtual address)

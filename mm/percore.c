@@ -1,0 +1,229 @@
+// Per-core page tables (vm.pt=percore): each CPU runs an address space on page tables of its
+// own, a cache of the mm's shared tables filled by that CPU's faults alone, so that a change
+// to memory only one CPU touched needs no IPI (RadixVM: Clements, Kaashoek, Zeldovich,
+// EuroSys 2013). Linux has no such variant.
+//
+// The shared tables (mm->pgd) stay the truth, and every path that changes a PTE changes them
+// as before. A CPU's tables (mm->pcpu_pgd[cpu]) hold copies of shared PTEs: a fault fills the
+// faulting CPU's copy from the shared PTE (percore_fill) and records the CPU in the shared
+// page table's struct page (private: a bitmap of CPU ids, hence at most 64 CPUs); a flush of
+// a range clears the copies of the CPUs recorded there (percore_zap_locked) and sends IPIs to
+// those of them still running the mm, not to every CPU running it. Copies change only under
+// the mm's page_table_lock. A copy is writable only once the shared PTE is dirty: the first
+// store through a clean page faults, and the fault marks the shared PTE dirty before it makes
+// the copy writable, so that lazy-free reclaim, which reads the dirty bit of the shared PTE
+// alone, never drops a page written after MADV_FREE.
+#include "errno.h"
+#include "mm.h"
+#include "slab.h"
+#include "smp.h"
+#include "string.h"
+#include "vm.h"
+#include <asm/paging.h>
+
+bool vm_pt_percore;              // vm.pt=percore: new mms get per-core tables
+bool percore_planted_skip_cpu;   // planted bug: a zap forgets the highest other CPU recorded
+struct pt_count pt_pages_shared, pt_pages_percore;
+
+void
+pt_pages_add(struct pt_count *c, long n)
+{
+  u64 now = __atomic_add_fetch(&c->now, n, __ATOMIC_RELAXED);
+  u64 peak = READ_ONCE(c->peak);
+  while(now > peak && !__atomic_compare_exchange_n(&c->peak, &peak, now, false,
+                                                   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    ;
+}
+
+static inline int
+pt_index(unsigned long va, int level)
+{
+  return (va >> (12 + 9 * level)) & 511;
+}
+
+static u64 *
+new_table(void)
+{
+  struct page *p = alloc_page(GFP_KERNEL | __GFP_ZERO);
+  if(!p)
+    return NULL;
+  pt_pages_add(&pt_pages_percore, 1);
+  return page_address(p);
+}
+
+static void
+free_table(u64 *t, int level)
+{
+  for(int i = 0; level > 0 && i < (level == 3 ? 256 : 512); i++)
+    if(t[i] & PTE_P)
+      free_table(__va(t[i] & PTE_ADDR), level - 1);
+  free_page((unsigned long)t);
+  pt_pages_add(&pt_pages_percore, -1);
+}
+
+// Every CPU id gets its top-level table now, with the kernel half (mm/memory.c's pgd_alloc);
+// the lower levels come with the faults. -ENOMEM leaves nothing allocated.
+int
+percore_pgd_alloc(struct mm *mm)
+{
+  if(!vm_pt_percore || nr_cpu_ids > 64)
+    return 0;
+  u64 **pgds = kzalloc(nr_cpu_ids * sizeof(*pgds), GFP_KERNEL);
+  if(!pgds)
+    return -ENOMEM;
+  for(int cpu = 0; cpu < nr_cpu_ids; cpu++) {
+    if(!(pgds[cpu] = new_table())) {
+      while(cpu-- > 0)
+        free_table(pgds[cpu], 0);
+      kfree(pgds);
+      return -ENOMEM;
+    }
+    memcpy(pgds[cpu] + 256, mm->pgd + 256, 256 * sizeof(u64));
+  }
+  mm->pcpu_pgd = pgds;
+  return 0;
+}
+
+void
+percore_free(struct mm *mm)
+{
+  if(!mm->pcpu_pgd)
+    return;
+  for(int cpu = 0; cpu < nr_cpu_ids; cpu++)
+    free_table(mm->pcpu_pgd[cpu], 3);
+  kfree(mm->pcpu_pgd);
+  mm->pcpu_pgd = NULL;
+}
+
+// The PTE of addr in cpu's tables, or NULL where a level is missing. Under the lock.
+static u64 *
+pcpu_pte(struct mm *mm, int cpu, unsigned long addr)
+{
+  u64 *t = mm->pcpu_pgd[cpu];
+  for(int level = 3; level > 0; level--) {
+    u64 e = READ_ONCE(t[pt_index(addr, level)]);
+    if(!(e & PTE_P))
+      return NULL;
+    t = __va(e & PTE_ADDR);
+  }
+  return &t[pt_index(addr, 0)];
+}
+
+// Makes cpu's tables reach addr's PTE; the allocations may sleep, so they come before the
+// lock, and a level another fault made meanwhile wins.
+static bool
+pcpu_pte_alloc(struct mm *mm, int cpu, unsigned long addr)
+{
+  u64 *t = mm->pcpu_pgd[cpu];
+  for(int level = 3; level > 0; level--) {
+    u64 *e = &t[pt_index(addr, level)];
+    if(!(READ_ONCE(*e) & PTE_P)) {
+      u64 *n = new_table();
+      if(!n)
+        return false;
+      spin_lock(&mm->page_table_lock);
+      if(!(*e & PTE_P)) {
+        WRITE_ONCE(*e, __pa(n) | PT_FLAGS);
+        n = NULL;
+      }
+      spin_unlock(&mm->page_table_lock);
+      if(n)
+        free_table(n, 0);
+    }
+    t = __va(READ_ONCE(*e) & PTE_ADDR);
+  }
+  return true;
+}
+
+// After a fault on this CPU resolved addr in the shared tables: the copy this CPU's tables
+// need. A store needs a dirty shared PTE, so a write fault marks it (the hardware would have,
+// walking the shared tables) and a read fault's copy of a clean one is read-only. Nothing
+// when the shared PTE went meanwhile: the access faults again. The thread may have moved
+// to another CPU since; the copy is then that CPU's cache, and the thread faults again here.
+void
+percore_fill(struct mm *mm, unsigned long addr, bool write)
+{
+  int cpu = smp_processor_id();
+  if(!pcpu_pte_alloc(mm, cpu, addr))
+    return;   // no memory for a table: the access faults again, and may find some
+  spin_lock(&mm->page_table_lock);
+  u64 *shared = pte_lookup(mm, addr);
+  u64 e = shared ? *shared : 0;
+  if(e & PTE_P) {
+    if(write && (e & PTE_W) && !(e & PTE_D)) {
+      e = __atomic_or_fetch(shared, PTE_A | PTE_D, __ATOMIC_RELAXED);
+    } else if(!(e & PTE_A)) {
+      e = __atomic_or_fetch(shared, PTE_A, __ATOMIC_RELAXED);
+    }
+    if(!(e & PTE_D))
+      e &= ~PTE_W;
+    WRITE_ONCE(*pcpu_pte(mm, cpu, addr), e);
+    struct page *pt = virt_to_page(shared);
+    pt->private |= 1UL << cpu;
+  }
+  spin_unlock(&mm->page_table_lock);
+}
+
+// The copies of [start, end) within one shared page table pt (one 2 MiB span), cleared in
+// every CPU recorded on it; those that held one of the range go into *cpus (a CPU caches no
+// translation its tables never had: SDM vol. 3A, 4.10.2.3), so threads whose memory shares a
+// span do not shoot each other down. A CPU whose copies of the span are all gone leaves the
+// record.
+static void
+zap_span(struct mm *mm, struct page *pt, unsigned long span, unsigned long start,
+         unsigned long end, struct cpumask *cpus)
+{
+  u64 bits = pt->private;
+  u64 others = bits & ~(1UL << smp_processor_id());
+  if(others && READ_ONCE(percore_planted_skip_cpu))
+    bits &= ~(1UL << (63 - __builtin_clzl(others)));   // planted: one CPU keeps its copies
+  for(int cpu = 0; bits; cpu++, bits >>= 1) {
+    if(!(bits & 1))
+      continue;
+    u64 *pte = pcpu_pte(mm, cpu, span);
+    if(!pte) {
+      pt->private &= ~(1UL << cpu);
+      continue;
+    }
+    bool any = false, had = false;
+    for(int i = 0; i < 512; i++) {
+      unsigned long a = span + i * PAGE_SIZE;
+      if(a >= start && a < end) {
+        had |= pte[i] & PTE_P;
+        WRITE_ONCE(pte[i], 0);
+      } else {
+        any |= pte[i] & PTE_P;
+      }
+    }
+    if(had)
+      cpumask_set_cpu(cpu, cpus);
+    if(!any)
+      pt->private &= ~(1UL << cpu);
+  }
+}
+
+// Under the lock, after the shared PTEs of [start, end) changed: every copy of them goes,
+// and *cpus gains the CPUs that held one. Only present shared tables are visited, so a
+// whole address space (fork) costs what its tables hold.
+void
+percore_zap_locked(struct mm *mm, unsigned long start, unsigned long end, struct cpumask *cpus)
+{
+  for(unsigned long a = ALIGN_DOWN(start, PMD_SIZE); a < end;) {
+    u64 *t = mm->pgd;
+    int level = 3;
+    for(; level > 0; level--) {
+      u64 e = READ_ONCE(t[pt_index(a, level)]);
+      if(!(e & PTE_P))
+        break;
+      t = __va(e & PTE_ADDR);
+    }
+    if(level == 0)
+      zap_span(mm, virt_to_page(t), a, start, end, cpus);
+    // On to the next span this level covers: a missing upper level skips all of its own.
+    unsigned long size = 1UL << (12 + 9 * (level ? level : 1));
+    unsigned long next = ALIGN_DOWN(a, size) + size;
+    if(next <= a)   // wrapped past the top
+      break;
+    a = next;
+  }
+}
