@@ -112,6 +112,9 @@ struct benchsuite {
   // radix-tree baselines first, madvise last), doc/benchmarks.md's table's, on any build. Steps of 10
   // leave room for a new suite between two.
   int order;
+  // Run only when bench= names it, never by bench=all or bench=quick: a suite of this
+  // project's own questions, kept out of the default boot's five minutes.
+  bool named_only;
   const char *seed;      // the experiment it re-runs (doc/seeds.md), one line without '='
   const char *op;        // one operation, as doc/console.md counts it; one line without '='
   int sweep;             // enum bench_sweep

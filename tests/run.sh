@@ -245,7 +245,8 @@ script_lines() {
 # One selftest=all boot per CPU count (make check: the 8-vCPU one), each SELFTEST line a test,
 # then the shell test. The 2-vCPU boot runs on QEMU's -cpu max (XSAVE with AVX, SMEP, SMAP), so
 # that every test, the user-* ones among them, runs once with those on, and brings its second
-# AP online past the deadline (smp.late_ap=1: smp-bringup's case, doc/testing.md). The 8-vCPU boot also
+# AP online past the deadline (smp.late_ap=1: smp-bringup's case, doc/testing.md), on per-core
+# page tables (vm.pt=percore: every test once on them, doc/design.md). The 8-vCPU boot also
 # loads an archive of the user's own (make's INITRD=): a plain cpio one, unpacked after the
 # built-in gzip one.
 group_selftest() {
@@ -260,7 +261,7 @@ group_selftest() {
   for smp in $cpus; do
     name=selftest-all-smp$smp
     late="" opts=()
-    [ $smp = 2 ] && late=" smp.late_ap=1" opts=(--cpu max)
+    [ $smp = 2 ] && late=" smp.late_ap=1 vm.pt=percore" opts=(--cpu max)
     [ $smp = 8 ] && opts=(--initrd "$logs/user-initrd.cpio")
     boot "$name" "$smp" "bench=none selftest=all$late$shell_init" "${opts[@]}"
     rc=$?
@@ -278,6 +279,9 @@ group_selftest() {
         "($(grep -m 2 -E 'fpu:|user:' "$logs/$name.log" | paste -sd' ' -))"
       has "$name" 'SELFTEST name=user-[a-z0-9-]+ result=pass'
       result "user/the user-* tests ran on -cpu max@smp$smp" $?
+      has "$name" 'vm: vm.pt=percore: '
+      result "selftest/every test on per-core page tables (vm.pt=percore)@smp$smp" $? \
+        "($(grep -m 1 'vm: vm.pt=' "$logs/$name.log"))"
     fi
     selftest_results "$name" "smp$smp"
     has "$name" 'selftest: [0-9]+ passed, 0 failed'
@@ -453,14 +457,15 @@ group_boots() {
     $? "(exit $rc: $tally)" "$logs/$name.out"
 
   # 64 vCPUs, once: BOOT cpus=64, and a short torture: RCU and the kernel's own locks with 64
-  # CPUs in play, each held to its work floor (tests/kernel/torture.h). make torture runs
-  # every one of them.
+  # CPUs in play, each held to its work floor (tests/kernel/torture.h), and the stale-TLB check
+  # under per-core page tables, whose record of CPUs holds 64 at most. make torture runs every
+  # torture test.
   name=torture-smp64
-  boot "$name" 64 "bench=none selftest=rcutorture,locktorture-spinlock,locktorture-mutex,locktorture-rwsem"
+  boot "$name" 64 "bench=none selftest=rcutorture,locktorture-spinlock,locktorture-mutex,locktorture-rwsem,tlb-shootdown-percore"
   rc=$?
   has "$name" "BOOT cpus=64 possible=64 "
   result "boot/BOOT cpus=64@smp64" $? "($(grep -m 1 'BOOT cpus=' "$logs/$name.log"))" "$logs/$name.log"
-  [ $rc = 0 ] && [ "$(grep -c 'SELFTEST name=.* result=pass' "$logs/$name.log")" = 4 ]
+  [ $rc = 0 ] && [ "$(grep -c 'SELFTEST name=.* result=pass' "$logs/$name.log")" = 5 ]
   result "boot/torture@smp64" $? "(exit $rc, log $logs/$name.log)" "$logs/$name.log"
 }
 
@@ -571,6 +576,23 @@ group_bench() {
     fi
   done
   [ $check = yes ] && return
+  # vmscale, which only a boot that names it runs (shared and per-core page tables, issue 34):
+  # its lines checked as every suite's, and per-core tables must send no shootdown IPI for a
+  # thread's own memory.
+  name=bench-vmscale-smp4
+  boot "$name" 4 "bench=quick,vmscale"
+  rc=$?
+  tests/bench/check_bench.py "$logs/$name.log" 4 --quick > "$logs/$name.check" 2>&1
+  ok=$?
+  result "bench/vmscale@smp4" $((rc | ok)) "(exit $rc; $(tail -n 1 "$logs/$name.check"))" \
+    "$logs/$name.log"
+  local points zero
+  points=$(grep -cE 'BENCH suite=vmscale variant=percore threads=' "$logs/$name.log")
+  zero=$(grep -cE 'BENCH suite=vmscale variant=percore threads=.* ipis_per_op=0\.000' "$logs/$name.log")
+  [ "$points" -ge 3 ] && [ "$zero" = "$points" ]
+  result "bench/vmscale@smp4: percore sends no shootdown IPI for private memory" $? \
+    "($(grep -E 'BENCH suite=vmscale variant=percore threads' "$logs/$name.log" |
+        grep -oE 'threads=[0-9]+|ipis_per_op=[0-9.]+' | paste -sd' ' -))"
   # bench.aa=yes: every suite with each b variant replaced by a copy of a. A suite that keeps
   # state between runs keeps it per column (ctx->slot), so a variant and its copy each have
   # their own: shared, the copy's setup would build over the original's (radix, pagecache) and

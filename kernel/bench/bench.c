@@ -583,7 +583,7 @@ selected(const struct benchsuite *s)
   int i;
 
   if(kcmdline.bench_all)
-    return true;
+    return !s->named_only;
   for(i = 0; i < kcmdline.nbench; i++)
     if(strcmp(kcmdline.bench_names[i], s->name) == 0)
       return true;

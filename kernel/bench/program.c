@@ -28,6 +28,8 @@ bench_program_begin(void)
   ipi_wait0 = READ_ONCE(tlb_shootdown_wait_ns);
   faults0 = READ_ONCE(nr_page_faults);
   vma_locked0 = READ_ONCE(vma_lock_faults);
+  WRITE_ONCE(pt_pages_shared.peak, READ_ONCE(pt_pages_shared.now));   // the peaks from here
+  WRITE_ONCE(pt_pages_percore.peak, READ_ONCE(pt_pages_percore.now));
   bench_lockstat_begin(SLOT, 1);
   bench_profile_start();
   bench_lockstat_start();
@@ -58,8 +60,10 @@ bench_program_end(const char *program)
   bench_profile_point_end();
   if(kcmdline.profile_hz || kcmdline.lockstat)
     pr_info("init: %s: %lu TLB-shootdown IPIs sent while it ran; their senders waited %lu ms;"
-            " %lu page faults, %lu of them under a VMA's lock\n",
+            " %lu page faults, %lu of them under a VMA's lock; page-table pages at most %lu"
+            " shared, %lu per-core\n",
             program, READ_ONCE(tlb_shootdown_ipis) - ipis0,
             (READ_ONCE(tlb_shootdown_wait_ns) - ipi_wait0) / 1000000,
-            READ_ONCE(nr_page_faults) - faults0, READ_ONCE(vma_lock_faults) - vma_locked0);
+            READ_ONCE(nr_page_faults) - faults0, READ_ONCE(vma_lock_faults) - vma_locked0,
+            READ_ONCE(pt_pages_shared.peak), READ_ONCE(pt_pages_percore.peak));
 }
