@@ -484,7 +484,8 @@ bench-repeat: all
 	  --cmdline "$(CMDLINE)" --accel "$(ACCEL)" --timeout $(TIMEOUT)
 
 # make compare-linux [SMP=8] [ROUNDS=3] [SECS=] [SUITES=] [THREADS=] [LINUX_PKG=] [CPU=max]
-# [MARGIN=5] [EXPLAIN=no]: /bin/ubench on this kernel (ipi.wait=spin and =halt) and on Debian's
+# [MARGIN=5] [EXPLAIN=no] [CMDLINE=]: /bin/ubench on this kernel (ipi.wait=spin and =halt,
+# with CMDLINE='s words, e.g. vm.pt=percore) and on Debian's
 # Linux (tools/fetch_linux.sh, cached in build/linux/) on equal terms and with Debian's
 # defaults, alternating, through tools/qemu.sh with the same QEMU options; tables and COMPARE
 # lines, build/report/compare-linux.md and .png (tools/compare_linux.py, doc/compare-linux.md;
@@ -527,7 +528,7 @@ compare-linux: all $(LINUX_INITRD)
 	  $(if $(call given,TIMEOUT),--timeout $(TIMEOUT)) --pkg "$(LINUX_PKG)" --accel "$(ACCEL)" \
 	  $(if $(SUITES),--suites $(SUITES)) $(if $(THREADS),--threads $(THREADS)) \
 	  $(if $(MARGIN),--margin $(MARGIN)) $(if $(EXPLAIN),--explain $(EXPLAIN)) \
-	  --initrd $(LINUX_INITRD)
+	  $(if $(CMDLINE),--this-cmdline "$(CMDLINE)") --initrd $(LINUX_INITRD)
 
 report:
 	@tools/report.py $(if $(LOG),$(LOG),$(BUILD)/logs/last.log) $(BUILD)/report

@@ -74,7 +74,7 @@ def defaults(smp):
 
 def options(argv):
     opts = {"smp": "8", "rounds": "3", "secs": "", "runs": "", "threads": "", "suites": "",
-            "pkg": "",
+            "pkg": "", "this-cmdline": "",
             "cpu": "max", "mem": "1G", "accel": "", "timeout": "", "explain": "yes",
             "margin": "5",
             "initrd": os.path.join(ROOT, "build", "linux", "initrd.cpio"),
@@ -90,6 +90,12 @@ def options(argv):
         opts[key[2:]] = args.pop(0)
     if not re.fullmatch(r"\d+(\.\d+)?", opts["margin"]) or float(opts["margin"]) >= 100:
         return "--margin (make's MARGIN=) must be a percentage below 100"
+    # Words of this kernel's command line only: the ones the comparison sets stay its own.
+    for w in opts["this-cmdline"].split():
+        if not re.fullmatch(r"[a-z0-9_.]+=[A-Za-z0-9_.,-]+", w) or \
+           w.split("=")[0] in ("bench", "ipi.wait", "init"):
+            return "--this-cmdline (make's CMDLINE=): %s is not a key=value word of this" \
+                   " kernel's own (bench=, ipi.wait= and init= are the comparison's)" % w
     if opts["logs"] is not None:
         return opts
     for k in ("smp", "rounds"):
@@ -123,7 +129,7 @@ def program_args(opts):
 
 def cmdline(kind, opts):
     """The kernel command line of a boot of kind (tools/terms.py)."""
-    return terms.cmdline(kind, " ".join(program_args(opts)))
+    return terms.cmdline(kind, " ".join(program_args(opts)), opts.get("this-cmdline", ""))
 
 
 def qemu_argv(kind, opts, vmlinuz, log):

@@ -63,12 +63,14 @@ EQUAL = [
 LINUX_BASE = "console=ttyS0,115200 quiet panic=-1 no5lvl"
 
 
-def cmdline(kind, args):
-    """The kernel command line of a boot of kind, the program's arguments after --."""
+def cmdline(kind, args, this_extra=""):
+    """The kernel command line of a boot of kind, the program's arguments after --; this_extra:
+    more words for this kernel's boots (make compare-linux's CMDLINE=, e.g. vm.pt=percore)."""
+    extra = " " + this_extra if this_extra else ""
     if kind == "this":
-        return "bench=none ipi.wait=spin init=/bin/ubench -- %s" % args
+        return "bench=none ipi.wait=spin%s init=/bin/ubench -- %s" % (extra, args)
     if kind == "this_halt":
-        return "bench=none ipi.wait=halt init=/bin/ubench -- %s" % args
+        return "bench=none ipi.wait=halt%s init=/bin/ubench -- %s" % (extra, args)
     if kind == "linux":
         return "%s %s -- %s" % (LINUX_BASE, " ".join(EQUAL), args)
     return "%s -- %s" % (LINUX_BASE, args)

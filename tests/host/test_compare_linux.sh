@@ -303,6 +303,16 @@ check "exit 2 on a directory without logs" [ $? -eq 2 ]
 check "exit 2 on --smp 0" [ $? -eq 2 ]
 "$compare" --margin 100 > /dev/null 2>&1
 check "exit 2 on --margin 100" [ $? -eq 2 ]
+# CMDLINE=: words for this kernel's boots only, never the comparison's own.
+"$compare" --this-cmdline "ipi.wait=halt" > "$tmp/tc" 2>&1
+check "exit 2 on CMDLINE=ipi.wait=halt" [ $? -eq 2 ]
+check "CMDLINE=ipi.wait=halt is refused as the comparison's word" grep -q "the comparison's" "$tmp/tc"
+check "CMDLINE= reaches this kernel's boots, not Linux's" python3 -c '
+import sys; sys.path.insert(0, sys.argv[1]); import compare_linux as C
+o = C.options(["--smp", "4", "--this-cmdline", "vm.pt=percore"])
+assert C.cmdline("this", o).startswith("bench=none ipi.wait=spin vm.pt=percore init=/bin/ubench -- ")
+assert "vm.pt" not in C.cmdline("linux", o) and "vm.pt" not in C.cmdline("linux_debian", o)
+' "$root/tools"
 
 # tools/newc.py: a device node without root, files and directories, read back by cpio.
 printf 'hello\n' > "$tmp/f"
