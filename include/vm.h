@@ -240,14 +240,21 @@ extern struct pt_count pt_pages_shared, pt_pages_percore;
 void pt_pages_add(struct pt_count *c, long n);
 int percore_pgd_alloc(struct mm *mm);   // after mm->pgd; 0 also when the variant is off
 void percore_free(struct mm *mm);
-void percore_fill(struct mm *mm, unsigned long addr, bool write);   // after a fault
-// Under page_table_lock: the copies of [start, end) go; *cpus gains the CPUs that held any.
+void percore_fill(struct mm *mm, unsigned long addr);   // after a fault
+// Under page_table_lock, each: *cpus gains the CPUs that held a copy. The copies of [start,
+// end) go (their dirty bits folded into shared PTEs that map the same pages still); they
+// lose their accessed and dirty bits (MADV_FREE); the copies of one page go, and whether one
+// was dirty (lazy-free reclaim).
 void percore_zap_locked(struct mm *mm, unsigned long start, unsigned long end,
                         struct cpumask *cpus);
+void percore_clean_locked(struct mm *mm, unsigned long start, unsigned long end,
+                          struct cpumask *cpus);
+bool percore_clear_page_locked(struct mm *mm, unsigned long addr, struct cpumask *cpus);
 
 // arch/x86_64/tlb.c: which mm a CPU runs on, and shootdowns.
 void switch_mm(struct thread *prev, struct thread *next);   // schedule(), interrupts off
 void flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end);
+void flush_tlb_range_clean(struct mm *mm, unsigned long start, unsigned long end);   // MADV_FREE
 void flush_tlb_mask(const struct cpumask *mask);
 extern u64 nr_page_faults;   // handle_mm_fault calls since boot (Linux's PGFAULT event)
 extern u64 tlb_shootdown_ipis;       // IPIs sent for shootdowns since boot

@@ -139,8 +139,13 @@ dup_mm(struct mm *src)
   dst->user = src->user;
   int err = 0;
   mmap_write_lock(src);
+  // No fault under a VMA's lock while the PTEs are copied (Linux 6.4). Under vm.pt=percore
+  // the CPUs' copies then go, their dirty bits folded into the PTEs the child copies.
+  for(struct vma *v = find_vma(src, 0); v; v = vma_next(src, v))
+    vma_start_write(src, v);
+  if(src->pcpu_pgd)
+    flush_tlb_range(src, 0, USER_END);
   for(struct vma *v = find_vma(src, 0); v && !err; v = vma_next(src, v)) {
-    vma_start_write(src, v);   // no fault under v's lock while its PTEs are copied (Linux 6.4)
     struct vma *nv = vma_dup(v);
     if(!nv) {
       err = -ENOMEM;

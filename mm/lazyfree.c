@@ -88,7 +88,11 @@ lazyfree_evict(struct page *page)
     } else {
       u64 *pte = pte_lookup(mm, page->index);
       u64 old = __atomic_exchange_n(pte, 0, __ATOMIC_RELAXED);
-      if((old & PTE_D) && !READ_ONCE(lazyfree_ignore_dirty)) {
+      struct flush_batch *b = this_cpu_ptr(&lazyfree_batch);
+      bool dirty = old & PTE_D;
+      if(mm->pcpu_pgd)   // vm.pt=percore: a store may have gone through a CPU's own copy
+        dirty |= percore_clear_page_locked(mm, page->index, &b->cpus);
+      if(dirty && !READ_ONCE(lazyfree_ignore_dirty)) {
         // Written after MADV_FREE: the data stays, as ordinary anonymous memory, and the
         // page leaves reclaim here, under the lock MADV_FREE hands pages over under. Once
         // this lock is dropped the page is clean to a new MADV_FREE, which must find it
@@ -98,17 +102,14 @@ lazyfree_evict(struct page *page)
         // leaving the page clean, mapped and on no list. Linux's MADV_FREE of a page
         // reclaim has isolated (!PageLRU) is dropped too, but that page goes back to the
         // anon LRU as swap-backed; without swap, ordinary anon pages here are on no list.
-        WRITE_ONCE(*pte, old);
+        WRITE_ONCE(*pte, old | PTE_D);
         set_page_flag(page, PG_swapbacked);
         clear_page_flag(page, PG_lazyfree);
         dropped = false;
       } else {
         // The PTE is gone, so no CPU can start using the page again; the ones that may
         // still hold it in their TLBs are flushed before the page is freed (finish).
-        struct flush_batch *b = this_cpu_ptr(&lazyfree_batch);
         cpumask_or(&b->cpus, &mm->cpu_mask);
-        if(mm->pcpu_pgd)   // vm.pt=percore: the CPUs' copies go too (clean, read-only)
-          percore_zap_locked(mm, page->index, page->index + PAGE_SIZE, &b->cpus);
         b->pending = true;
         page->private = 0;
         mm->rss--;

@@ -20,7 +20,10 @@ static void
 lazyfree_batch(struct mmu_gather *tlb)
 {
   struct mm *mm = tlb->mm;
-  tlb_gather_flush(tlb);
+  if(tlb->start < tlb->end)   // tlb_gather_flush's, with per-core copies cleaned, not cleared
+    flush_tlb_range_clean(mm, tlb->start, tlb->end);
+  tlb->start = ~0UL;
+  tlb->end = 0;
   spin_lock(&mm->page_table_lock);
   for(unsigned i = 0; i < tlb->n; i++)
     if(tlb->pages[i]->private == (unsigned long)mm)

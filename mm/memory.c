@@ -453,7 +453,7 @@ handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
     bool timed = v && v->file && updated == v->file->f_inode;
     err = do_fault(mm, v, addr, flags, timed);
     if(err == 0 && mm->pcpu_pgd)   // vm.pt=percore: this CPU's copy of what it faulted
-      percore_fill(mm, addr, flags & FAULT_WRITE);
+      percore_fill(mm, addr);
     struct file *f = err == FAULT_NEED_TIMES ? get_file(v->file) : NULL;
     if(vma_locked)
       vma_end_read(v);
@@ -575,9 +575,13 @@ zap_page_range(struct mm *mm, unsigned long start, unsigned long end)
 // page-table lock with its accessed and dirty bits; an anonymous page's address (page->index)
 // follows it, since lazyfree_evict looks its PTE up there. One flush of the old range at the
 // end: until then a CPU may still reach the pages through it, which are the same pages.
+// Under vm.pt=percore the copies of the old range go first, their dirty bits folded into the
+// PTEs before these move (mm/percore.c); none comes back, as no fault can reach the range.
 int
 move_page_tables(struct mm *mm, unsigned long old, unsigned long new, unsigned long len)
 {
+  if(mm->pcpu_pgd)
+    flush_tlb_range(mm, old, old + len);
   for(unsigned long a = old; a < old + len; a += PAGE_SIZE) {
     if(!pte_lookup(mm, a))
       a = ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE - PAGE_SIZE;   // no page table: skip its span

@@ -9,10 +9,16 @@
 // page table's struct page (private: a bitmap of CPU ids, hence at most 64 CPUs); a flush of
 // a range clears the copies of the CPUs recorded there (percore_zap_locked) and sends IPIs to
 // those of them still running the mm, not to every CPU running it. Copies change only under
-// the mm's page_table_lock. A copy is writable only once the shared PTE is dirty: the first
-// store through a clean page faults, and the fault marks the shared PTE dirty before it makes
-// the copy writable, so that lazy-free reclaim, which reads the dirty bit of the shared PTE
-// alone, never drops a page written after MADV_FREE.
+// the mm's page_table_lock (the hardware's accessed and dirty bits aside).
+//
+// The dirty bit: a store sets it in the copy it went through, not in the shared PTE. Only
+// lazy-free reclaim reads it (a page written after MADV_FREE must stay), so each path that
+// must see it looks at the copies too: a zap that leaves the shared PTE in place folds its
+// copies' dirty bits into it (mprotect, fork, and mremap before its move), MADV_FREE cleans
+// the copies with the shared PTE (percore_clean_locked), and reclaim takes the copies away
+// with the shared PTE, each atomically, so that no store can set a bit it does not see
+// (percore_clear_page_locked). Copies are cleared by exchange: a CPU whose TLB entry has the
+// dirty bit clear re-walks on a store and faults on the cleared copy (SDM vol. 3A, 4.8).
 #include "errno.h"
 #include "mm.h"
 #include "slab.h"
@@ -135,13 +141,12 @@ pcpu_pte_alloc(struct mm *mm, int cpu, unsigned long addr)
   return true;
 }
 
-// After a fault on this CPU resolved addr in the shared tables: the copy this CPU's tables
-// need. A store needs a dirty shared PTE, so a write fault marks it (the hardware would have,
-// walking the shared tables) and a read fault's copy of a clean one is read-only. Nothing
-// when the shared PTE went meanwhile: the access faults again. The thread may have moved
-// to another CPU since; the copy is then that CPU's cache, and the thread faults again here.
+// After a fault on this CPU resolved addr in the shared tables: this CPU's copy of the shared
+// PTE. Nothing when the shared PTE went meanwhile: the access faults again. The thread may
+// have moved to another CPU since; the copy is then that CPU's cache, and the thread faults
+// again where it runs now.
 void
-percore_fill(struct mm *mm, unsigned long addr, bool write)
+percore_fill(struct mm *mm, unsigned long addr)
 {
   int cpu = smp_processor_id();
   if(!pcpu_pte_alloc(mm, cpu, addr))
@@ -150,13 +155,6 @@ percore_fill(struct mm *mm, unsigned long addr, bool write)
   u64 *shared = pte_lookup(mm, addr);
   u64 e = shared ? *shared : 0;
   if(e & PTE_P) {
-    if(write && (e & PTE_W) && !(e & PTE_D)) {
-      e = __atomic_or_fetch(shared, PTE_A | PTE_D, __ATOMIC_RELAXED);
-    } else if(!(e & PTE_A)) {
-      e = __atomic_or_fetch(shared, PTE_A, __ATOMIC_RELAXED);
-    }
-    if(!(e & PTE_D))
-      e &= ~PTE_W;
     WRITE_ONCE(*pcpu_pte(mm, cpu, addr), e);
     struct page *pt = virt_to_page(shared);
     pt->private |= 1UL << cpu;
@@ -185,15 +183,20 @@ zap_span(struct mm *mm, struct page *pt, unsigned long span, unsigned long start
       pt->private &= ~(1UL << cpu);
       continue;
     }
+    u64 *shared = page_address(pt);
     bool any = false, had = false;
     for(int i = 0; i < 512; i++) {
       unsigned long a = span + i * PAGE_SIZE;
-      if(a >= start && a < end) {
-        had |= pte[i] & PTE_P;
-        WRITE_ONCE(pte[i], 0);
-      } else {
+      if(a < start || a >= end) {
         any |= pte[i] & PTE_P;
+        continue;
       }
+      u64 old = pte[i] & PTE_P ? __atomic_exchange_n(&pte[i], 0, __ATOMIC_RELAXED) : 0;
+      had |= old & PTE_P;
+      // Written through this copy, and the shared PTE still maps the same page: it is dirty.
+      const u64 same = PTE_P | PTE_ADDR;
+      if((old & PTE_D) && (READ_ONCE(shared[i]) & same) == (old & same))
+        __atomic_fetch_or(&shared[i], PTE_D, __ATOMIC_RELAXED);
     }
     if(had)
       cpumask_set_cpu(cpu, cpus);
@@ -226,4 +229,46 @@ percore_zap_locked(struct mm *mm, unsigned long start, unsigned long end, struct
       break;
     a = next;
   }
+}
+
+// Under the lock, MADV_FREE's: the copies of [start, end) lose their accessed and dirty bits
+// as the shared PTEs did, atomically (the hardware may set them meanwhile); *cpus gains the
+// CPUs that held one, whose TLBs must drop the entries that still say dirty.
+void
+percore_clean_locked(struct mm *mm, unsigned long start, unsigned long end, struct cpumask *cpus)
+{
+  for(unsigned long a = start; a < end; a += PAGE_SIZE) {
+    u64 *shared = pte_lookup(mm, a);
+    if(!shared) {
+      a = ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE - PAGE_SIZE;   // no page table: skip its span
+      continue;
+    }
+    u64 bits = virt_to_page(shared)->private;
+    for(int cpu = 0; bits; cpu++, bits >>= 1) {
+      u64 *pte = bits & 1 ? pcpu_pte(mm, cpu, a) : NULL;
+      if(pte && (READ_ONCE(*pte) & PTE_P)) {
+        __atomic_fetch_and(pte, ~(PTE_A | PTE_D), __ATOMIC_RELAXED);
+        cpumask_set_cpu(cpu, cpus);
+      }
+    }
+  }
+}
+
+// Under the lock, lazy-free reclaim's: every copy of the page at addr taken away by exchange;
+// whether one was dirty. *cpus gains the CPUs that held one.
+bool
+percore_clear_page_locked(struct mm *mm, unsigned long addr, struct cpumask *cpus)
+{
+  u64 *shared = pte_lookup(mm, addr);
+  bool dirty = false;
+  u64 bits = shared ? virt_to_page(shared)->private : 0;
+  for(int cpu = 0; bits; cpu++, bits >>= 1) {
+    u64 *pte = bits & 1 ? pcpu_pte(mm, cpu, addr) : NULL;
+    u64 old = pte ? __atomic_exchange_n(pte, 0, __ATOMIC_RELAXED) : 0;
+    if(old & PTE_P) {
+      dirty |= old & PTE_D;
+      cpumask_set_cpu(cpu, cpus);
+    }
+  }
+  return dirty;
 }

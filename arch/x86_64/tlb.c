@@ -74,8 +74,8 @@ flush_ipi(void *arg)
 // Under vm.pt=percore only the CPUs whose own tables copied a PTE of the range can cache
 // it: their copies go first (mm/percore.c), under the lock their faults fill them under,
 // and of them only those still running the mm get the IPI; one that left reloaded CR3.
-void
-flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
+static void
+flush_range(struct mm *mm, unsigned long start, unsigned long end, bool clean)
 {
   struct flush_request f = { mm, start, end };
   __atomic_fetch_add(&mm->tlb_flushes, 1, __ATOMIC_RELAXED);
@@ -83,7 +83,10 @@ flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
   if(mm->pcpu_pgd) {
     cpumask_clear(&copied);
     spin_lock(&mm->page_table_lock);
-    percore_zap_locked(mm, start, end, &copied);
+    if(clean)
+      percore_clean_locked(mm, start, end, &copied);
+    else
+      percore_zap_locked(mm, start, end, &copied);
     spin_unlock(&mm->page_table_lock);
   }
   smp_mb();
@@ -94,6 +97,20 @@ flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
   shootdown(&targets, flush_ipi, &f);
   if(this_cpu(loaded_mm) == mm)
     flush_local(&f);
+}
+
+void
+flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end)
+{
+  flush_range(mm, start, end, false);
+}
+
+// MADV_FREE's flush: the PTEs of [start, end) stay, clean; per-core copies are cleaned as
+// they are, not cleared, so that the pages' next stores need no fault.
+void
+flush_tlb_range_clean(struct mm *mm, unsigned long start, unsigned long end)
+{
+  flush_range(mm, start, end, true);
 }
 
 static void
