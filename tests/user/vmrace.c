@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #define PAGES 16
-#define ROUNDS 150
+#define ROUNDS 100
 #define READERS 3
 #define OWNERS 2
 #define PAGE 4096
