@@ -134,7 +134,13 @@ free_pgtables(struct mm *mm)
 u64 *
 pte_lookup(struct mm *mm, unsigned long addr)
 {
-  u64 *t = mm->pgd;
+  return pt_walk(mm->pgd, addr);
+}
+
+u64 *
+pt_walk(u64 *pgd, unsigned long addr)
+{
+  u64 *t = pgd;
   for(int level = 3; level > 0; level--) {
     u64 e = READ_ONCE(t[pt_index(addr, level)]);
     if(!(e & PTE_P))

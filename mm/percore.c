@@ -105,14 +105,7 @@ percore_free(struct mm *mm)
 static u64 *
 pcpu_pte(struct mm *mm, int cpu, unsigned long addr)
 {
-  u64 *t = mm->pcpu_pgd[cpu];
-  for(int level = 3; level > 0; level--) {
-    u64 e = READ_ONCE(t[pt_index(addr, level)]);
-    if(!(e & PTE_P))
-      return NULL;
-    t = __va(e & PTE_ADDR);
-  }
-  return &t[pt_index(addr, 0)];
+  return pt_walk(mm->pcpu_pgd[cpu], addr);
 }
 
 // Makes cpu's tables reach addr's PTE; the allocations may sleep, so they come before the
