@@ -215,8 +215,6 @@ extern u64 lazyfree_freed;           // pages dropped by evict since boot
 // mm/vma_lock.c: per-VMA locks (Linux 6.4). The tree's left/right links and mm->vma_root
 // are stored with WRITE_ONCE, as a fault walks them under rcu_read_lock alone.
 extern bool fault_vma_lock;        // vm.fault_lock=vma: faults try a VMA's lock first
-extern u64 vma_lock_faults;        // faults handled under a VMA's lock since boot
-extern u64 vma_lock_fallbacks;     // faults that took mmap_sem instead
 extern bool vma_lock_planted_no_write;   // planted bug: vma_start_write marks nothing
 void vma_lock_init(void);             // mm/mmap.c: the boot's vm.fault_lock= and vm.pt=
 void percore_init(void);
@@ -250,7 +248,8 @@ void percore_zap_locked(struct mm *mm, unsigned long start, unsigned long end,
                         struct cpumask *cpus);
 void percore_clean_locked(struct mm *mm, unsigned long start, unsigned long end,
                           struct cpumask *cpus);
-bool percore_clear_page_locked(struct mm *mm, unsigned long addr, struct cpumask *cpus);
+bool percore_clear_page_locked(struct mm *mm, u64 *shared, unsigned long addr,
+                               struct cpumask *cpus);
 
 // arch/x86_64/tlb.c: which mm a CPU runs on, and shootdowns.
 void switch_mm(struct thread *prev, struct thread *next);   // schedule(), interrupts off
@@ -258,6 +257,10 @@ void flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end);
 void flush_tlb_range_clean(struct mm *mm, unsigned long start, unsigned long end);   // MADV_FREE
 void flush_tlb_mask(const struct cpumask *mask);
 extern u64 nr_page_faults;   // handle_mm_fault calls since boot (Linux's PGFAULT event)
+// Those that took mmap_sem: every one under vm.fault_lock=mmap_sem, else a VMA's lock's miss
+// (Linux's VMA_LOCK_ABORT and VMA_LOCK_MISS). Counted where mmap_sem is taken anyway, not on
+// the lockless path; the rest were handled under a VMA's lock.
+extern u64 nr_mmap_sem_faults;
 extern u64 tlb_shootdown_ipis;       // IPIs sent for shootdowns since boot
 extern u64 tlb_shootdown_wait_ns;    // time their senders waited for the answers
 #define TLB_FLUSH_CEILING 33         // pages above which a CPU flushes its whole TLB (Linux's)

@@ -125,8 +125,8 @@ copy_vma_ptes(struct mm *dst, struct mm *src, struct vma *v)
 // (a shared file mapping's pages simply shared). src's mmap_sem is held for write
 // throughout, so no fault, munmap or madvise of src runs meanwhile; its other threads may
 // still write through TLB entries made before the write-protection, until the one flush at
-// the end, which comes before the child can run: such a store is ordered before the fork,
-// and both sides see it. The file mappings join their inodes' i_mmap only once dst's tree
+// the end (under vm.pt=percore at the start, before any PTE is copied), which comes before
+// the child can run: such a store is ordered before the fork, and both sides see it. The file mappings join their inodes' i_mmap only once dst's tree
 // and tables are complete (truncation walks an mm found there under its mmap_sem, which
 // dst's builder does not take), and before src's mmap_sem is dropped: a truncation waiting
 // for src then finds dst's copies too (mm/truncate.c).
@@ -162,7 +162,8 @@ dup_mm(struct mm *src)
       vma_link_file(dst, nv);
     }
   }
-  flush_tlb_range(src, 0, USER_END);
+  if(!src->pcpu_pgd)   // per-core: every copy went before, and no fault could make one since
+    flush_tlb_range(src, 0, USER_END);
   vma_end_write_all(dst);   // dst's VMAs were stamped as they went in: none is faulted yet
   mmap_write_unlock(src);
   if(err) {

@@ -91,7 +91,7 @@ lazyfree_evict(struct page *page)
       struct flush_batch *b = this_cpu_ptr(&lazyfree_batch);
       bool dirty = old & PTE_D;
       if(mm->pcpu_pgd)   // vm.pt=percore: a store may have gone through a CPU's own copy
-        dirty |= percore_clear_page_locked(mm, page->index, &b->cpus);
+        dirty |= percore_clear_page_locked(mm, pte, page->index, &b->cpus);
       if(dirty && !READ_ONCE(lazyfree_ignore_dirty)) {
         // Written after MADV_FREE: the data stays, as ordinary anonymous memory, and the
         // page leaves reclaim here, under the lock MADV_FREE hands pages over under. Once

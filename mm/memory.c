@@ -13,6 +13,7 @@
 #include <asm/paging.h>
 
 u64 nr_page_faults;            // calls of handle_mm_fault since boot (Linux's PGFAULT event)
+u64 nr_mmap_sem_faults;        // of them, those that took mmap_sem (include/vm.h)
 
 // PROT_NONE keeps the page (and its data) but leaves out PTE_U, so ring 3 cannot reach it.
 u64
@@ -453,6 +454,7 @@ handle_mm_fault(struct mm *mm, unsigned long addr, unsigned flags)
     struct vma *v = READ_ONCE(fault_vma_lock) ? lock_vma_under_rcu(mm, addr) : NULL;
     bool vma_locked = v;
     if(!vma_locked) {
+      __atomic_fetch_add(&nr_mmap_sem_faults, 1, __ATOMIC_RELAXED);
       down_read(&mm->mmap_sem);
       v = find_vma(mm, addr);
     }
@@ -611,6 +613,7 @@ move_page_tables(struct mm *mm, unsigned long old, unsigned long new, unsigned l
     spin_unlock(&mm->page_table_lock);
     cond_resched();
   }
-  flush_tlb_range(mm, old, old + len);
+  if(!mm->pcpu_pgd)   // per-core: the copies went first, and none came back
+    flush_tlb_range(mm, old, old + len);
   return 0;
 }

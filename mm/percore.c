@@ -198,11 +198,13 @@ zap_span(struct mm *mm, struct page *pt, unsigned long span, unsigned long start
   }
 }
 
-// Under the lock, after the shared PTEs of [start, end) changed: every copy of them goes,
-// and *cpus gains the CPUs that held one. Only present shared tables are visited, so a
-// whole address space (fork) costs what its tables hold.
-void
-percore_zap_locked(struct mm *mm, unsigned long start, unsigned long end, struct cpumask *cpus)
+// fn on each span of [start, end) that has a shared page table, with that table's struct
+// page and the span's first address. A missing upper level skips all it covers, so a whole
+// address space (fork) costs what its tables hold.
+static void
+for_each_span(struct mm *mm, unsigned long start, unsigned long end, struct cpumask *cpus,
+              void (*fn)(struct mm *mm, struct page *pt, unsigned long span,
+                         unsigned long start, unsigned long end, struct cpumask *cpus))
 {
   for(unsigned long a = ALIGN_DOWN(start, PMD_SIZE); a < end;) {
     u64 *t = mm->pgd;
@@ -214,8 +216,7 @@ percore_zap_locked(struct mm *mm, unsigned long start, unsigned long end, struct
       t = __va(e & PTE_ADDR);
     }
     if(level == 0)
-      zap_span(mm, virt_to_page(t), a, start, end, cpus);
-    // On to the next span this level covers: a missing upper level skips all of its own.
+      fn(mm, virt_to_page(t), a, start, end, cpus);
     unsigned long size = 1UL << (12 + 9 * (level ? level : 1));
     unsigned long next = ALIGN_DOWN(a, size) + size;
     if(next <= a)   // wrapped past the top
@@ -224,37 +225,53 @@ percore_zap_locked(struct mm *mm, unsigned long start, unsigned long end, struct
   }
 }
 
-// Under the lock, MADV_FREE's: the copies of [start, end) lose their accessed and dirty bits
-// as the shared PTEs did, atomically (the hardware may set them meanwhile); *cpus gains the
-// CPUs that held one, whose TLBs must drop the entries that still say dirty.
+// Under the lock, after the shared PTEs of [start, end) changed: every copy of them goes,
+// and *cpus gains the CPUs that held one.
 void
-percore_clean_locked(struct mm *mm, unsigned long start, unsigned long end, struct cpumask *cpus)
+percore_zap_locked(struct mm *mm, unsigned long start, unsigned long end, struct cpumask *cpus)
 {
-  for(unsigned long a = start; a < end; a += PAGE_SIZE) {
-    u64 *shared = pte_lookup(mm, a);
-    if(!shared) {
-      a = ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE - PAGE_SIZE;   // no page table: skip its span
-      continue;
-    }
-    u64 bits = virt_to_page(shared)->private;
-    for(int cpu = 0; bits; cpu++, bits >>= 1) {
-      u64 *pte = bits & 1 ? pcpu_pte(mm, cpu, a) : NULL;
-      if(pte && (READ_ONCE(*pte) & PTE_P)) {
-        __atomic_fetch_and(pte, ~(PTE_A | PTE_D), __ATOMIC_RELAXED);
-        cpumask_set_cpu(cpu, cpus);
+  for_each_span(mm, start, end, cpus, zap_span);
+}
+
+// MADV_FREE's, within one span: each recorded CPU's copies of [start, end) lose their
+// accessed and dirty bits, atomically (the hardware may set them meanwhile).
+static void
+clean_span(struct mm *mm, struct page *pt, unsigned long span, unsigned long start,
+           unsigned long end, struct cpumask *cpus)
+{
+  int lo = start > span ? (start - span) >> PAGE_SHIFT : 0;
+  int hi = end < span + PMD_SIZE ? (end - span) >> PAGE_SHIFT : 512;
+  u64 bits = pt->private;
+  for(int cpu = 0; bits; cpu++, bits >>= 1) {
+    u64 *pte = bits & 1 ? pcpu_pte(mm, cpu, span) : NULL;
+    bool had = false;
+    for(int i = lo; pte && i < hi; i++) {
+      if(READ_ONCE(pte[i]) & PTE_P) {
+        __atomic_fetch_and(&pte[i], ~(PTE_A | PTE_D), __ATOMIC_RELAXED);
+        had = true;
       }
     }
+    if(had)
+      cpumask_set_cpu(cpu, cpus);
   }
 }
 
-// Under the lock, lazy-free reclaim's: every copy of the page at addr taken away by exchange;
-// whether one was dirty. *cpus gains the CPUs that held one.
-bool
-percore_clear_page_locked(struct mm *mm, unsigned long addr, struct cpumask *cpus)
+// Under the lock, MADV_FREE's: the copies of [start, end) lose their accessed and dirty bits
+// as the shared PTEs did; *cpus gains the CPUs that held one, whose TLBs must drop the
+// entries that still say dirty.
+void
+percore_clean_locked(struct mm *mm, unsigned long start, unsigned long end, struct cpumask *cpus)
 {
-  u64 *shared = pte_lookup(mm, addr);
+  for_each_span(mm, start, end, cpus, clean_span);
+}
+
+// Under the lock, lazy-free reclaim's: every copy of the page at addr, whose shared PTE is
+// shared, taken away by exchange; whether one was dirty. *cpus gains the CPUs that held one.
+bool
+percore_clear_page_locked(struct mm *mm, u64 *shared, unsigned long addr, struct cpumask *cpus)
+{
   bool dirty = false;
-  u64 bits = shared ? virt_to_page(shared)->private : 0;
+  u64 bits = virt_to_page(shared)->private;
   for(int cpu = 0; bits; cpu++, bits >>= 1) {
     u64 *pte = bits & 1 ? pcpu_pte(mm, cpu, addr) : NULL;
     u64 old = pte ? __atomic_exchange_n(pte, 0, __ATOMIC_RELAXED) : 0;

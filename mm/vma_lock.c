@@ -17,8 +17,6 @@
 #include "vm.h"
 
 bool fault_vma_lock = true;     // vm.fault_lock=vma (the default); false: mmap_sem
-u64 vma_lock_faults;            // faults handled under a VMA's lock (Linux's VMA_LOCK_SUCCESS)
-u64 vma_lock_fallbacks;         // faults that took mmap_sem instead (VMA_LOCK_ABORT and _MISS)
 bool vma_lock_planted_no_write; // planted bug: vma_start_write marks nothing
 
 static void
@@ -166,6 +164,5 @@ lock_vma_under_rcu(struct mm *mm, unsigned long addr)
     vma_end_read(v);
     v = NULL;
   }
-  __atomic_fetch_add(v ? &vma_lock_faults : &vma_lock_fallbacks, 1, __ATOMIC_RELAXED);
   return v;
 }

@@ -18,7 +18,7 @@
 // Shootdown IPIs at the program's start, set beside the ones Linux's /proc/interrupts counts
 // around it (user/linux/init.c).
 static u64 ipis0, ipi_wait0;
-static u64 faults0, vma_locked0;   // page faults, and those handled under a VMA's lock
+static u64 faults0, mmap_sem0;   // page faults, and those that took mmap_sem
 
 void
 bench_program_begin(void)
@@ -27,7 +27,7 @@ bench_program_begin(void)
   ipis0 = READ_ONCE(tlb_shootdown_ipis);
   ipi_wait0 = READ_ONCE(tlb_shootdown_wait_ns);
   faults0 = READ_ONCE(nr_page_faults);
-  vma_locked0 = READ_ONCE(vma_lock_faults);
+  mmap_sem0 = READ_ONCE(nr_mmap_sem_faults);
   WRITE_ONCE(pt_pages_shared.peak, READ_ONCE(pt_pages_shared.now));   // the peaks from here
   WRITE_ONCE(pt_pages_percore.peak, READ_ONCE(pt_pages_percore.now));
   bench_lockstat_begin(SLOT, 1);
@@ -64,6 +64,7 @@ bench_program_end(const char *program)
             " shared, %lu per-core\n",
             program, READ_ONCE(tlb_shootdown_ipis) - ipis0,
             (READ_ONCE(tlb_shootdown_wait_ns) - ipi_wait0) / 1000000,
-            READ_ONCE(nr_page_faults) - faults0, READ_ONCE(vma_lock_faults) - vma_locked0,
+            READ_ONCE(nr_page_faults) - faults0,
+            READ_ONCE(nr_page_faults) - faults0 - (READ_ONCE(nr_mmap_sem_faults) - mmap_sem0),
             READ_ONCE(pt_pages_shared.peak), READ_ONCE(pt_pages_percore.peak));
 }

@@ -73,11 +73,11 @@ vma_lock_run(bool planted)
   bool was = fault_vma_lock;
   WRITE_ONCE(fault_vma_lock, true);   // vm.fault_lock=mmap_sem boots test the mechanism too
   WRITE_ONCE(vma_lock_planted_no_write, planted);
-  u64 locked0 = READ_ONCE(vma_lock_faults);
+  u64 locked0 = READ_ONCE(nr_page_faults) - READ_ONCE(nr_mmap_sem_faults);
   bool other_during = false, own_during = true;
   ok &= fault_during_section(mm, a, b, &other_during);   // b changes: a's fault goes on
   ok &= fault_during_section(mm, c, c, &own_during);     // c changes: c's fault waits
-  u64 locked = READ_ONCE(vma_lock_faults) - locked0;
+  u64 locked = READ_ONCE(nr_page_faults) - READ_ONCE(nr_mmap_sem_faults) - locked0;
   WRITE_ONCE(vma_lock_planted_no_write, false);
   WRITE_ONCE(fault_vma_lock, was);
   selftest_extra("other_vma_during=%d own_vma_during=%d vma_locked_faults=%lu", other_during,
