@@ -32,7 +32,11 @@ struct page {
   int refcount;              // atomic; 0: free
   void *mapping;             // page cache: the address space it belongs to
   unsigned long index;       // page cache: its offset in the file, in pages
-  struct list_head lru;      // free lists and per-CPU lists while free; the owner's after
+  union {
+    struct list_head lru;    // free lists and per-CPU lists while free; the owner's after
+    struct spinlock *ptl;    // a page table's, under vm.ptl=split: the lock of its entries
+                             // (include/vm.h, pte_lockptr); a page table is on no list
+  };
   unsigned long private;     // free: the block's order; slab: its struct slab; owner's use
 };
 

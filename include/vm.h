@@ -2,6 +2,7 @@
 // mmap/munmap/mremap, demand paging, madvise (MADV_DONTNEED, MADV_FREE) and TLB shootdowns.
 #pragma once
 #include "cpumask.h"
+#include "mm.h"
 #include "list.h"
 #include "rcupdate.h"
 #include "rwsem.h"
@@ -86,16 +87,45 @@ struct mm {
   // Write sections of mmap_sem, counted: bumped (release) by mmap_write_unlock, read by
   // faults that lock one VMA without mmap_sem (mm/vma_lock.c).
   int mm_lock_seq;
-  spinlock_t page_table_lock;     // every lower-half PTE and page-table page of this mm
+  // The page tables' shape: a missing upper level installed (pte_alloc, each CPU's under
+  // vm.pt=percore), and the tables freed (free_pgtables) against lazyfree_evict's walk. Under
+  // vm.ptl=mm it also guards every PTE; under vm.ptl=split (the default) a page table's
+  // entries are under that table's own lock instead (pte_lockptr).
+  spinlock_t page_table_lock;
   struct cpumask cpu_mask;        // CPUs that may hold TLB entries of this mm (atomic updates)
   int users;                      // references (mm_create, use_mm); the last mmput tears down
-  unsigned long rss;              // resident pages, under page_table_lock
+  unsigned long rss;              // resident pages: mm_rss_add, atomic (faults count
+                                  // them under different page tables' locks)
   u64 tlb_flushes;                // flush requests, local or remote
-  // vm.pt=percore (mm/percore.c): each CPU id's own top-level table, NULL under shared;
-  // their entries change under page_table_lock.
+  // vm.pt=percore (mm/percore.c): each CPU id's own top-level table, NULL under shared; a
+  // copy of a shared PTE changes under the shared PTE's lock (pte_lockptr), a CPU's upper
+  // levels under page_table_lock.
   u64 **pcpu_pgd;
   struct rcu_head rcu;            // freed after a grace period: lazyfree_evict may still look
 };
+
+// Split page-table locks (vm.ptl=split, the default; Linux 2.6.15's, Hugh Dickins, "mm:
+// split page table lock", 2005): each page table (512 PTEs, 2 MiB) has a lock of its own,
+// kept through page->ptl, so that threads faulting or advising different 2 MiB spans of one
+// address space take different locks. vm.ptl=mm keeps one lock for every PTE of the mm, as
+// Linux before it, to compare the two in one image. A page table made under vm.ptl=mm has no
+// lock of its own (page->ptl NULL) and uses the mm's all its life. mm/ptlock.c.
+extern bool vm_ptl_split;
+extern bool ptlock_planted_shared;   // planted bug: every page table made gets one lock
+static inline spinlock_t *
+pte_lockptr(struct mm *mm, u64 *pte)
+{
+  spinlock_t *l = virt_to_page(pte)->ptl;
+  return l ? l : &mm->page_table_lock;
+}
+int ptlock_alloc(struct page *pt);   // a new page table's lock (or NULL: the mm's); -ENOMEM
+void ptlock_free(struct page *pt);
+
+static inline void
+mm_rss_add(struct mm *mm, long n)
+{
+  __atomic_add_fetch(&mm->rss, n, __ATOMIC_RELAXED);
+}
 
 struct mm *mm_create(void);                 // NULL when out of memory; one user
 void mmget(struct mm *mm);
@@ -218,6 +248,7 @@ extern bool fault_vma_lock;        // vm.fault_lock=vma: faults try a VMA's lock
 extern bool vma_lock_planted_no_write;   // planted bug: vma_start_write marks nothing
 void vma_lock_init(void);             // mm/mmap.c: the boot's vm.fault_lock= and vm.pt=
 void percore_init(void);
+void ptlock_init(void);                // mm/ptlock.c: the boot's vm.ptl=
 struct vma *vma_alloc(void);                 // zeroed, its lock ready; NULL without memory
 struct vma *vma_dup(const struct vma *src);  // a copy with a lock of its own
 void vma_free(struct vma *v);                // after a grace period
@@ -240,14 +271,12 @@ void pt_pages_add(struct pt_count *c, long n);
 int percore_pgd_alloc(struct mm *mm);   // after mm->pgd; 0 also when the variant is off
 void percore_free(struct mm *mm);
 void percore_fill(struct mm *mm, unsigned long addr);   // after a fault
-// Under page_table_lock, each: *cpus gains the CPUs that held a copy. The copies of [start,
-// end) go (their dirty bits folded into shared PTEs that map the same pages still); they
-// lose their accessed and dirty bits (MADV_FREE); the copies of one page go, and whether one
-// was dirty (lazy-free reclaim).
-void percore_zap_locked(struct mm *mm, unsigned long start, unsigned long end,
-                        struct cpumask *cpus);
-void percore_clean_locked(struct mm *mm, unsigned long start, unsigned long end,
-                          struct cpumask *cpus);
+// Each: *cpus gains the CPUs that held a copy. The copies of [start, end) go (their dirty
+// bits folded into shared PTEs that map the same pages still), or lose their accessed and
+// dirty bits (MADV_FREE), each page table's span under its lock; under the lock of shared,
+// the PTE of addr, the copies of that page go, and whether one was dirty (lazy-free reclaim).
+void percore_zap(struct mm *mm, unsigned long start, unsigned long end, struct cpumask *cpus);
+void percore_clean(struct mm *mm, unsigned long start, unsigned long end, struct cpumask *cpus);
 bool percore_clear_page_locked(struct mm *mm, u64 *shared, unsigned long addr,
                                struct cpumask *cpus);
 

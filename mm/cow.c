@@ -17,7 +17,7 @@ pte_page(u64 pte)
   return pfn_to_page((pte & PTE_ADDR) >> PAGE_SHIFT);
 }
 
-// Under mm's page-table lock: whether mm's mapping at addr is the page's only reference,
+// Under the PTE's page-table lock: whether mm's mapping at addr is the page's only reference,
 // so a write may take the page over instead of copying it. Linux decides the same way
 // since 5.9 ("mm: do_wp_page() simplification", Linus Torvalds: reuse only when
 // page_count() is 1). A page reclaim holds (MADV_FREE, or isolated) has a second reference
@@ -44,30 +44,31 @@ cow_reuse(struct mm *mm, struct page *page, unsigned long addr)
 int
 do_wp_page(struct mm *mm, unsigned long addr, u64 *pte, u64 prot)
 {
-  spin_lock(&mm->page_table_lock);
+  spinlock_t *ptl = pte_lockptr(mm, pte);
+  spin_lock(ptl);
   u64 old = *pte;
   if(!(old & PTE_P) || (old & PTE_W)) {   // another thread of mm got here first
-    spin_unlock(&mm->page_table_lock);
+    spin_unlock(ptl);
     return 0;
   }
   struct page *page = pte_page(old);
   if(cow_reuse(mm, page, addr)) {
     WRITE_ONCE(*pte, (old & (PTE_ADDR | PTE_A | PTE_D)) | prot);
-    spin_unlock(&mm->page_table_lock);
+    spin_unlock(ptl);
     return 0;
   }
   get_page(page);
-  spin_unlock(&mm->page_table_lock);
+  spin_unlock(ptl);
   struct page *copy = alloc_page(GFP_KERNEL);
   if(!copy) {
     put_page(page);
     return -ENOMEM;
   }
   memcpy(page_address(copy), page_address(page), PAGE_SIZE);
-  spin_lock(&mm->page_table_lock);
+  spin_lock(ptl);
   const u64 same = PTE_ADDR | PTE_P | PTE_W;
   if((*pte & same) != (old & same)) {   // zapped or copied meanwhile: fault again if needed
-    spin_unlock(&mm->page_table_lock);
+    spin_unlock(ptl);
     __free_page(copy);
     put_page(page);
     return 0;
@@ -76,7 +77,7 @@ do_wp_page(struct mm *mm, unsigned long addr, u64 *pte, u64 prot)
   WRITE_ONCE(*pte, page_to_phys(copy) | prot | PTE_A | PTE_D);
   if(page->private == (unsigned long)mm)
     page->private = 0;   // mm no longer maps it: lazyfree_evict must not follow the link here
-  spin_unlock(&mm->page_table_lock);
+  spin_unlock(ptl);
   flush_tlb_range(mm, addr, addr + PAGE_SIZE);
   anon_page_release(page);   // the mapping's reference, after the flush
   put_page(page);            // ours
@@ -85,7 +86,7 @@ do_wp_page(struct mm *mm, unsigned long addr, u64 *pte, u64 prot)
 
 // The PTEs of one VMA from src into dst, one page table at a time: dst's tables are made
 // with no lock held (their allocation may reclaim, which takes page-table locks), then
-// src's lock covers the copy of up to 512 entries. Writable pages lose PTE_W in src as
+// the lock of src's page table covers the copy of its up to 512 entries. Writable pages lose PTE_W in src as
 // they are shared; the caller flushes src's TLBs once for the whole fork. dst is not yet
 // visible to anyone, so its entries need no lock.
 static int
@@ -98,8 +99,9 @@ copy_vma_ptes(struct mm *dst, struct mm *src, struct vma *v)
     u64 *dpte = pte_alloc(dst, a);
     if(!dpte)
       return -ENOMEM;
-    spin_lock(&src->page_table_lock);
     u64 *spte = pte_lookup(src, a);
+    spinlock_t *ptl = pte_lockptr(src, spte);
+    spin_lock(ptl);
     for(unsigned long p = a; p < end; p += PAGE_SIZE, spte++, dpte++) {
       u64 e = READ_ONCE(*spte);
       if(!(e & PTE_P))
@@ -114,9 +116,9 @@ copy_vma_ptes(struct mm *dst, struct mm *src, struct vma *v)
         e &= ~PTE_W;
       get_page(pte_page(e));
       WRITE_ONCE(*dpte, e & ~PTE_A);
-      dst->rss++;
+      mm_rss_add(dst, 1);
     }
-    spin_unlock(&src->page_table_lock);
+    spin_unlock(ptl);
   }
   return 0;
 }

@@ -6,7 +6,7 @@
 #include <asm/paging.h>
 
 // An anonymous page names its mm in page->private and its address in page->index. The mm
-// link is cleared under the page-table lock whenever the PTE goes (zap_page_range), and the
+// link is cleared under its page table's lock whenever the PTE goes (zap_page_range), and the
 // mm is freed a grace period after its teardown, so evict can follow the link under RCU.
 // page->mapping points at anon_owner from MADV_FREE on: the reclaim core reads it for
 // every page it holds, so it must never point into an mm that may be freed.
@@ -80,13 +80,26 @@ lazyfree_evict(struct page *page)
   rcu_read_lock();
   struct mm *mm = (struct mm *)READ_ONCE(page->private);
   if(mm) {
+    // page_table_lock keeps the tables from being freed under the walk (free_pgtables waits
+    // for it); the lock of the page's page table keeps its PTE and its link (page->private,
+    // page->index, which mremap moves holding the old and the new table's locks).
     spin_lock(&mm->page_table_lock);
-    if(page->private != (unsigned long)mm) {
+    u64 *pte = READ_ONCE(page->private) == (unsigned long)mm ?
+               pte_lookup(mm, READ_ONCE(page->index)) : NULL;
+    spinlock_t *ptl = pte ? pte_lockptr(mm, pte) : &mm->page_table_lock;
+    if(ptl != &mm->page_table_lock)
+      spin_lock(ptl);
+    if(!pte || page->private != (unsigned long)mm) {
       // unmapped since we looked: the zap dropped the mapping's reference
     } else if(!page_flag(page, PG_lazyfree)) {
       dropped = false;   // ordinary anonymous memory: there is no swap to write it to
+    } else if(pte != pte_lookup(mm, page->index)) {
+      // Moved by mremap since we looked: kept, as ordinary memory (as below), rather than
+      // looked for again; a new MADV_FREE hands it over anew.
+      set_page_flag(page, PG_swapbacked);
+      clear_page_flag(page, PG_lazyfree);
+      dropped = false;
     } else {
-      u64 *pte = pte_lookup(mm, page->index);
       u64 old = __atomic_exchange_n(pte, 0, __ATOMIC_RELAXED);
       struct flush_batch *b = this_cpu_ptr(&lazyfree_batch);
       bool dirty = old & PTE_D;
@@ -112,7 +125,7 @@ lazyfree_evict(struct page *page)
         cpumask_or(&b->cpus, &mm->cpu_mask);
         b->pending = true;
         page->private = 0;
-        mm->rss--;
+        mm_rss_add(mm, -1);
         __atomic_fetch_add(&lazyfree_freed, 1, __ATOMIC_RELAXED);
         put_page(page);   // the mapping's reference; the reclaim core holds its own
       }
@@ -120,6 +133,8 @@ lazyfree_evict(struct page *page)
     // Kept or dropped, the page has left the reclaim core's lists: said under the lock a
     // new MADV_FREE takes to hand it over again, which sets page->mapping anew.
     page->mapping = NULL;
+    if(ptl != &mm->page_table_lock)
+      spin_unlock(ptl);
     spin_unlock(&mm->page_table_lock);
   } else {
     page->mapping = NULL;   // unmapped: no MADV_FREE can reach it

@@ -15,7 +15,11 @@
 // brings back the exclusive lock to measure the difference in one boot.
 bool madvise_exclusive;
 
-// A page unmapped since it was batched (its mm link cleared) is left to the unmapper.
+// A page unmapped since it was batched (its mm link cleared) is left to the unmapper. The
+// hand-over is made under the lock of the page's page table, which lazyfree_evict takes to
+// look at the page (mm/lazyfree.c); a page's address (page->index) holds still under
+// mmap_sem, which keeps mremap out. Pages of one table, as a batch's mostly are, share one
+// acquisition.
 static void
 lazyfree_batch(struct mmu_gather *tlb)
 {
@@ -24,11 +28,23 @@ lazyfree_batch(struct mmu_gather *tlb)
     flush_tlb_range_clean(mm, tlb->start, tlb->end);
   tlb->start = ~0UL;
   tlb->end = 0;
-  spin_lock(&mm->page_table_lock);
-  for(unsigned i = 0; i < tlb->n; i++)
-    if(tlb->pages[i]->private == (unsigned long)mm)
-      anon_page_lazyfree(tlb->pages[i]);
-  spin_unlock(&mm->page_table_lock);
+  spinlock_t *held = NULL;
+  for(unsigned i = 0; i < tlb->n; i++) {
+    struct page *page = tlb->pages[i];
+    if(READ_ONCE(page->private) != (unsigned long)mm)
+      continue;
+    spinlock_t *ptl = pte_lockptr(mm, pte_lookup(mm, page->index));
+    if(ptl != held) {
+      if(held)
+        spin_unlock(held);
+      spin_lock(ptl);
+      held = ptl;
+    }
+    if(page->private == (unsigned long)mm)
+      anon_page_lazyfree(page);
+  }
+  if(held)
+    spin_unlock(held);
   for(unsigned i = 0; i < tlb->n; i++)
     put_page(tlb->pages[i]);
   tlb->n = 0;

@@ -115,15 +115,21 @@ free_table(u64 pa, int level)
   for(int i = 0; level > 0 && i < 512; i++)
     if(t[i] & PTE_P)
       free_table(t[i] & PTE_ADDR, level - 1);
+  if(level == 0)
+    ptlock_free(pfn_to_page(pa >> PAGE_SHIFT));
   __free_page(pfn_to_page(pa >> PAGE_SHIFT));
   pt_pages_add(&pt_pages_shared, -1);
 }
 
 // Page tables stay until the mm goes (Linux frees them at munmap; an mm here is short-lived),
-// so a PTE pointer found under mmap_sem stays valid while it is held.
+// so a PTE pointer found under mmap_sem stays valid while it is held. lazyfree_evict walks
+// them holding page_table_lock once it has seen a page still linked to this mm; the zap that
+// came first unlinked every page, so once the lock has been taken here no walk is left.
 void
 free_pgtables(struct mm *mm)
 {
+  spin_lock(&mm->page_table_lock);
+  spin_unlock(&mm->page_table_lock);
   for(int i = 0; i < 256; i++)
     if(mm->pgd[i] & PTE_P)
       free_table(mm->pgd[i] & PTE_ADDR, 2);
@@ -153,7 +159,8 @@ pt_walk(u64 *pgd, unsigned long addr)
 
 // The next present PTE at or after *addr and below end, with *addr moved to its address;
 // NULL when there is none. A missing page table skips its whole span; within a table the
-// entries are scanned in place, not walked to from the top each. Under the lock.
+// entries are scanned in place, not walked to from the top each. Under the lock of the
+// page table of [*addr, end), which the caller keeps within one.
 static u64 *
 next_present_pte(struct mm *mm, unsigned long *addr, unsigned long end)
 {
@@ -172,8 +179,9 @@ next_present_pte(struct mm *mm, unsigned long *addr, unsigned long end)
   return NULL;
 }
 
-// Allocates the missing tables on the way to addr's PTE. The allocation may reclaim, and
-// reclaim takes page-table locks, so it happens before this mm's lock is taken.
+// Allocates the missing tables on the way to addr's PTE, a page table with its lock
+// (vm.ptl=split). The allocation may reclaim, and reclaim takes page-table locks, so it
+// happens before this mm's lock is taken.
 u64 *
 pte_alloc(struct mm *mm, unsigned long addr)
 {
@@ -185,6 +193,10 @@ pte_alloc(struct mm *mm, unsigned long addr)
       if(!p)
         return NULL;
       p->private = 0;   // a page table's: the CPUs whose per-core tables copy it (percore.c)
+      if(level == 1 && ptlock_alloc(p) < 0) {
+        __free_page(p);
+        return NULL;
+      }
       spin_lock(&mm->page_table_lock);
       if(!(*e & PTE_P)) {
         WRITE_ONCE(*e, page_to_phys(p) | PT_FLAGS);
@@ -192,8 +204,11 @@ pte_alloc(struct mm *mm, unsigned long addr)
         p = NULL;
       }
       spin_unlock(&mm->page_table_lock);
-      if(p)   // another CPU installed the table first
+      if(p) {   // another CPU installed the table first
+        if(level == 1)
+          ptlock_free(p);
         __free_page(p);
+      }
     }
     t = __va(READ_ONCE(*e) & PTE_ADDR);
   }
@@ -242,15 +257,16 @@ static bool
 set_pte_page(struct mm *mm, unsigned long addr, u64 *pte, struct page *page, bool anon,
              u64 prot)
 {
-  spin_lock(&mm->page_table_lock);
+  spinlock_t *ptl = pte_lockptr(mm, pte);
+  spin_lock(ptl);
   bool empty = !(*pte & PTE_P);
   if(empty) {
     if(anon)
       anon_page_init(page, mm, addr);
     WRITE_ONCE(*pte, page_to_phys(page) | prot);
-    mm->rss++;
+    mm_rss_add(mm, 1);
   }
-  spin_unlock(&mm->page_table_lock);
+  spin_unlock(ptl);
   return empty;
 }
 
@@ -268,13 +284,14 @@ cow_fault(struct mm *mm, struct vma *v, unsigned long addr, u64 *pte, struct pag
     return -ENOMEM;
   memcpy(page_address(copy), page_address(src), PAGE_SIZE);
   if(old) {
-    spin_lock(&mm->page_table_lock);
+    spinlock_t *ptl = pte_lockptr(mm, pte);
+    spin_lock(ptl);
     bool same = (*pte & (PTE_ADDR | PTE_P)) == (old & (PTE_ADDR | PTE_P));
     if(same) {
       WRITE_ONCE(*pte, 0);
-      mm->rss--;
+      mm_rss_add(mm, -1);
     }
-    spin_unlock(&mm->page_table_lock);
+    spin_unlock(ptl);
     if(!same) {
       __free_page(copy);
       return 0;
@@ -306,10 +323,11 @@ wp_page_shared(struct mm *mm, struct vma *v, u64 *pte, struct page *page, u64 ol
 {
   lock_page(page);
   if(filemap_page_mkwrite(&v->file->f_inode->i_data, page)) {
-    spin_lock(&mm->page_table_lock);
+    spinlock_t *ptl = pte_lockptr(mm, pte);
+    spin_lock(ptl);
     if((*pte & (PTE_ADDR | PTE_P | PTE_W)) == (old & (PTE_ADDR | PTE_P | PTE_W)))
       WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) | mkwrite_prot(mm, v));
-    spin_unlock(&mm->page_table_lock);
+    spin_unlock(ptl);
   }
   unlock_page(page);
   put_page(page);
@@ -334,25 +352,26 @@ do_file_fault(struct mm *mm, struct vma *v, unsigned long addr, u64 *pte, bool w
   u64 old = READ_ONCE(*pte);
   if(old & PTE_P) {
     struct page *page = pte_page(old);
-    spin_lock(&mm->page_table_lock);
+    spinlock_t *ptl = pte_lockptr(mm, pte);
+    spin_lock(ptl);
     bool same = (*pte & (PTE_ADDR | PTE_P)) == (old & (PTE_ADDR | PTE_P));
     if(same && !page_is_file(page)) {   // a private copy, maybe shared since a fork
       u64 prot = vma_page_prot(mm, v, page);
       bool copy = anon_present(mm, pte, prot, addr, write);
-      spin_unlock(&mm->page_table_lock);
+      spin_unlock(ptl);
       return copy ? do_wp_page(mm, addr, pte, prot) : 0;
     }
     bool cow = same && write && cow_needed(v, page);
     bool mkwrite = same && write && vma_wants_writenotify(v) && !(*pte & PTE_W);
     if(mkwrite && !timed) {
-      spin_unlock(&mm->page_table_lock);
+      spin_unlock(ptl);
       return FAULT_NEED_TIMES;
     }
     if(cow || mkwrite)
       get_page(page);   // kept while it is copied: a racing MADV_DONTNEED may unmap it
     else
       fix_pte_prot(pte, vma_present_prot(mm, v, *pte));
-    spin_unlock(&mm->page_table_lock);
+    spin_unlock(ptl);
     if(mkwrite)
       return wp_page_shared(mm, v, pte, page, old);
     if(!cow)
@@ -412,19 +431,20 @@ do_fault(struct mm *mm, struct vma *v, unsigned long addr, unsigned flags, bool 
   if(!(READ_ONCE(*pte) & PTE_P) && !(page = alloc_page(GFP_KERNEL | __GFP_ZERO)))
     return -ENOMEM;
   u64 prot = vma_pte_prot(mm, v->flags);
-  spin_lock(&mm->page_table_lock);
+  spinlock_t *ptl = pte_lockptr(mm, pte);
+  spin_lock(ptl);
   if(page && !(*pte & PTE_P)) {
     anon_page_init(page, mm, addr);
     WRITE_ONCE(*pte, page_to_phys(page) | prot);
-    mm->rss++;
+    mm_rss_add(mm, 1);
     page = NULL;
   } else if(anon_present(mm, pte, prot, addr, write)) {
-    spin_unlock(&mm->page_table_lock);
+    spin_unlock(ptl);
     if(page)
       __free_page(page);
     return do_wp_page(mm, addr, pte, prot);
   }
-  spin_unlock(&mm->page_table_lock);
+  spin_unlock(ptl);
   if(page)
     __free_page(page);
   return 0;
@@ -534,8 +554,9 @@ tlb_gather_done(struct mmu_gather *tlb)
 
 // The walk zap and MADV_FREE share (Linux's walk_page_range with a pte_entry callback, and
 // the mmu_gather of zap_pte_range): pte_fn changes each present PTE of [start, end) under
-// the page-table lock and returns its page for the batch; batch_fn takes a full batch with
-// the lock dropped, since its flush waits for other CPUs, and at the end the last one.
+// its page table's lock and returns its page for the batch; batch_fn takes a full batch
+// with the lock dropped, since its flush waits for other CPUs, and at the end the last one.
+// A page table at a time (Linux's zap_pte_range): a span without one is skipped whole.
 void
 walk_present_ptes(struct mm *mm, unsigned long start, unsigned long end,
                   struct page *(*pte_fn)(struct mm *mm, u64 *pte),
@@ -543,16 +564,25 @@ walk_present_ptes(struct mm *mm, unsigned long start, unsigned long end,
 {
   struct mmu_gather tlb;
   tlb_gather_init(&tlb, mm);
-  spin_lock(&mm->page_table_lock);
-  u64 *pte;
-  for(unsigned long a = start; (pte = next_present_pte(mm, &a, end)); a += PAGE_SIZE) {
-    if(tlb_gather_page(&tlb, pte_fn(mm, pte), a)) {
-      spin_unlock(&mm->page_table_lock);
-      batch_fn(&tlb);
-      spin_lock(&mm->page_table_lock);
+  for(unsigned long a = start; a < end;) {
+    unsigned long span_end = MIN(end, ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE);
+    u64 *pte = pte_lookup(mm, a);
+    if(!pte) {
+      a = span_end;
+      continue;
     }
+    spinlock_t *ptl = pte_lockptr(mm, pte);
+    spin_lock(ptl);
+    for(; (pte = next_present_pte(mm, &a, span_end)); a += PAGE_SIZE) {
+      if(tlb_gather_page(&tlb, pte_fn(mm, pte), a)) {
+        spin_unlock(ptl);
+        batch_fn(&tlb);
+        spin_lock(ptl);
+      }
+    }
+    spin_unlock(ptl);
+    a = span_end;
   }
-  spin_unlock(&mm->page_table_lock);
   batch_fn(&tlb);
   tlb_gather_done(&tlb);
 }
@@ -565,7 +595,7 @@ zap_pte(struct mm *mm, u64 *pte)
   struct page *page = pte_page(__atomic_exchange_n(pte, 0, __ATOMIC_RELAXED));
   if(page->private == (unsigned long)mm)
     page->private = 0;
-  mm->rss--;
+  mm_rss_add(mm, -1);
   return page;
 }
 
@@ -597,20 +627,37 @@ move_page_tables(struct mm *mm, unsigned long old, unsigned long new, unsigned l
       return -ENOMEM;
   }
   for(unsigned long a = old; a < old + len; a += PAGE_SIZE) {
-    spin_lock(&mm->page_table_lock);
+    unsigned long span_end = MIN(old + len, ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE);
+    u64 *pte = pte_lookup(mm, a);
+    if(!pte) {
+      a = span_end - PAGE_SIZE;
+      continue;
+    }
+    // Both tables' locks: lazyfree_evict finds an anonymous page's PTE through page->index
+    // under the lock of the table it names, the old one's or, once moved, the new one's. The
+    // old one's first, the new one's nested (Linux's move_ptes); no other path holds two page
+    // tables' locks, and mmap_sem for write keeps a second mremap of this mm out.
+    spinlock_t *ptl = pte_lockptr(mm, pte), *new_ptl = ptl;
+    spin_lock(ptl);
     unsigned long from = a;
-    u64 *pte = next_present_pte(mm, &from, MIN(old + len, ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE));
+    pte = next_present_pte(mm, &from, span_end);
     if(pte) {
+      u64 *dst = pte_lookup(mm, new + (from - old));
+      new_ptl = pte_lockptr(mm, dst);
+      if(new_ptl != ptl)
+        spin_lock_nested(new_ptl, 1);
       u64 e = __atomic_exchange_n(pte, 0, __ATOMIC_RELAXED);
       struct page *page = pte_page(e);
       if(!page_is_file(page) && page->private == (unsigned long)mm)
         page->index = new + (from - old);
-      WRITE_ONCE(*pte_lookup(mm, new + (from - old)), e);
+      WRITE_ONCE(*dst, e);
       a = from;
     } else {
-      a = MIN(old + len, ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE) - PAGE_SIZE;
+      a = span_end - PAGE_SIZE;
     }
-    spin_unlock(&mm->page_table_lock);
+    if(new_ptl != ptl)
+      spin_unlock(new_ptl);
+    spin_unlock(ptl);
     cond_resched();
   }
   if(!mm->pcpu_pgd)   // per-core: the copies went first, and none came back

@@ -61,19 +61,25 @@ vm_mprotect(struct mm *mm, unsigned long start, size_t len, int prot)
   for(struct vma *v = find_vma(mm, start); v && v->start < end; v = vma_next(mm, v)) {
     vma_start_write(mm, v);
     v->flags = (v->flags & ~VM_PROT) | vm;
-    spin_lock(&mm->page_table_lock);
-    for(unsigned long p = v->start; p < v->end; p += PAGE_SIZE) {
+    // A page table at a time, under its lock; one without a table is skipped whole.
+    for(unsigned long p = v->start; p < v->end;) {
+      unsigned long span_end = MIN(v->end, ALIGN_DOWN(p, PMD_SIZE) + PMD_SIZE);
       u64 *pte = pte_lookup(mm, p);
-      if(!pte)   // no page table: skip its 2 MiB
-        p = ALIGN_DOWN(p, PMD_SIZE) + PMD_SIZE - PAGE_SIZE;
-      else if(*pte & PTE_P)   // write access is added by the next write fault, which copies
-                              // a page still shared since a fork (mm/cow.c) or goes
-                              // through page_mkwrite (mm/memory.c)
-        WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) |
-                         (vma_present_prot(mm, v, *pte) &
-                          (~PTE_W | (*pte & PTE_W))));
+      if(!pte) {
+        p = span_end;
+        continue;
+      }
+      spinlock_t *ptl = pte_lockptr(mm, pte);
+      spin_lock(ptl);
+      for(; p < span_end; p += PAGE_SIZE, pte++)
+        if(*pte & PTE_P)   // write access is added by the next write fault, which copies
+                           // a page still shared since a fork (mm/cow.c) or goes through
+                           // page_mkwrite (mm/memory.c)
+          WRITE_ONCE(*pte, (*pte & (PTE_ADDR | PTE_A | PTE_D)) |
+                           (vma_present_prot(mm, v, *pte) &
+                            (~PTE_W | (*pte & PTE_W))));
+      spin_unlock(ptl);
     }
-    spin_unlock(&mm->page_table_lock);
   }
   flush_tlb_range(mm, start, end);
   vma_merge_range(mm, start, end);

@@ -9,7 +9,8 @@
 // page table's struct page (private: a bitmap of CPU ids, hence at most 64 CPUs); a flush of
 // a range clears the copies of the CPUs recorded there (percore_zap_locked) and sends IPIs to
 // those of them still running the mm, not to every CPU running it. Copies change only under
-// the mm's page_table_lock (the hardware's accessed and dirty bits aside).
+// the lock of the shared page table they copy (pte_lockptr; the hardware's accessed and
+// dirty bits aside), which also guards its record of CPUs.
 //
 // The dirty bit: a store sets it in the copy it went through, not in the shared PTE. Only
 // lazy-free reclaim reads it (a page written after MADV_FREE must stay), so each path that
@@ -101,7 +102,9 @@ percore_free(struct mm *mm)
   mm->pcpu_pgd = NULL;
 }
 
-// The PTE of addr in cpu's tables, or NULL where a level is missing. Under the lock.
+// The PTE of addr in cpu's tables, or NULL where a level is missing. Under the lock of the
+// shared page table of addr; the upper levels it walks only ever gain entries (under
+// page_table_lock, pcpu_pte_alloc) while the mm lives.
 static u64 *
 pcpu_pte(struct mm *mm, int cpu, unsigned long addr)
 {
@@ -144,15 +147,18 @@ percore_fill(struct mm *mm, unsigned long addr)
   int cpu = smp_processor_id();
   if(!pcpu_pte_alloc(mm, cpu, addr))
     return;   // no memory for a table: the access faults again, and may find some
-  spin_lock(&mm->page_table_lock);
   u64 *shared = pte_lookup(mm, addr);
-  u64 e = shared ? *shared : 0;
+  if(!shared)
+    return;
+  spinlock_t *ptl = pte_lockptr(mm, shared);
+  spin_lock(ptl);
+  u64 e = *shared;
   if(e & PTE_P) {
     WRITE_ONCE(*pcpu_pte(mm, cpu, addr), e);
     struct page *pt = virt_to_page(shared);
     pt->private |= 1UL << cpu;
   }
-  spin_unlock(&mm->page_table_lock);
+  spin_unlock(ptl);
 }
 
 // The copies of [start, end) within one shared page table pt (one 2 MiB span), cleared in
@@ -199,8 +205,8 @@ zap_span(struct mm *mm, struct page *pt, unsigned long span, unsigned long start
 }
 
 // fn on each span of [start, end) that has a shared page table, with that table's struct
-// page and the span's first address. A missing upper level skips all it covers, so a whole
-// address space (fork) costs what its tables hold.
+// page and the span's first address, under that table's lock. A missing upper level skips
+// all it covers, so a whole address space (fork) costs what its tables hold.
 static void
 for_each_span(struct mm *mm, unsigned long start, unsigned long end, struct cpumask *cpus,
               void (*fn)(struct mm *mm, struct page *pt, unsigned long span,
@@ -215,8 +221,12 @@ for_each_span(struct mm *mm, unsigned long start, unsigned long end, struct cpum
         break;
       t = __va(e & PTE_ADDR);
     }
-    if(level == 0)
+    if(level == 0) {
+      spinlock_t *ptl = pte_lockptr(mm, t);
+      spin_lock(ptl);
       fn(mm, virt_to_page(t), a, start, end, cpus);
+      spin_unlock(ptl);
+    }
     unsigned long size = 1UL << (12 + 9 * (level ? level : 1));
     unsigned long next = ALIGN_DOWN(a, size) + size;
     if(next <= a)   // wrapped past the top
@@ -225,10 +235,10 @@ for_each_span(struct mm *mm, unsigned long start, unsigned long end, struct cpum
   }
 }
 
-// Under the lock, after the shared PTEs of [start, end) changed: every copy of them goes,
-// and *cpus gains the CPUs that held one.
+// After the shared PTEs of [start, end) changed: every copy of them goes, and *cpus gains
+// the CPUs that held one.
 void
-percore_zap_locked(struct mm *mm, unsigned long start, unsigned long end, struct cpumask *cpus)
+percore_zap(struct mm *mm, unsigned long start, unsigned long end, struct cpumask *cpus)
 {
   for_each_span(mm, start, end, cpus, zap_span);
 }
@@ -256,17 +266,17 @@ clean_span(struct mm *mm, struct page *pt, unsigned long span, unsigned long sta
   }
 }
 
-// Under the lock, MADV_FREE's: the copies of [start, end) lose their accessed and dirty bits
-// as the shared PTEs did; *cpus gains the CPUs that held one, whose TLBs must drop the
-// entries that still say dirty.
+// MADV_FREE's: the copies of [start, end) lose their accessed and dirty bits as the shared
+// PTEs did; *cpus gains the CPUs that held one, whose TLBs must drop the entries that still
+// say dirty.
 void
-percore_clean_locked(struct mm *mm, unsigned long start, unsigned long end, struct cpumask *cpus)
+percore_clean(struct mm *mm, unsigned long start, unsigned long end, struct cpumask *cpus)
 {
   for_each_span(mm, start, end, cpus, clean_span);
 }
 
-// Under the lock, lazy-free reclaim's: every copy of the page at addr, whose shared PTE is
-// shared, taken away by exchange; whether one was dirty. *cpus gains the CPUs that held one.
+// Under shared's page table's lock, lazy-free reclaim's: every copy of the page at addr,
+// whose shared PTE is shared, taken away by exchange; whether one was dirty. *cpus gains the CPUs that held one.
 bool
 percore_clear_page_locked(struct mm *mm, u64 *shared, unsigned long addr, struct cpumask *cpus)
 {

@@ -72,7 +72,7 @@ flush_ipi(void *arg)
 // joining the mm sets its bit before it loads CR3, so one of the two sees the other.
 //
 // Under vm.pt=percore only the CPUs whose own tables copied a PTE of the range can cache
-// it: their copies go first (mm/percore.c), under the lock their faults fill them under,
+// it: their copies go first (mm/percore.c), under the locks their faults fill them under,
 // and of them only those still running the mm get the IPI; one that left reloaded CR3.
 static void
 flush_range(struct mm *mm, unsigned long start, unsigned long end, bool clean)
@@ -82,12 +82,10 @@ flush_range(struct mm *mm, unsigned long start, unsigned long end, bool clean)
   struct cpumask copied;
   if(mm->pcpu_pgd) {
     cpumask_clear(&copied);
-    spin_lock(&mm->page_table_lock);
     if(clean)
-      percore_clean_locked(mm, start, end, &copied);
+      percore_clean(mm, start, end, &copied);
     else
-      percore_zap_locked(mm, start, end, &copied);
-    spin_unlock(&mm->page_table_lock);
+      percore_zap(mm, start, end, &copied);
   }
   smp_mb();
   struct cpumask targets = mm->cpu_mask;

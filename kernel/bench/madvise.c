@@ -210,12 +210,14 @@ unpin_memory(void)
   }
 }
 
-// Free pages with nothing cached (mm_quiesce).
+// Free pages with nothing cached (mm_quiesce), plus the pages allocated for good, as
+// the leak check counts (mm/leakcheck.c): a CPU's first slab call makes its magazine
+// table, which a worker's fault does when it allocates a page table's lock (vm.ptl=split).
 static unsigned long
 free_pages_settled(void)
 {
   mm_quiesce();
-  return nr_free_pages();
+  return nr_free_pages() + nr_permanent_pages();
 }
 
 static void
@@ -319,7 +321,8 @@ madv_teardown(struct bench_ctx *ctx)
   }
 }
 
-// Pages mapped in arena a, as its PTEs say; under the page-table lock.
+// Pages mapped in arena a, as its PTEs say; under page_table_lock, which lazyfree_evict takes
+// too (mm/lazyfree.c): with the workers parked, reclaim is all that still changes them.
 static unsigned long
 arena_mapped(const struct arena *a)
 {
@@ -357,7 +360,7 @@ check_arenas(struct bench_ctx *ctx, u64 ops)
     if(i >= touched)
       stray += n;
   }
-  unsigned long rss = mm->rss;
+  unsigned long rss = READ_ONCE(mm->rss);
   spin_unlock(&mm->page_table_lock);
   bool maps_ok = rss == mapped && stray == 0 && (advice == MADV_FREE || mapped == 0);
   bool touch_ok = written == bytes && summed == bytes;

@@ -391,6 +391,14 @@ parse_vm_pt(struct cmdline *c, const char *v)
   return one_of(v, "shared", "percore", &c->vm_pt_percore, "expected shared or percore");
 }
 
+// vm.ptl=: split (the default, as Linux since 2.6.15: a lock per page table) or mm (one for
+// the whole address space), mm/ptlock.c.
+static const char *
+parse_vm_ptl(struct cmdline *c, const char *v)
+{
+  return one_of(v, "split", "mm", &c->vm_ptl_mm, "expected split or mm");
+}
+
 const char *const cmdline_pagecache_names[NR_CMDLINE_PAGECACHE] = {
   "hash-global", "hash-bucket", "radix-lock", "radix-rcu",
 };
@@ -492,6 +500,7 @@ static const struct param {
   { "ipi.wait", parse_ipi_wait },
   { "vm.fault_lock", parse_fault_lock },
   { "vm.pt", parse_vm_pt },
+  { "vm.ptl", parse_vm_ptl },
   { "bench.margin", parse_margin },
   { "bench.seed", parse_seed },
   { "pagecache", parse_pagecache },
