@@ -38,6 +38,8 @@ void lru_cache_add(struct page *page);       // takes a reference; sets PG_lru
 void lru_cache_del(struct page *page);       // if on the LRU: off it, reference dropped
 void mark_page_accessed(struct page *page);
 void lru_add_lazyfree(struct page *page);    // MADV_FREE: to the inactive tail, first to go
+#define LRU_BATCH 32                            // pages lru_add_lazyfree_many takes at most
+void lru_add_lazyfree_many(struct page **pages, int n);   // those n, one lock acquisition
 // (a page not yet on the LRU is added, with a reference, as by lru_cache_add). PG_lazyfree is
 // the core's while the page is on the LRU: an owner that finds the page written again
 // refuses evict() and clears the flag itself, under the lock its MADV_FREE hands pages over

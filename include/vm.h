@@ -236,7 +236,7 @@ void walk_present_ptes(struct mm *mm, unsigned long start, unsigned long end,
 extern const struct lru_ops *const anon_owner;   // &anon_owner: page->mapping once handed over
 void anon_page_init(struct page *page, struct mm *mm, unsigned long addr);
 void anon_page_release(struct page *page);       // after its PTE is gone and flushed
-void anon_page_lazyfree(struct page *page);      // MADV_FREE, after the flush, under the lock
+void anon_pages_lazyfree(struct page **pages, int n);   // MADV_FREE, after the flush, locked
 extern bool lazyfree_ignore_dirty;   // planted bug: evict drops redirtied pages too
 // Test hook: evict calls it, outside every lock, for a page it has just decided to keep.
 extern void (*lazyfree_keep_hook)(struct page *page);

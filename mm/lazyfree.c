@@ -56,16 +56,20 @@ anon_page_release(struct page *page)
   put_page(page);
 }
 
-// MADV_FREE, after its TLB flush and under the page-table lock, for a page still mapped
-// in mm: no CPU can hold a dirty TLB entry for it any more, so a store from here on sets
-// the PTE's dirty bit again and evict will see it. Handing the page over earlier would let
-// reclaim drop a page that a stale TLB entry is still writing to.
+// MADV_FREE, after its TLB flush and under the page-table lock, for n pages still mapped
+// in mm: no CPU can hold a dirty TLB entry for them any more, so a store from here on sets
+// the PTE's dirty bit again and evict will see it. Handing a page over earlier would let
+// reclaim drop a page that a stale TLB entry is still writing to. n is LRU_BATCH at most.
 void
-anon_page_lazyfree(struct page *page)
+anon_pages_lazyfree(struct page **pages, int n)
 {
-  clear_page_flag(page, PG_swapbacked);
-  page->mapping = (void *)&anon_owner;
-  lru_add_lazyfree(page);
+  if(n == 0)
+    return;
+  for(int i = 0; i < n; i++) {
+    clear_page_flag(pages[i], PG_swapbacked);
+    pages[i]->mapping = (void *)&anon_owner;
+  }
+  lru_add_lazyfree_many(pages, n);
 }
 
 // Called by the reclaim core with its own reference held. Under the page-table lock the

@@ -3,6 +3,7 @@
 #include "cmdline.h"
 #include "errno.h"
 #include "mm.h"
+#include "reclaim.h"
 #include <asm/paging.h>
 #include "rwsem.h"
 #include "sched.h"
@@ -19,7 +20,7 @@ bool madvise_exclusive;
 // hand-over is made under the lock of the page's page table, which lazyfree_evict takes to
 // look at the page (mm/lazyfree.c); a page's address (page->index) holds still under
 // mmap_sem, which keeps mremap out. Pages of one table, as a batch's mostly are, share one
-// acquisition.
+// acquisition of its lock, and go to the LRU LRU_BATCH at a time under it.
 static void
 lazyfree_batch(struct mmu_gather *tlb)
 {
@@ -29,11 +30,17 @@ lazyfree_batch(struct mmu_gather *tlb)
   tlb->start = ~0UL;
   tlb->end = 0;
   spinlock_t *held = NULL;
+  struct page *group[LRU_BATCH];
+  int n = 0;
   for(unsigned i = 0; i < tlb->n; i++) {
     struct page *page = tlb->pages[i];
     if(READ_ONCE(page->private) != (unsigned long)mm)
       continue;
     spinlock_t *ptl = pte_lockptr(mm, pte_lookup(mm, page->index));
+    if(ptl != held || n == LRU_BATCH) {
+      anon_pages_lazyfree(group, n);
+      n = 0;
+    }
     if(ptl != held) {
       if(held)
         spin_unlock(held);
@@ -41,8 +48,9 @@ lazyfree_batch(struct mmu_gather *tlb)
       held = ptl;
     }
     if(page->private == (unsigned long)mm)
-      anon_page_lazyfree(page);
+      group[n++] = page;
   }
+  anon_pages_lazyfree(group, n);
   if(held)
     spin_unlock(held);
   for(unsigned i = 0; i < tlb->n; i++)

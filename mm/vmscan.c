@@ -140,21 +140,40 @@ mark_page_accessed(struct page *page)
 // tail, the next to be scanned (Minchan Kim's MADV_FREE, Linux 4.5). Lazyfree pages are on
 // the LRU only through this call, so one off the lists but still PG_lazyfree is one that
 // reclaim holds now: reclaim asks its owner about it, and the owner sees the new state.
-void
-lru_add_lazyfree(struct page *page)
+// Caller holds lru.lock.
+static void
+link_lazyfree(struct page *page)
 {
-  u64 irq;
-  spin_lock_irqsave(&lru.lock, irq);
   if(page_flag(page, PG_lru))
     unlink_page(page);
-  else if(page_flag(page, PG_lazyfree)) {
-    spin_unlock_irqrestore(&lru.lock, irq);
+  else if(page_flag(page, PG_lazyfree))
     return;
-  } else
+  else
     get_page(page);
   clear_page_flag(page, PG_referenced);
   set_page_flag(page, PG_lazyfree);
   link_page(page, false, true);
+}
+
+void
+lru_add_lazyfree(struct page *page)
+{
+  lru_add_lazyfree_many(&page, 1);
+}
+
+// n pages under one acquisition of the lock: MADV_FREE hands a range's pages over together,
+// and eight threads advising their own memory took the one LRU lock once a page (ubench's
+// umadvise at 8 threads on 8 vCPUs: 1.4 million acquisitions, 3.9 s of waiting in 6 s).
+// Linux batches LRU moves in per-CPU pagevecs (Andrew Morton, 2.5.32), MADV_FREE's in
+// lru_lazyfree_pvecs (Shaohua Li, 4.12), 15 pages at a time; n is the caller's batch,
+// LRU_BATCH at most, so interrupts stay off as briefly.
+void
+lru_add_lazyfree_many(struct page **pages, int n)
+{
+  u64 irq;
+  spin_lock_irqsave(&lru.lock, irq);
+  for(int i = 0; i < n; i++)
+    link_lazyfree(pages[i]);
   spin_unlock_irqrestore(&lru.lock, irq);
 }
 
