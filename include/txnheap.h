@@ -10,6 +10,13 @@
 #define TXN_LINE_BYTES 64   // a cache line: one word of each is written, then read and summed
 // Each class has TXN_CHUNKS chunks, so the classes below k take TXN_CHUNKS * (2^k - 1) pages.
 #define TXN_HEAP_PAGES (TXN_CHUNKS * ((1UL << TXN_CLASSES) - 1))
+// Where each thread's heap starts: on a 2 MiB boundary, so that no two threads' heaps share a
+// page table (nor, under vm.ptl=split, its lock). glibc's per-thread heaps are so aligned, to
+// HEAP_MAX_SIZE (64 MiB on 64-bit: malloc/arena.c, new_heap, so that heap_for_ptr can mask a
+// pointer), and so were the 2007 workload's; 2 MiB, one page table's span, is the part of it
+// that matters to the kernel. Mapped one after another instead, heaps of 2016 KiB shared
+// tables with their neighbours: ptlock waits in the boot suite at 8 threads (2026-12-07).
+#define TXN_HEAP_ALIGN (2UL << 20)
 
 _Static_assert(TXN_CHUNKS >= TXN_MAX_BUFS, "a transaction may take TXN_MAX_BUFS chunks of a class");
 _Static_assert(TXN_CHUNKS <= 256, "free lists hold chunk numbers in a u8");

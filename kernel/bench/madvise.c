@@ -270,9 +270,10 @@ madv_setup(struct bench_ctx *ctx)
   mm = mm_create();
   if(!mm)
     return -ENOMEM;
-  for(int i = 0; i < ctx->max_threads; i++) {
-    long base = vm_mmap(mm, 0, TXN_HEAP_PAGES * PAGE_SIZE, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS);
+  for(int i = 0; i < ctx->max_threads; i++) {   // each on its own TXN_HEAP_ALIGN boundary
+    unsigned long at = ALIGN_UP(MMAP_BASE, TXN_HEAP_ALIGN) + i * TXN_HEAP_ALIGN;
+    long base = vm_mmap(mm, at, TXN_HEAP_PAGES * PAGE_SIZE, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED);
     if(base < 0) {
       mmput(mm);
       return base;
