@@ -28,5 +28,8 @@ void selftest_extra(const char *fmt, ...) __printf(1, 2);
 // skipped=<reason>` ([a-z0-9-]+). "enomem" is a skip only while fault injection is on
 // (failslab=, failpage=); without it an allocation failure is a failure of the test.
 bool selftest_skip(const char *reason);
+// For a test that needs a thread on a CPU other than its own (the test thread never
+// migrates): the first online CPU that is not this one, or -1 when this is the only one.
+int selftest_other_cpu(void);
 // Runs what selftest= asks for; returns the number of failures.
 int selftest_run(void);

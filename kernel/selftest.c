@@ -3,9 +3,11 @@
 // Only the debug image links the tests (tests/kernel/); the release image has this runner
 // and an empty registry, and says so.
 #include "cmdline.h"
+#include "cpumask.h"
 #include "fault_inject.h"
 #include "printk.h"
 #include "selftest.h"
+#include "smp.h"
 #include "string.h"
 #include "time.h"
 #include "vsprintf.h"
@@ -37,6 +39,15 @@ selftest_skip(const char *reason)
   if(skip_bad)
     pr_err("selftest: an allocation failed with no fault injection on: not a skip\n");
   return !skip_bad;
+}
+
+int
+selftest_other_cpu(void)
+{
+  int me = smp_processor_id(), other = cpumask_next(-1, &cpu_online_mask);
+  if(other == me)
+    other = cpumask_next(me, &cpu_online_mask);
+  return other < NR_CPUS ? other : -1;
 }
 
 static bool

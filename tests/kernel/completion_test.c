@@ -35,13 +35,11 @@ reuse_completer(void *arg)
 static bool
 completion_reuse_test(void)
 {
-  if(num_online_cpus() < 2) {
+  int other = selftest_other_cpu();
+  if(other < 0) {
     selftest_extra("cpus=1 skipped=needs-two-cpus");
     return true;
   }
-  int me = smp_processor_id(), other = cpumask_next(-1, &cpu_online_mask);
-  if(other == me)
-    other = cpumask_next(me, &cpu_online_mask);
   reuse_go = reuse_returned = 0;
   struct thread *t = kthread_create(reuse_completer, NULL, other, "completer");
   if(!t)   // kthread_create fails under failslab=

@@ -122,13 +122,11 @@ stall_worker(void *arg)
 static bool
 planted_tlb_stall(void)
 {
-  if(num_online_cpus() < 2) {
+  int other = selftest_other_cpu();
+  if(other < 0) {
     pr_err("planted-tlb-stall: needs two CPUs (one stalls, one flushes)\n");
     return true;
   }
-  int me = smp_processor_id(), other = cpumask_next(-1, &cpu_online_mask);
-  if(other == me)
-    other = cpumask_next(me, &cpu_online_mask);
   stall.mm = mm_create();
   if(!stall.mm)
     return true;

@@ -65,13 +65,11 @@ fault_while_held(struct mm *mm, unsigned long addr, unsigned long held, int othe
 static bool
 ptlock_run(bool planted)
 {
-  if(num_online_cpus() < 2) {
+  int other = selftest_other_cpu();
+  if(other < 0) {
     selftest_extra("cpus=1 skipped=needs-two-cpus");
     return true;
   }
-  int me = smp_processor_id(), other = cpumask_next(-1, &cpu_online_mask);
-  if(other == me)
-    other = cpumask_next(me, &cpu_online_mask);
   // Page tables made now get locks of their own whatever the boot's vm.ptl=, so that a
   // vm.ptl=mm boot tests the mechanism too.
   bool was = vm_ptl_split;

@@ -135,13 +135,11 @@ sync_arm_thread(void *arg)
 static bool
 del_sync_race(void)
 {
-  if(num_online_cpus() < 2) {
+  int other = selftest_other_cpu();
+  if(other < 0) {
     selftest_extra("cpus=1 skipped=needs-two-cpus");
     return true;
   }
-  int me = smp_processor_id(), other = cpumask_next(-1, &cpu_online_mask);
-  if(other == me)
-    other = cpumask_next(me, &cpu_online_mask);
   timer_setup(&sync_timer, sync_fn);
   sync_go = sync_armed = sync_runs = 0;
   struct thread *t = kthread_create(sync_arm_thread, NULL, other, "timer-arm");
