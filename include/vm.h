@@ -217,12 +217,13 @@ void zap_page_range(struct mm *mm, unsigned long start, unsigned long end);
 struct mmu_gather {
   struct mm *mm;
   unsigned long start, end;   // the range still to flush; start >= end when none
-  struct page **pages;        // a page of pointers, or local if that allocation failed
+  struct page **pages;        // local, until a batch outgrows it: then a page of pointers
   unsigned n, max;
   struct page *local[GATHER_LOCAL];
 };
 void tlb_gather_init(struct mmu_gather *tlb, struct mm *mm);
 bool tlb_gather_page(struct mmu_gather *tlb, struct page *page, unsigned long addr);  // full?
+bool tlb_gather_grow(struct mmu_gather *tlb);       // a full local batch to a page; may sleep
 void tlb_gather_flush(struct mmu_gather *tlb);     // one shootdown for the range so far
 void tlb_gather_release(struct mmu_gather *tlb);   // flush, then free the unmapped pages
 void tlb_gather_done(struct mmu_gather *tlb);      // release, and give the batch page back
