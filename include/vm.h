@@ -2,8 +2,8 @@
 // mmap/munmap/mremap, demand paging, madvise (MADV_DONTNEED, MADV_FREE) and TLB shootdowns.
 #pragma once
 #include "cpumask.h"
-#include "mm.h"
 #include "list.h"
+#include "mm.h"
 #include "rcupdate.h"
 #include "rwsem.h"
 #include "spinlock.h"

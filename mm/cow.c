@@ -85,10 +85,10 @@ do_wp_page(struct mm *mm, unsigned long addr, u64 *pte, u64 prot)
 }
 
 // The PTEs of one VMA from src into dst, one page table at a time: dst's tables are made
-// with no lock held (their allocation may reclaim, which takes page-table locks), then
-// the lock of src's page table covers the copy of its up to 512 entries. Writable pages lose PTE_W in src as
-// they are shared; the caller flushes src's TLBs once for the whole fork. dst is not yet
-// visible to anyone, so its entries need no lock.
+// with no lock held (their allocation may reclaim, which takes page-table locks), then the
+// lock of src's page table covers the copy of its up to 512 entries. Writable pages lose
+// PTE_W in src as they are shared; the caller flushes src's TLBs once for the whole fork.
+// dst is not yet visible to anyone, so its entries need no lock.
 static int
 copy_vma_ptes(struct mm *dst, struct mm *src, struct vma *v)
 {

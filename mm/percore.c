@@ -7,7 +7,7 @@
 // as before. A CPU's tables (mm->pcpu_pgd[cpu]) hold copies of shared PTEs: a fault fills the
 // faulting CPU's copy from the shared PTE (percore_fill) and records the CPU in the shared
 // page table's struct page (private: a bitmap of CPU ids, hence at most 64 CPUs); a flush of
-// a range clears the copies of the CPUs recorded there (percore_zap_locked) and sends IPIs to
+// a range clears the copies of the CPUs recorded there (percore_zap) and sends IPIs to
 // those of them still running the mm, not to every CPU running it. Copies change only under
 // the lock of the shared page table they copy (pte_lockptr; the hardware's accessed and
 // dirty bits aside), which also guards its record of CPUs.
@@ -16,7 +16,7 @@
 // lazy-free reclaim reads it (a page written after MADV_FREE must stay), so each path that
 // must see it looks at the copies too: a zap that leaves the shared PTE in place folds its
 // copies' dirty bits into it (mprotect, fork, and mremap before its move), MADV_FREE cleans
-// the copies with the shared PTE (percore_clean_locked), and reclaim takes the copies away
+// the copies with the shared PTE (percore_clean), and reclaim takes the copies away
 // with the shared PTE, each atomically, so that no store can set a bit it does not see
 // (percore_clear_page_locked). Copies are cleared by exchange: a CPU whose TLB entry has the
 // dirty bit clear re-walks on a store and faults on the cleared copy (SDM vol. 3A, 4.8).
@@ -276,7 +276,8 @@ percore_clean(struct mm *mm, unsigned long start, unsigned long end, struct cpum
 }
 
 // Under shared's page table's lock, lazy-free reclaim's: every copy of the page at addr,
-// whose shared PTE is shared, taken away by exchange; whether one was dirty. *cpus gains the CPUs that held one.
+// whose shared PTE is shared, taken away by exchange; whether one was dirty. *cpus gains
+// the CPUs that held one.
 bool
 percore_clear_page_locked(struct mm *mm, u64 *shared, unsigned long addr, struct cpumask *cpus)
 {
