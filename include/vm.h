@@ -199,6 +199,18 @@ bool vma_wants_writenotify(struct vma *v);
 // vma_page_prot, keeping PTE_W on a write-notified page that page_mkwrite made writable.
 u64 vma_present_prot(struct mm *mm, struct vma *v, u64 pte);
 u64 *pte_lookup(struct mm *mm, unsigned long addr);   // NULL if no page table; under the lock
+// addr's PTE with its page table's lock held (*ptl), or NULL, nothing held, where there is no
+// page table (Linux's pte_offset_map_lock).
+static inline u64 *
+pte_offset_map_lock(struct mm *mm, unsigned long addr, spinlock_t **ptl)
+{
+  u64 *pte = pte_lookup(mm, addr);
+  if(pte) {
+    *ptl = pte_lockptr(mm, pte);
+    spin_lock(*ptl);
+  }
+  return pte;
+}
 u64 *pt_walk(u64 *pgd, unsigned long addr);           // the same from any top-level table
 u64 *pte_alloc(struct mm *mm, unsigned long addr);    // the tables made; NULL without memory
 // mremap: the present PTEs of [old, old + len) to the same offsets from new; -ENOMEM before

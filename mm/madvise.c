@@ -20,7 +20,7 @@ bool madvise_exclusive;
 // hand-over is made under the lock of the page's page table, which lazyfree_evict takes to
 // look at the page (mm/lazyfree.c); a page's address (page->index) holds still under
 // mmap_sem, which keeps mremap out. Pages of one table, as a batch's mostly are, share one
-// acquisition of its lock, and go to the LRU LRU_BATCH at a time under it.
+// lookup and acquisition of its lock, and go to the LRU LRU_BATCH at a time under it.
 static void
 lazyfree_batch(struct mmu_gather *tlb)
 {
@@ -29,14 +29,18 @@ lazyfree_batch(struct mmu_gather *tlb)
     flush_tlb_range_clean(mm, tlb->start, tlb->end);
   tlb->start = ~0UL;
   tlb->end = 0;
-  spinlock_t *held = NULL;
+  spinlock_t *held = NULL, *ptl = NULL;
+  unsigned long span = 1;   // no span: spans are PMD_SIZE-aligned
   struct page *group[LRU_BATCH];
   int n = 0;
   for(unsigned i = 0; i < tlb->n; i++) {
     struct page *page = tlb->pages[i];
     if(READ_ONCE(page->private) != (unsigned long)mm)
       continue;
-    spinlock_t *ptl = pte_lockptr(mm, pte_lookup(mm, page->index));
+    if(ALIGN_DOWN(page->index, PMD_SIZE) != span) {
+      span = ALIGN_DOWN(page->index, PMD_SIZE);
+      ptl = pte_lockptr(mm, pte_lookup(mm, page->index));
+    }
     if(ptl != held || n == LRU_BATCH) {
       anon_pages_lazyfree(group, n);
       n = 0;

@@ -582,13 +582,12 @@ walk_present_ptes(struct mm *mm, unsigned long start, unsigned long end,
   tlb_gather_init(&tlb, mm);
   for(unsigned long a = start; a < end;) {
     unsigned long span_end = MIN(end, ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE);
-    u64 *pte = pte_lookup(mm, a);
-    if(!pte) {
+    spinlock_t *ptl;
+    if(!pte_offset_map_lock(mm, a, &ptl)) {
       a = span_end;
       continue;
     }
-    spinlock_t *ptl = pte_lockptr(mm, pte);
-    spin_lock(ptl);
+    u64 *pte;
     for(; (pte = next_present_pte(mm, &a, span_end)); a += PAGE_SIZE) {
       if(tlb_gather_page(&tlb, pte_fn(mm, pte), a)) {
         spin_unlock(ptl);
@@ -645,19 +644,18 @@ move_page_tables(struct mm *mm, unsigned long old, unsigned long new, unsigned l
   }
   for(unsigned long a = old; a < old + len; a += PAGE_SIZE) {
     unsigned long span_end = MIN(old + len, ALIGN_DOWN(a, PMD_SIZE) + PMD_SIZE);
-    u64 *pte = pte_lookup(mm, a);
-    if(!pte) {
-      a = span_end - PAGE_SIZE;
-      continue;
-    }
     // Both tables' locks: lazyfree_evict finds an anonymous page's PTE through page->index
     // under the lock of the table it names, the old one's or, once moved, the new one's. The
     // old one's first, the new one's nested (Linux's move_ptes); no other path holds two page
     // tables' locks, and mmap_sem for write keeps a second mremap of this mm out.
-    spinlock_t *ptl = pte_lockptr(mm, pte), *new_ptl = ptl;
-    spin_lock(ptl);
+    spinlock_t *ptl;
+    if(!pte_offset_map_lock(mm, a, &ptl)) {
+      a = span_end - PAGE_SIZE;
+      continue;
+    }
+    spinlock_t *new_ptl = ptl;
     unsigned long from = a;
-    pte = next_present_pte(mm, &from, span_end);
+    u64 *pte = next_present_pte(mm, &from, span_end);
     if(pte) {
       u64 *dst = pte_lookup(mm, new + (from - old));
       new_ptl = pte_lockptr(mm, dst);

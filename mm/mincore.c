@@ -25,15 +25,11 @@ vm_mincore(struct mm *mm, unsigned long start, unsigned long n, u8 *vec)
   n = MIN(n, (v->end - start) >> PAGE_SHIFT);
   for(unsigned long i = 0; i < n; i++) {
     unsigned long a = start + i * PAGE_SIZE;
-    u64 *pte = pte_lookup(mm, a);
-    if(pte) {
-      spinlock_t *ptl = pte_lockptr(mm, pte);
-      spin_lock(ptl);
-      vec[i] = *pte & PTE_P;
+    spinlock_t *ptl;
+    u64 *pte = pte_offset_map_lock(mm, a, &ptl);
+    vec[i] = pte && (*pte & PTE_P);
+    if(pte)
       spin_unlock(ptl);
-    } else {
-      vec[i] = 0;
-    }
     if(!vec[i] && v->file) {
       unsigned long index = v->pgoff + ((a - v->start) >> PAGE_SHIFT);
       struct page *page = find_get_page(&v->file->f_inode->i_data, index);

@@ -64,13 +64,12 @@ vm_mprotect(struct mm *mm, unsigned long start, size_t len, int prot)
     // A page table at a time, under its lock; one without a table is skipped whole.
     for(unsigned long p = v->start; p < v->end;) {
       unsigned long span_end = MIN(v->end, ALIGN_DOWN(p, PMD_SIZE) + PMD_SIZE);
-      u64 *pte = pte_lookup(mm, p);
+      spinlock_t *ptl;
+      u64 *pte = pte_offset_map_lock(mm, p, &ptl);
       if(!pte) {
         p = span_end;
         continue;
       }
-      spinlock_t *ptl = pte_lockptr(mm, pte);
-      spin_lock(ptl);
       for(; p < span_end; p += PAGE_SIZE, pte++)
         if(*pte & PTE_P)   // write access is added by the next write fault, which copies
                            // a page still shared since a fork (mm/cow.c) or goes through

@@ -111,9 +111,9 @@ pcpu_pte(struct mm *mm, int cpu, unsigned long addr)
   return pt_walk(mm->pcpu_pgd[cpu], addr);
 }
 
-// Makes cpu's tables reach addr's PTE; the allocations may sleep, so they come before the
-// lock, and a level another fault made meanwhile wins.
-static bool
+// Makes cpu's tables reach addr's PTE and returns it, NULL without memory; the allocations
+// may sleep, so they come before the lock, and a level another fault made meanwhile wins.
+static u64 *
 pcpu_pte_alloc(struct mm *mm, int cpu, unsigned long addr)
 {
   u64 *t = mm->pcpu_pgd[cpu];
@@ -122,7 +122,7 @@ pcpu_pte_alloc(struct mm *mm, int cpu, unsigned long addr)
     if(!(READ_ONCE(*e) & PTE_P)) {
       u64 *n = new_table();
       if(!n)
-        return false;
+        return NULL;
       spin_lock(&mm->page_table_lock);
       if(!(*e & PTE_P)) {
         WRITE_ONCE(*e, __pa(n) | PT_FLAGS);
@@ -134,7 +134,7 @@ pcpu_pte_alloc(struct mm *mm, int cpu, unsigned long addr)
     }
     t = __va(READ_ONCE(*e) & PTE_ADDR);
   }
-  return true;
+  return &t[pt_index(addr, 0)];
 }
 
 // After a fault on this CPU resolved addr in the shared tables: this CPU's copy of the shared
@@ -145,18 +145,17 @@ void
 percore_fill(struct mm *mm, unsigned long addr)
 {
   int cpu = smp_processor_id();
-  if(!pcpu_pte_alloc(mm, cpu, addr))
+  u64 *copy = pcpu_pte_alloc(mm, cpu, addr);
+  if(!copy)
     return;   // no memory for a table: the access faults again, and may find some
-  u64 *shared = pte_lookup(mm, addr);
+  spinlock_t *ptl;
+  u64 *shared = pte_offset_map_lock(mm, addr, &ptl);
   if(!shared)
     return;
-  spinlock_t *ptl = pte_lockptr(mm, shared);
-  spin_lock(ptl);
   u64 e = *shared;
   if(e & PTE_P) {
-    WRITE_ONCE(*pcpu_pte(mm, cpu, addr), e);
-    struct page *pt = virt_to_page(shared);
-    pt->private |= 1UL << cpu;
+    WRITE_ONCE(*copy, e);
+    virt_to_page(shared)->private |= 1UL << cpu;
   }
   spin_unlock(ptl);
 }
