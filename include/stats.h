@@ -28,7 +28,7 @@ struct stats {
 // level 1 - 0.05/m of one of m comparisons that hold together at 95% (Bonferroni).
 struct ratio {
   u64 ratio_m;
-  u64 ci_m;     // half-width of that interval (delta method, Welch's df); 0: none
+  u64 ci_m;     // its longer arm (log scale: delta method, Welch's df); 0: none
   u32 df;       // Welch-Satterthwaite degrees of freedom, rounded down; 0: no interval
   int verdict;  // FASTER: ratio_m - ci_m > 1000; SLOWER: ratio_m + ci_m < 1000; SAME: both
                 // ends within the margin of 1000; else (or no interval) INCONCLUSIVE

@@ -13,12 +13,15 @@ them:
   went first in the round / the one that went second);
 - per method, the false verdicts: comparisons faster or slower, and families (a suite in a
   boot) with at least one, against the 5% the Bonferroni level of each suite promises.
-Methods: weighted (the kernel's from 2026-12-05: each run counted for its time, then welch),
-weighted-log (the same means, their ratio's interval on the log scale: a candidate, measured
-on 2026-12-06 and not adopted),
-welch (the kernel's before: the runs' mean rates, delta method, Welch's df), log-welch
-(the same on log rates), paired (round by round log ratios), and each of them with the first
-timed round left out (-drop1)."""
+Methods: weighted (the kernel's since 2026-12-07: each run counted for its time, the ratio of
+the two means with its interval on the log scale, log-delta), weighted-lin (the kernel's from
+2026-12-05 to 2026-12-07: the same means, the delta method's interval symmetric around the
+ratio, welch), welch (the kernel's before: the runs' mean rates, symmetric), log-welch (the
+t interval of the difference of mean log rates), paired (Student's t on the rounds' log
+ratios), sign-flip (the rounds' log ratios by Fisher's randomization test: exact under A/A,
+whatever the runs' distribution, because the runner draws each round's order; it cannot
+reject below p = 2^(1-n) with n rounds), and each of them with the first timed round left out
+(-drop1)."""
 
 import math
 import re
@@ -89,8 +92,8 @@ def interval(method, a, b, m):
     if method == "log-delta":
         # The ratio of the two means with the delta method's variance on the log scale,
         # sd(log r)^2 = va/ma^2 + vb/mb^2, Welch's df from those two terms, and e to the power
-        # of the ends: an interval that stays above 0 however wide (doc/notebook/2026-12-06-aa.md;
-        # the kernel's stats_ratio stays the symmetric one above).
+        # of the ends: an interval that stays above 0 however wide (the kernel's stats_ratio
+        # since 2026-12-07; doc/notebook/2026-12-06-aa.md).
         ma, mb = mean(a), mean(b)
         if ma <= 0 or mb <= 0:
             return 0.0, math.inf
@@ -106,8 +109,28 @@ def interval(method, a, b, m):
         h = t_quantile(0.05 / m, df) * math.sqrt(va + vb)
         return math.exp(d - h), math.exp(d + h)
     d = [math.log(x / y) for x, y in zip(a, b)]
+    if method == "sign-flip":
+        # Rejected (an interval that leaves 1 out) when p <= 0.05/m: returned as the point
+        # interval of the rounds' geometric mean ratio, else as (0, inf).
+        g = math.exp(mean(d))
+        return (g, g) if sign_flip_p(d) <= 0.05 / m else (0.0, math.inf)
     h = t_quantile(0.05 / m, len(d) - 1) * math.sqrt(var(d) / len(d))
     return math.exp(mean(d) - h), math.exp(mean(d) + h)
+
+
+def sign_flip_p(d):
+    """Two-sided p of |sum d| among the 2^n sign patterns of d (Fisher, The Design of
+    Experiments, 1935, section 21): every pattern when n <= 16, else 20,000 drawn with a fixed
+    seed. Ties count against rejection."""
+    n, obs = len(d), abs(sum(d)) - 1e-12 * sum(abs(x) for x in d)
+    if n <= 16:
+        hits = sum(abs(sum(x if k >> i & 1 else -x for i, x in enumerate(d))) >= obs
+                   for k in range(1 << n))
+        return hits / (1 << n)
+    rng = __import__("random").Random(1)
+    hits = sum(abs(sum(x if rng.random() < 0.5 else -x for x in d)) >= obs
+               for _ in range(20000))
+    return (hits + 1) / 20001
 
 
 def weighted(rates, us):
@@ -178,7 +201,7 @@ def main(paths):
     for c in cmps:
         fam[(c[0], c[1])].append(c)
     print("false verdicts (A/A: every faster or slower), by method:")
-    for method in ("weighted", "weighted-log", "welch", "log-welch", "paired"):
+    for method in ("weighted", "weighted-lin", "welch", "log-welch", "paired", "sign-flip"):
         for drop in (0, 1):
             nf = nfam = nfalse_fam = ncmp = 0
             per_suite = defaultdict(lambda: [0, 0])
@@ -189,7 +212,7 @@ def main(paths):
                 for _, _, _, a, c, _, ua, uc in cs:
                     if method.startswith("weighted"):
                         a, c = weighted(a, ua)[drop:], weighted(c, uc)[drop:]
-                        meth = "log-delta" if method == "weighted-log" else "welch"
+                        meth = "welch" if method == "weighted-lin" else "log-delta"
                     else:
                         a, c, meth = a[drop:], c[drop:], method
                     lo, hi = interval(meth, a, c, m)

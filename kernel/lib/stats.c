@@ -330,22 +330,44 @@ stats_verdict(u64 ratio_m, u64 ci_m, u32 margin_m)
   return STATS_INCONCLUSIVE;
 }
 
-// The ratio of means and its interval by the delta method (a first-order
-// Taylor expansion of ma/mb):
-//   se_r = r * sqrt(va/ma^2 + vb/mb^2) = sqrt(va + r^2 vb) / mb
-// The second form never divides by ma, so ma = 0 needs no special case.
-// Degrees of freedom are Welch's; the quantile is t at 1 - 0.05/m two-sided, so that the
-// m comparisons of a suite hold together at 95% (Bonferroni). The verdict is read off the
-// rounded numbers the caller prints: an interval shown as ratio_m +- ci_m says faster
-// exactly when all of it lies above 1, slower when all of it lies below.
-// A single run says nothing about its variance; treating it as zero would turn any
-// difference into a "significant" one. So unless both sides have two runs or more there is
-// no interval (ci_m and df 0) and the verdict is inconclusive.
-// Returns -1, with everything 0, when mean(b) is 0 and there is no ratio.
+// The ratio of means and its interval on the log scale. The delta method (a first-order
+// Taylor expansion) gives the variance of log(ma/mb) as the sum of the two means' relative
+// squared standard errors, va/ma^2 + vb/mb^2; t times its root, at Welch's df from those two
+// terms, either side of log(ma/mb), and the exponential of the ends is the interval. Before
+// 2026-12-07 the expansion was of ma/mb itself, an interval symmetric around the ratio: where
+// the runs scatter by more than their mean (a queued lock at 16 threads on 8 vCPUs, runs at the
+// cap) it reached below 0, which no ratio of rates can, and its far arm made false verdicts
+// (doc/notebook/2026-12-06-aa.md). On the log scale the interval is the one a ratio has: never
+// below 0, and as far above the ratio by a factor as below it (the scale compare-linux's rows
+// and the paired reading below use too).
+// The quantile is t at 1 - 0.05/m two-sided, so that the m comparisons of a suite hold together
+// at 95% (Bonferroni). The interval 2^(log2 r +- h) is not symmetric around r: ci_m is its longer
+// (upper) arm, each end rounded outwards, so that the printed ratio +- ci holds all of it and the
+// verdict read off the printed numbers (stats_verdict) says slower exactly, faster and same
+// erring towards inconclusive.
+// A single run says nothing about its variance; treating it as zero would turn any difference
+// into a "significant" one. So unless both sides have two runs or more there is no interval
+// (ci_m and df 0) and the verdict is inconclusive. Runs without spread on either side are an
+// interval of no width. mean(a) = 0 is all of a's runs at 0 (samples are rates >= 0): the
+// ratio 0, exactly. Returns -1, with everything 0, when mean(b) is 0 and there is no ratio.
+#define INV_LN2_Q32 0x171547653ULL   // 1 / ln 2 in Q32: log2 x = ln x / ln 2
+#define REL_MAX_Q32 ((u128)1 << 56)  // a relative error of 2^24: past any interval's use
+
+// A mean's relative standard error, sqrt(s^2 / n) / mean, in Q32 (capped at REL_MAX_Q32).
+static u128
+rel_se_q32(const struct stats *s)
+{
+  u128 rel = div128((u128)sqrt_round(sem2(s) * MICRO) << 32, s->mean_m * MILLI);
+
+  return MIN(rel, REL_MAX_Q32);
+}
+
 int
 stats_ratio(struct ratio *r, const struct stats *a, const struct stats *b, u32 m, u32 margin_m)
 {
-  u128 va, vb, rseb_u, s_u;
+  u128 ra, rb, h_q;
+  u64 se_q, hi, lo;
+  s64 log_q;
 
   *r = (struct ratio){ .verdict = STATS_INCONCLUSIVE };
   if(b->mean_m == 0)
@@ -353,16 +375,27 @@ stats_ratio(struct ratio *r, const struct stats *a, const struct stats *b, u32 m
   r->ratio_m = divr((u128)a->mean_m * MILLI, b->mean_m);
   if(a->n < 2 || b->n < 2)
     return 0;
-
-  va = sem2(a);
-  vb = sem2(b);
-  r->df = welch_df(va, vb, a->n, b->n);
-  // r * sqrt(vb) in micro, formed as ma * sqrt(vb) / mb so that r is not
-  // rounded first. For samples >= 0, sqrt(vb) <= mb, so it is at most ma.
-  rseb_u = divr((u128)a->mean_m * sqrt_round(vb * MICRO), b->mean_m);
-  s_u = sqrt_round(va * MICRO + rseb_u * rseb_u);
-  // t * s / mb: t_m/1e3 * s_u/1e6 / (mb_m/1e3) units, times 1e3 for milli.
-  r->ci_m = divr(s_u * stats_tq(r->df, m), b->mean_m * MILLI);
+  if(a->mean_m == 0) {
+    r->df = a->n + b->n - 2;
+    r->verdict = stats_verdict(r->ratio_m, 0, margin_m);
+    return 0;
+  }
+  ra = rel_se_q32(a);
+  rb = rel_se_q32(b);
+  // Welch's df from the two log-scale terms, each a relative squared error in Q64.
+  r->df = welch_df(ra * ra, rb * rb, a->n, b->n);
+  if(ra + rb == 0) {
+    r->verdict = stats_verdict(r->ratio_m, 0, margin_m);
+    return 0;
+  }
+  // The standard error of ln(ma/mb) in Q32, then of log2(ma/mb); at most 2^57.5 * 1.45.
+  se_q = sqrt_round(ra * ra + rb * rb);
+  se_q = ((u128)se_q * INV_LN2_Q32) >> 32;
+  h_q = MIN(divr((u128)se_q * stats_tq(r->df, m), MILLI), (u128)1 << 62);   // 2^62: 2^(2^30)
+  log_q = stats_log2_q32(a->mean_m) - stats_log2_q32(b->mean_m);
+  hi = stats_exp2_milli(log_q + (s64)h_q, 1);
+  lo = stats_exp2_milli(log_q - (s64)h_q, -1);
+  r->ci_m = MAX(hi > r->ratio_m ? hi - r->ratio_m : 0, r->ratio_m > lo ? r->ratio_m - lo : 0);
   r->verdict = stats_verdict(r->ratio_m, r->ci_m, margin_m);
   return 0;
 }

@@ -343,18 +343,22 @@ static const double ex_b3[] = {28.2, 26.6, 20.1, 23.3, 25.2, 22.1, 17.7,
 static const u64 r_a[] = {11, 9, 10, 11, 10, 12, 9, 11, 12, 9};
 static const u64 r_b[] = {11, 13, 10, 13, 12, 9, 11, 12, 12, 11};
 
-// The ratio interval stats_ratio should give, in double: delta method, Welch's df
-// floored, t at 1 - 0.05/m. Returns the half-width; *df gets the df.
+// The ratio interval stats_ratio should give, in double: the delta method on the log scale,
+// sd(ln r)^2 = va/ma^2 + vb/mb^2, Welch's df from those two terms floored, t at 1 - 0.05/m,
+// r e^(+-h). Returns the half-width printed with the ratio rounded to thousandths: the longer
+// arm from there to the ends rounded outwards; *df gets the df.
 static double
 ref_ratio_half(const u64 *xa, u32 na, const u64 *xb, u32 nb, u32 m, double *df)
 {
   double ma = ref_mean(xa, na), mb = ref_mean(xb, nb);
-  double va = pow(ref_sd(xa, na), 2) / na, vb = pow(ref_sd(xb, nb), 2) / nb;
-  double r = ma / mb;
+  double ua = pow(ref_sd(xa, na) / ma, 2) / na, ub = pow(ref_sd(xb, nb) / mb, 2) / nb;
+  double r = ma / mb, h, shown;
 
-  *df = va + vb == 0 ? na + nb - 2 :
-        floor((va + vb) * (va + vb) / (va * va / (na - 1) + vb * vb / (nb - 1)));
-  return ref_tq(*df, m) * sqrt(va + r * r * vb) / mb;
+  *df = ua + ub == 0 ? na + nb - 2 :
+        floor((ua + ub) * (ua + ub) / (ua * ua / (na - 1) + ub * ub / (nb - 1)));
+  h = ref_tq(*df, m) * sqrt(ua + ub);
+  shown = round(1000 * r);
+  return fmax(ceil(1000 * r * exp(h)) - shown, shown - floor(1000 * r * exp(-h))) / 1000;
 }
 
 // The verdict a printed interval ratio_m +- ci_m states at the margin MARGIN (+-5%), in
@@ -394,18 +398,19 @@ test_welch_df(void)
   CHECK(r.verdict == stated(&r) && r.verdict == STATS_INCONCLUSIVE);
   CHECK(stats_ratio(&r, &b, &a, 1, MARGIN) == 0 && r.df == 9);
 
-  // Example 3: df 24.5 floors to 24; a/b = 19.37/21.59 = 0.897, about 2.2 standard errors
-  // below 1: slower at 95%, inconclusive once 10 comparisons share the 5%.
+  // Example 3: on the log scale df 25.5 floors to 25 (24.5 in the sample units); a/b =
+  // 19.37/21.59 = 0.897, about 2.2 standard errors below 1: slower at 95%, inconclusive once
+  // 10 comparisons share the 5%.
   from_tenths(&a, xa, ex_a3, 10);
   from_tenths(&b, xb, ex_b3, 20);
   CHECK(stats_ratio(&r, &a, &b, 1, MARGIN) == 0);
   half = ref_ratio_half(xa, 10, xb, 20, 1, &df);
-  CHECK(r.df == 24 && df == 24 && r.ratio_m == 897 && near(r.ci_m, half));
+  CHECK(r.df == 25 && df == 25 && r.ratio_m == 897 && near(r.ci_m, half));
   CHECK(r.verdict == STATS_SLOWER);
   CHECK(stats_ratio(&r, &a, &b, 10, MARGIN) == 0);
   half = ref_ratio_half(xa, 10, xb, 20, 10, &df);
   CHECK(near(r.ci_m, half) && r.verdict == STATS_INCONCLUSIVE);
-  CHECK(stats_ratio(&r, &b, &a, 1, MARGIN) == 0 && r.df == 24 && r.verdict == STATS_FASTER);
+  CHECK(stats_ratio(&r, &b, &a, 1, MARGIN) == 0 && r.df == 25 && r.verdict == STATS_FASTER);
 
   // The R example: df 17.9 floors to 17.
   stats_compute(&a, r_a, 10);
