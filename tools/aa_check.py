@@ -24,6 +24,7 @@ reject below p = 2^(1-n) with n rounds), and each of them with the first timed r
 (-drop1)."""
 
 import math
+import random
 import re
 import sys
 from collections import defaultdict
@@ -127,7 +128,7 @@ def sign_flip_p(d):
         hits = sum(abs(sum(x if k >> i & 1 else -x for i, x in enumerate(d))) >= obs
                    for k in range(1 << n))
         return hits / (1 << n)
-    rng = __import__("random").Random(1)
+    rng = random.Random(1)
     hits = sum(abs(sum(x if rng.random() < 0.5 else -x for x in d)) >= obs
                for _ in range(20000))
     return (hits + 1) / 20001

@@ -330,6 +330,20 @@ stats_verdict(u64 ratio_m, u64 ci_m, u32 margin_m)
   return STATS_INCONCLUSIVE;
 }
 
+// The interval 2^(log_q +- h_q) (log2 values in Q32) of the ratio r->ratio_m, as the caller
+// prints it: ci_m its longer arm from the printed ratio, each end rounded outwards, and the
+// verdict read off ratio_m +- ci_m. h_q is capped at 2^62 (a factor of 2^(2^30)), past which
+// both ends saturate anyway. Shared by stats_ratio and stats_pair_ratio.
+static void
+log_interval(struct ratio *r, s64 log_q, u128 h_q, u32 margin_m)
+{
+  s64 h = (s64)MIN(h_q, (u128)1 << 62);
+  u64 hi = stats_exp2_milli(log_q + h, 1), lo = stats_exp2_milli(log_q - h, -1);
+
+  r->ci_m = MAX(hi > r->ratio_m ? hi - r->ratio_m : 0, r->ratio_m > lo ? r->ratio_m - lo : 0);
+  r->verdict = stats_verdict(r->ratio_m, r->ci_m, margin_m);
+}
+
 // The ratio of means and its interval on the log scale. The delta method (a first-order
 // Taylor expansion) gives the variance of log(ma/mb) as the sum of the two means' relative
 // squared standard errors, va/ma^2 + vb/mb^2; t times its root, at Welch's df from those two
@@ -342,9 +356,9 @@ stats_verdict(u64 ratio_m, u64 ci_m, u32 margin_m)
 // and the paired reading below use too).
 // The quantile is t at 1 - 0.05/m two-sided, so that the m comparisons of a suite hold together
 // at 95% (Bonferroni). The interval 2^(log2 r +- h) is not symmetric around r: ci_m is its longer
-// (upper) arm, each end rounded outwards, so that the printed ratio +- ci holds all of it and the
-// verdict read off the printed numbers (stats_verdict) says slower exactly, faster and same
-// erring towards inconclusive.
+// (upper) arm (log_interval), so that the printed ratio +- ci holds all of it and the verdict
+// read off the printed numbers (stats_verdict) says slower exactly, faster and same erring
+// towards inconclusive.
 // A single run says nothing about its variance; treating it as zero would turn any difference
 // into a "significant" one. So unless both sides have two runs or more there is no interval
 // (ci_m and df 0) and the verdict is inconclusive. Runs without spread on either side are an
@@ -365,8 +379,8 @@ rel_se_q32(const struct stats *s)
 int
 stats_ratio(struct ratio *r, const struct stats *a, const struct stats *b, u32 m, u32 margin_m)
 {
-  u128 ra, rb, h_q;
-  u64 se_q, hi, lo;
+  u128 ra, rb;
+  u64 se_q;
   s64 log_q;
 
   *r = (struct ratio){ .verdict = STATS_INCONCLUSIVE };
@@ -391,12 +405,8 @@ stats_ratio(struct ratio *r, const struct stats *a, const struct stats *b, u32 m
   // The standard error of ln(ma/mb) in Q32, then of log2(ma/mb); at most 2^57.5 * 1.45.
   se_q = sqrt_round(ra * ra + rb * rb);
   se_q = ((u128)se_q * INV_LN2_Q32) >> 32;
-  h_q = MIN(divr((u128)se_q * stats_tq(r->df, m), MILLI), (u128)1 << 62);   // 2^62: 2^(2^30)
   log_q = stats_log2_q32(a->mean_m) - stats_log2_q32(b->mean_m);
-  hi = stats_exp2_milli(log_q + (s64)h_q, 1);
-  lo = stats_exp2_milli(log_q - (s64)h_q, -1);
-  r->ci_m = MAX(hi > r->ratio_m ? hi - r->ratio_m : 0, r->ratio_m > lo ? r->ratio_m - lo : 0);
-  r->verdict = stats_verdict(r->ratio_m, r->ci_m, margin_m);
+  log_interval(r, log_q, divr((u128)se_q * stats_tq(r->df, m), MILLI), margin_m);
   return 0;
 }
 
@@ -505,7 +515,7 @@ stats_pair_compute(struct stats_pair *p, const u64 *a, const u64 *b, u32 n)
 int
 stats_pair_ratio(struct ratio *r, const struct stats_pair *p, u32 m, u32 margin_m)
 {
-  u64 se_q, h_q, hi, lo;
+  u64 se_q;
 
   *r = (struct ratio){ .verdict = STATS_INCONCLUSIVE };
   if(p->n == 0)
@@ -516,11 +526,7 @@ stats_pair_ratio(struct ratio *r, const struct stats_pair *p, u32 m, u32 margin_
     return 0;
   r->df = p->n - 1;
   se_q = sqrt_round(divr((u128)p->sd_q * p->sd_q, p->n));
-  h_q = divr((u128)se_q * stats_tq(r->df, m), MILLI);
-  hi = stats_exp2_milli(p->mean_q + (s64)h_q, 1);
-  lo = stats_exp2_milli(p->mean_q - (s64)h_q, -1);
-  r->ci_m = MAX(hi - r->ratio_m, r->ratio_m - lo);
-  r->verdict = stats_verdict(r->ratio_m, r->ci_m, margin_m);
+  log_interval(r, p->mean_q, divr((u128)se_q * stats_tq(r->df, m), MILLI), margin_m);
   return 0;
 }
 
