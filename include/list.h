@@ -55,6 +55,13 @@ list_move_tail(struct list_head *e, struct list_head *h)
 
 static inline bool list_empty(const struct list_head *h) { return h->next == h; }
 
+// Exactly one entry.
+static inline bool
+list_is_singular(const struct list_head *h)
+{
+  return h->next != h && h->next == h->prev;
+}
+
 // Whether h is empty, read without the list's lock (one load: a reader that acts on the
 // answer takes the lock and looks again, or tolerates a stale one).
 static inline bool list_empty_careful(const struct list_head *h) { return READ_ONCE(h->next) == h; }

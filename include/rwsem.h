@@ -1,5 +1,6 @@
 // The reader-writer semaphore, a sleeping lock: readers share it, a writer has it alone.
-// mmap_sem is one (include/vm.h). Waiters get it in arrival order; never take it in interrupts.
+// mmap_sem is one (include/vm.h). A writer may take it ahead of queued waiters unless the
+// first of them has waited too long; never take it in interrupts.
 #pragma once
 #include "list.h"
 #include "spinlock.h"
@@ -11,16 +12,21 @@ struct rwsem_waiter {
   struct list_head list;
   struct thread *thread;
   bool write;      // a writer
-  bool granted;    // set by the releasing thread, under wait_lock: the lock is now ours
+  bool granted;    // a reader's: set by the releasing thread, under wait_lock: the lock is ours
+  u64 queued_ns;   // when it queued: past RWSEM_HANDOFF_NS at the head, it stops the steals
 };
 
-// count: RWSEM_WRITER while a writer holds it, RWSEM_WAITERS while anyone is queued, and
-// RWSEM_READER for each reader holding it. Taking it without a queue is one compare-and-swap
-// on count (Linux's rwsem fast paths); only a waiter, and whoever must hand the lock to one,
-// takes wait_lock.
+// count: RWSEM_WRITER while a writer holds it, RWSEM_WAITERS while anyone is queued,
+// RWSEM_HANDOFF while the first waiter has waited too long and nobody may take the lock
+// before it, and RWSEM_READER for each reader holding it. Taking it without a queue is one
+// compare-and-swap on count (Linux's rwsem fast paths); only a waiter, and whoever must wake
+// one, takes wait_lock.
 #define RWSEM_WRITER 1L
 #define RWSEM_WAITERS 2L
+#define RWSEM_HANDOFF 4L
 #define RWSEM_READER 256L
+// Linux's RWSEM_WAIT_TIMEOUT (HZ/250): how long the first waiter lets writers steal past it.
+#define RWSEM_HANDOFF_NS 4000000ULL
 
 struct rw_semaphore {
   spinlock_t wait_lock;       // waiters and, while RWSEM_WAITERS is set, every grant

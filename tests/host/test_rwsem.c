@@ -11,6 +11,8 @@
 #define ROUNDS 20000
 
 static DECLARE_RWSEM(sem);
+static DECLARE_RWSEM(steal_sem);
+static int steal_done;   // the queued writer has had steal_sem
 static long value;                   // changed only by a writer, in two steps
 static long half;                    // value / 2 between a writer's two steps
 static int writers_in, readers_in;   // holders now
@@ -82,6 +84,64 @@ worker(void *arg)
   return NULL;
 }
 
+static void *
+queued_writer(void *arg)
+{
+  (void)arg;
+  down_write(&steal_sem);
+  __atomic_store_n(&steal_done, 1, __ATOMIC_SEQ_CST);
+  up_write(&steal_sem);
+  return NULL;
+}
+
+// A writer that keeps releasing and taking the lock while another writer is queued takes it
+// ahead of the queued one (a steal: the releaser only wakes the head), and the queued one
+// still has it in the end. Returns the steals seen; *rounds is how many releases it waited.
+static int
+steal_rounds(int *rounds)
+{
+  pthread_t t;
+  int steals = 0;
+  steal_done = 0;
+  down_write(&steal_sem);
+  pthread_create(&t, NULL, queued_writer, NULL);
+  while(list_empty_careful(&steal_sem.waiters))
+    sched_yield();
+  for(*rounds = 0; *rounds < 100000 && !__atomic_load_n(&steal_done, __ATOMIC_SEQ_CST);
+      ++*rounds) {
+    up_write(&steal_sem);
+    down_write(&steal_sem);
+    spin_lock(&steal_sem.wait_lock);
+    steals += !list_empty(&steal_sem.waiters) && !steal_done;   // it is still queued
+    spin_unlock(&steal_sem.wait_lock);
+    usleep(20);
+  }
+  up_write(&steal_sem);
+  pthread_join(t, NULL);
+  return steals;
+}
+
+// A writer queued for RWSEM_HANDOFF_NS while the lock is held is promised it: the holder's
+// release and immediate retake must queue behind it. Returns whether it had the lock first.
+static bool
+handoff_first(void)
+{
+  pthread_t t;
+  steal_done = 0;
+  down_write(&steal_sem);
+  pthread_create(&t, NULL, queued_writer, NULL);
+  for(int ms = 0; ms < 1000 && !(__atomic_load_n(&steal_sem.count, __ATOMIC_SEQ_CST) &
+                                 RWSEM_HANDOFF); ms++)
+    usleep(1000);
+  bool promised = steal_sem.count & RWSEM_HANDOFF;
+  up_write(&steal_sem);
+  down_write(&steal_sem);
+  bool first = __atomic_load_n(&steal_done, __ATOMIC_SEQ_CST);
+  up_write(&steal_sem);
+  pthread_join(t, NULL);
+  return promised && first;
+}
+
 int
 main(void)
 {
@@ -111,5 +171,13 @@ main(void)
   CHECK(sem.wait_ns > 0 && read_slow > 0 && read_fast > 0);
   printf("test_rwsem: %d of %d trylocks failed; waiters queued %ld ms in all\n", read_slow,
          read_slow + read_fast, (long)(sem.wait_ns / 1000000));
+
+  int rounds, steals = steal_rounds(&rounds);
+  CHECK(steals > 0);                             // a writer took it past the queued one
+  CHECK(steal_done && rounds < 100000);          // and the queued one was not starved
+  CHECK(handoff_first());                        // one queued too long is promised the lock
+  CHECK(steal_sem.count == 0 && list_empty(&steal_sem.waiters));
+  printf("test_rwsem: a queued writer had the lock after %d releases, %d of them stolen, "
+         "%ld us queued in both tests\n", rounds, steals, (long)(steal_sem.wait_ns / 1000));
   return check_summary("test_rwsem");
 }
