@@ -51,7 +51,13 @@ lazyfree_batch(struct mmu_gather *tlb)
       spin_lock(ptl);
       held = ptl;
     }
-    if(page->private == (unsigned long)mm)
+    // A page still handed over from an earlier MADV_FREE (redirtied since, or not) needs no
+    // second hand-over: its PTE is clean again, which is all reclaim looks at, and under this
+    // lock PG_lazyfree is set only while it is on the LRU as lazy or held by reclaim, which
+    // asks lazyfree_evict (it clears the flag under this lock). Linux's mark_page_lazyfree
+    // skips such a page too (!PageSwapBacked); moving it cost the LRU lock once a page per
+    // transaction: 12% of the madvise suite's free-rlock samples at 8 threads spun on it.
+    if(page->private == (unsigned long)mm && !page_flag(page, PG_lazyfree))
       group[n++] = page;
   }
   anon_pages_lazyfree(group, n);
