@@ -112,7 +112,8 @@ steal_rounds(int *rounds)
     up_write(&steal_sem);
     down_write(&steal_sem);
     spin_lock(&steal_sem.wait_lock);
-    steals += !list_empty(&steal_sem.waiters) && !steal_done;   // it is still queued
+    steals += !list_empty(&steal_sem.waiters) &&   // it is still queued
+              !__atomic_load_n(&steal_done, __ATOMIC_SEQ_CST);
     spin_unlock(&steal_sem.wait_lock);
     usleep(20);
   }
@@ -133,7 +134,7 @@ handoff_first(void)
   for(int ms = 0; ms < 1000 && !(__atomic_load_n(&steal_sem.count, __ATOMIC_SEQ_CST) &
                                  RWSEM_HANDOFF); ms++)
     usleep(1000);
-  bool promised = steal_sem.count & RWSEM_HANDOFF;
+  bool promised = __atomic_load_n(&steal_sem.count, __ATOMIC_SEQ_CST) & RWSEM_HANDOFF;
   up_write(&steal_sem);
   down_write(&steal_sem);
   bool first = __atomic_load_n(&steal_done, __ATOMIC_SEQ_CST);
