@@ -15,7 +15,8 @@ int num_online_cpus(void);
 void percpu_early_init(void);
 void call_on_stack(u64 stack_top, void (*fn)(void)) __attribute__((noreturn));
 
-// Cross-CPU function calls. fn runs on the target in interrupt context (interrupts off).
+// Cross-CPU function calls. fn runs on the target in interrupt context (interrupts off), and
+// touches no user memory: the target may be in lazy TLB mode (arch/x86_64/tlb.c).
 // wait: return only after fn has finished everywhere. Every wait is bounded: a CPU that
 // does not answer within ipi_timeout() is reported and the call returns -ETIMEDOUT. The call
 // then stays queued on that CPU and runs whenever it wakes: a caller whose arg lives on its

@@ -298,6 +298,8 @@ void switch_mm(struct thread *prev, struct thread *next);   // schedule(), inter
 void flush_tlb_range(struct mm *mm, unsigned long start, unsigned long end);
 void flush_tlb_range_clean(struct mm *mm, unsigned long start, unsigned long end);   // MADV_FREE
 void flush_tlb_mask(const struct cpumask *mask);
+void enter_lazy_tlb(void);   // a wait that touches no user memory: shootdowns defer to its end
+void leave_lazy_tlb(void);   // flushes if a shootdown was deferred meanwhile
 extern u64 nr_page_faults;   // handle_mm_fault calls since boot (Linux's PGFAULT event)
 // Those that took mmap_sem: every one under vm.fault_lock=mmap_sem, else a VMA's lock's miss
 // (Linux's VMA_LOCK_ABORT and VMA_LOCK_MISS). Counted where mmap_sem is taken anyway, not on
@@ -305,4 +307,6 @@ extern u64 nr_page_faults;   // handle_mm_fault calls since boot (Linux's PGFAUL
 extern u64 nr_mmap_sem_faults;
 extern u64 tlb_shootdown_ipis;       // IPIs sent for shootdowns since boot
 extern u64 tlb_shootdown_wait_ns;    // time their senders waited for the answers
+extern u64 tlb_flush_deferred;       // targets not sent one: waiting in a shootdown themselves
+extern bool tlb_planted_lazy_noflush;   // planted bug: a lazy CPU's deferred flush is forgotten
 #define TLB_FLUSH_CEILING 33         // pages above which a CPU flushes its whole TLB (Linux's)

@@ -16,6 +16,64 @@
 DEFINE_PER_CPU(struct mm *, loaded_mm);
 u64 tlb_shootdown_ipis;
 u64 tlb_shootdown_wait_ns;
+u64 tlb_flush_deferred;
+bool tlb_planted_lazy_noflush;
+
+// Lazy TLB for a CPU that waits in the kernel. Linux's lazy TLB mode lets a kernel thread keep
+// the last user mm's tables loaded without taking its shootdowns: it uses no user translation,
+// so a sender skips it and it flushes when it next switches if a flush came meanwhile (the
+// tlb_gen check of switch_mm_irqs_off, Andy Lutomirski, Linux 4.14-4.19). A CPU waiting in a
+// shootdown for other CPUs' answers is in the same state: until the wait ends it runs only
+// this wait, interrupts and the calls queued to it, none of which touch user memory (the kernel
+// is not preemptible: include/sched.h). Two CPUs that unmap at once each wait for the other,
+// and under TCG an answer may wait milliseconds for the host to run a vCPU; skipping a waiting
+// CPU spares it the IPI and the waiter the wait. (Amit et al., "Don't shoot down TLB
+// shootdowns!", EuroSys 2020, defer the flush of user translations to the return to user
+// space the same way, under page-table isolation.)
+//
+// tlb_lazy is one word so that the sender's claim and the CPU's exit are one order: a sender
+// moves LAZY to LAZY_STALE with a compare-and-swap and sends nothing; the CPU leaves with an
+// exchange and flushes its whole TLB if it finds LAZY_STALE. Either the swap came first and
+// the CPU flushes, or the exchange did and the sender sees ACTIVE and sends the IPI.
+//
+// Sound only because no page-table page is freed while its mm runs (free_pgtables runs when
+// the mask is empty): a lazy CPU's paging-structure caches may still point into the tables,
+// and a speculative walk through a freed and reused one could cache garbage or set bits in
+// it (Linux sends its IPIs to lazy CPUs too when it frees page tables, for this reason).
+enum { TLB_ACTIVE, TLB_LAZY, TLB_LAZY_STALE };
+static DEFINE_PER_CPU(int, tlb_lazy);
+
+// No user address is touched from here until leave_lazy_tlb. The exchange orders the user
+// accesses before it ahead of a sender's claim.
+void
+enter_lazy_tlb(void)
+{
+  __atomic_exchange_n(this_cpu_ptr(&tlb_lazy), TLB_LAZY, __ATOMIC_SEQ_CST);
+}
+
+void
+leave_lazy_tlb(void)
+{
+  if(__atomic_exchange_n(this_cpu_ptr(&tlb_lazy), TLB_ACTIVE, __ATOMIC_SEQ_CST) ==
+       TLB_LAZY_STALE &&
+     !READ_ONCE(tlb_planted_lazy_noflush))
+    write_cr3(read_cr3());   // a flush came for an mm loaded here; which ranges, not kept
+}
+
+// The sender's side: whether cpu will flush before it next uses a user translation, so that
+// no IPI is needed. The caller's fence (flush_range's, flush_tlb_mask's) has made its PTE
+// stores visible before this reads the word, so cpu's walks after its exit see them.
+static bool
+defer_flush(int cpu)
+{
+  int *s = per_cpu_ptr(&tlb_lazy, cpu);
+  int old = READ_ONCE(*s);
+  while(old == TLB_LAZY)
+    if(__atomic_compare_exchange_n(s, &old, TLB_LAZY_STALE, false, __ATOMIC_SEQ_CST,
+                                   __ATOMIC_RELAXED))
+      return true;
+  return old == TLB_LAZY_STALE;
+}
 
 // Sends the flush to targets and waits for every one to answer, counting the IPIs and the
 // time waited: with more vCPUs than host cores the wait, not the flush, is the cost.
@@ -26,15 +84,32 @@ u64 tlb_shootdown_wait_ns;
 // flush_ipi on a flush_request that lived on this stack. Linux never gives up either
 // (csd_lock_wait spins for good; CONFIG_CSD_LOCK_WAIT_DEBUG reports the stuck CPU and, with
 // smp.panic_on_ipistall, panics): here ipi.c has named the CPU and this panics.
+//
+// Targets waiting in a shootdown of their own are left their flush for later (above); the
+// others get fn, which flushes no more than the whole TLB that a lazy CPU's exit flushes.
 static void
 shootdown(const struct cpumask *targets, void (*fn)(void *), void *arg)
 {
-  int n = cpumask_weight(targets);
+  struct cpumask send;
+  int cpu, deferred = 0;
+  cpumask_clear(&send);
+  for_each_cpu(cpu, targets) {
+    if(defer_flush(cpu))
+      deferred++;
+    else
+      cpumask_set_cpu(cpu, &send);
+  }
+  if(deferred)
+    __atomic_fetch_add(&tlb_flush_deferred, deferred, __ATOMIC_RELAXED);
+  int n = cpumask_weight(&send);
   if(!n)
     return;
   u64 t0 = ktime_ns();
   __atomic_fetch_add(&tlb_shootdown_ipis, n, __ATOMIC_RELAXED);
-  if(smp_call_function_many(targets, fn, arg, true) < 0)
+  enter_lazy_tlb();
+  int err = smp_call_function_many(&send, fn, arg, true);
+  leave_lazy_tlb();
+  if(err < 0)
     panic("tlb: a shootdown to %d CPUs went unanswered for %d ms; its pages cannot be freed",
           n, ipi_timeout());
   __atomic_fetch_add(&tlb_shootdown_wait_ns, ktime_ns() - t0, __ATOMIC_RELAXED);
