@@ -53,6 +53,7 @@ struct thread {
 #endif
   struct mm *mm;              // address space adopted with use_mm (NULL: kernel only)
   struct mm *active_mm;       // page tables loaded (lazy TLB keeps the last one)
+  int lazy_tlb;               // depth of its lazy TLB sections (arch/x86_64/tlb.c); its own
   u64 switches;               // times switched in
 #ifdef CONFIG_LOCK_STAT
   // Locks taken while lock statistics were on, innermost last (kernel/locking/lock_stat.c);

@@ -149,8 +149,12 @@ madvise_locked(struct mm *mm, unsigned long start, size_t len_in, int advice, bo
 long
 sys_madvise(u64 addr, u64 len, u64 advice)
 {
-  if(advice == MADV_DONTNEED || advice == MADV_FREE)
-    return madvise_locked(current->mm, addr, len, (int)advice, kcmdline.madvise_lock_write);
+  if(advice == MADV_DONTNEED || advice == MADV_FREE) {
+    enter_lazy_tlb();   // no user memory touched: other CPUs' shootdowns may wait for the end
+    long err = madvise_locked(current->mm, addr, len, (int)advice, kcmdline.madvise_lock_write);
+    leave_lazy_tlb();
+    return err;
+  }
   if(addr % PAGE_SIZE)
     return -EINVAL;
   if(advice <= MADV_WILLNEED || (advice >= 10 && advice <= 21 && advice != 18))

@@ -142,7 +142,10 @@ sys_munmap(u64 addr, u64 len)
 {
   if(len && len <= USER_END && beyond_task_size(addr, len))
     return -EINVAL;
-  return vm_munmap(current->mm, addr, len);
+  enter_lazy_tlb();   // no user memory touched: other CPUs' shootdowns may wait for the end
+  int err = vm_munmap(current->mm, addr, len);
+  leave_lazy_tlb();
+  return err;
 }
 
 // vm.fault_lock=: how a page fault finds and locks its VMA (mm/vma_lock.c). madvise.lock=write

@@ -8,6 +8,7 @@
 #include <asm/cpu.h>
 #include <asm/memlayout.h>
 #include <asm/paging.h>
+#include <asm/uaccess.h>
 #include <asm/x86.h>
 
 // The mm whose tables this CPU's CR3 holds; NULL: kernel_cr3. A CPU that switches to a
@@ -19,22 +20,26 @@ u64 tlb_shootdown_wait_ns;
 u64 tlb_flush_deferred;
 bool tlb_planted_lazy_noflush;
 
-// Lazy TLB for a CPU that waits in the kernel. Linux's lazy TLB mode lets a kernel thread keep
-// the last user mm's tables loaded without taking its shootdowns: it uses no user translation,
-// so a sender skips it and it flushes when it next switches if a flush came meanwhile (the
-// tlb_gen check of switch_mm_irqs_off, Andy Lutomirski, Linux 4.14-4.19). A CPU waiting in a
-// shootdown for other CPUs' answers is in the same state: until the wait ends it runs only
-// this wait, interrupts and the calls queued to it, none of which touch user memory (the kernel
-// is not preemptible: include/sched.h). Two CPUs that unmap at once each wait for the other,
-// and under TCG an answer may wait milliseconds for the host to run a vCPU; skipping a waiting
-// CPU spares it the IPI and the waiter the wait. (Amit et al., "Don't shoot down TLB
-// shootdowns!", EuroSys 2020, defer the flush of user translations to the return to user
-// space the same way, under page-table isolation.)
+// Lazy TLB for a thread that does not touch user memory for a while. Linux's lazy TLB mode
+// lets a kernel thread keep the last user mm's tables loaded without taking its shootdowns:
+// it uses no user translation, so a sender skips it and it flushes when it next switches if
+// a flush came meanwhile (the tlb_gen check of switch_mm_irqs_off, Andy Lutomirski, Linux
+// 4.14-4.19). A thread in a page fault, in madvise or munmap, or waiting in a shootdown for
+// other CPUs' answers is in the same state: until it is done it reaches user pages only
+// through the direct map, and its CPU runs only it, interrupts and the calls queued to it,
+// none of which touch user memory (the kernel is not preemptible: include/sched.h). Workers
+// that unmap at once wait for each other, and under TCG an answer may wait milliseconds for
+// the host to run a vCPU; skipping a CPU that cannot use a stale entry spares it the IPI and
+// the sender the wait. (Amit et al., "Don't shoot down TLB shootdowns!", EuroSys 2020, defer
+// the flush of user translations to the return to user space the same way, under page-table
+// isolation.)
 //
 // tlb_lazy is one word so that the sender's claim and the CPU's exit are one order: a sender
 // moves LAZY to LAZY_STALE with a compare-and-swap and sends nothing; the CPU leaves with an
 // exchange and flushes its whole TLB if it finds LAZY_STALE. Either the swap came first and
-// the CPU flushes, or the exchange did and the sender sees ACTIVE and sends the IPI.
+// the CPU flushes, or the exchange did and the sender sees ACTIVE and sends the IPI. The
+// promise is the running thread's: a lazy thread that sleeps leaves the mode at the switch
+// (switch_mm) and takes it up again on whatever CPU it resumes.
 //
 // Sound only because no page-table page is freed while its mm runs (free_pgtables runs when
 // the mask is empty): a lazy CPU's paging-structure caches may still point into the tables,
@@ -43,22 +48,49 @@ bool tlb_planted_lazy_noflush;
 enum { TLB_ACTIVE, TLB_LAZY, TLB_LAZY_STALE };
 static DEFINE_PER_CPU(int, tlb_lazy);
 
-// No user address is touched from here until leave_lazy_tlb. The exchange orders the user
-// accesses before it ahead of a sender's claim.
-void
-enter_lazy_tlb(void)
+// A plain store: x86 keeps stores after earlier loads and stores (SDM vol. 3A, 9.2.2), so a
+// sender that reads LAZY has seen every user access made before it, even stores through a
+// stale entry. Only the exit must be atomic with the sender's claim.
+static void
+lazy_begin(void)
 {
-  __atomic_exchange_n(this_cpu_ptr(&tlb_lazy), TLB_LAZY, __ATOMIC_SEQ_CST);
+  smp_store_release(this_cpu_ptr(&tlb_lazy), TLB_LAZY);
 }
 
-void
-leave_lazy_tlb(void)
+static void
+lazy_end(void)
 {
   if(__atomic_exchange_n(this_cpu_ptr(&tlb_lazy), TLB_ACTIVE, __ATOMIC_SEQ_CST) ==
        TLB_LAZY_STALE &&
      !READ_ONCE(tlb_planted_lazy_noflush))
     write_cr3(read_cr3());   // a flush came for an mm loaded here; which ranges, not kept
 }
+
+// No user address is touched from here until the matching leave_lazy_tlb; sections nest.
+void
+enter_lazy_tlb(void)
+{
+  if(current->lazy_tlb++ == 0)
+    lazy_begin();
+}
+
+void
+leave_lazy_tlb(void)
+{
+  BUG_ON(current->lazy_tlb <= 0);
+  if(--current->lazy_tlb == 0)
+    lazy_end();
+}
+
+#ifdef CONFIG_DEBUG
+// user_access_begin's check in the debug image: a lazy CPU may hold stale translations.
+void
+lazy_tlb_check_user_access(void)
+{
+  if(READ_ONCE(this_cpu(tlb_lazy)) != TLB_ACTIVE)
+    panic("tlb: a user access in a lazy TLB section (depth %d)", current->lazy_tlb);
+}
+#endif
 
 // The sender's side: whether cpu will flush before it next uses a user translation, so that
 // no IPI is needed. The caller's fence (flush_range's, flush_tlb_mask's) has made its PTE
@@ -230,8 +262,12 @@ load_mm(struct mm *next)
 void
 switch_mm(struct thread *prev, struct thread *next)
 {
+  if(prev->lazy_tlb)
+    lazy_end();   // next may run user code on this CPU: whatever was deferred, flushed first
   next->active_mm = next->mm;
   load_mm(next->mm);
+  if(next->lazy_tlb)
+    lazy_begin();   // next resumes inside its lazy section
 }
 
 void

@@ -151,8 +151,10 @@ user_trap(struct trapframe *tf)
         user_fault(tf, SIGSEGV, segv.code, segv.addr);
       return;
     }
+    enter_lazy_tlb();   // paging reaches pages by the direct map: shootdowns may wait for it
     int err = handle_mm_fault(current->mm, addr, (tf->error & PF_WRITE ? FAULT_WRITE : 0) |
                               (tf->error & PF_INSTR ? FAULT_INSTR : 0) | FAULT_USER);
+    leave_lazy_tlb();
     local_irq_disable();
     if(err == 0) {
       __atomic_fetch_add(&current->proc->min_flt, 1, __ATOMIC_RELAXED);

@@ -23,9 +23,16 @@ bool fixup_exception(struct trapframe *tf);
 // on a CPU without SMAP both instructions are invalid, so they are skipped.
 extern bool smap_enabled;
 
+#ifdef CONFIG_DEBUG
+void lazy_tlb_check_user_access(void);   // arch/x86_64/tlb.c
+#endif
+
 static inline void
 user_access_begin(void)
 {
+#ifdef CONFIG_DEBUG
+  lazy_tlb_check_user_access();   // none in a lazy TLB section: its CPU may hold stale entries
+#endif
   if(smap_enabled)
     __asm__ volatile("stac" ::: "memory");
 }
