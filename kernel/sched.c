@@ -246,6 +246,7 @@ alloc_thread(const char *name, bool need_stack)
   t->exit_code = 0;
   t->mm = NULL;
   t->active_mm = NULL;
+  t->lazy_tlb = 0;         // a slot's last thread may have died inside a lazy TLB section
   t->switches = 0;
   t->faults_injected = 0;
   t->proc = NULL;
