@@ -335,7 +335,7 @@ HOSTSRC_test_inflate := tests/host/test_inflate.c kernel/lib/inflate.c kernel/li
 HOSTSRC_test_cpio := tests/host/test_cpio.c kernel/lib/cpio.c
 HOSTSRC_test_n_tty := tests/host/test_n_tty.c drivers/tty/n_tty.c
 HOSTSRC_test_lockdep := tests/host/test_lockdep.c kernel/locking/lockdep_graph.c
-HOSTSRC_test_vma := tests/host/test_vma.c mm/vma.c mm/vma_lock.c kernel/lib/cpumask.c kernel/locking/ticket.c \
+HOSTSRC_test_vma := tests/host/test_vma.c mm/vma.c mm/munmap.c mm/vma_lock.c kernel/wait.c kernel/lib/cpumask.c kernel/locking/ticket.c \
   kernel/locking/paravirt.c kernel/locking/rwsem.c \
   $(addprefix $(HOSTLIB)/,cpu.c rcu.c slab.c sched.c time.c panic.c)
 HOSTSRC_test_rwsem := tests/host/test_rwsem.c kernel/locking/rwsem.c kernel/locking/ticket.c \

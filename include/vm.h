@@ -65,6 +65,12 @@ struct vma {
   struct rw_semaphore vm_lock;
   int vm_lock_seq;
   bool detached;              // out of the tree, under mmap_sem for write; freed after rcu
+  // munmap in two phases (mm/munmap.c): the VMA stays in the tree, marked, while its pages
+  // are zapped without mmap_sem. Set under mmap_sem for write with the VMA write-locked, and
+  // never cleared: the VMA leaves the tree instead. find_vma and faults pass it over;
+  // unmap_next links that munmap's VMAs, which only it reads.
+  bool unmapping;
+  struct vma *unmap_next;
   struct rcu_head rcu;
 };
 
@@ -87,6 +93,12 @@ struct mm {
   // Write sections of mmap_sem, counted: bumped (release) by mmap_write_unlock, read by
   // faults that lock one VMA without mmap_sem (mm/vma_lock.c).
   int mm_lock_seq;
+  // munmap's second phase (mm/munmap.c): VMAs marked unmapping, and the munmaps that ended
+  // (bumped when their VMAs leave the tree), both under mmap_sem for write; the threads that
+  // wait for one to end (atomic).
+  int nr_unmapping;
+  unsigned long unmap_seq;
+  int unmap_waiters;
   // The page tables' shape: a missing upper level installed (pte_alloc, each CPU's under
   // vm.pt=percore), and the tables freed (free_pgtables) against lazyfree_evict's walk. Under
   // vm.ptl=mm it also guards every PTE; under vm.ptl=split (the default) a page table's
@@ -131,6 +143,9 @@ struct mm *mm_create(void);                 // NULL when out of memory; one user
 void mmget(struct mm *mm);
 void mmput(struct mm *mm);                  // the last reference unmaps and frees everything
 struct vma *find_vma(struct mm *mm, unsigned long addr);   // first vma with end > addr
+// The same counting the VMAs a munmap is taking down (vma->unmapping), whose pages may still
+// be mapped: truncation must reach them, and nothing may be mapped over them meanwhile.
+struct vma *__find_vma(struct mm *mm, unsigned long addr);
 struct vma *vma_next(struct mm *mm, struct vma *vma);      // in address order, NULL at the end
 
 // Linux's in-kernel vm_mmap/vm_munmap. vm_mmap maps private anonymous memory (MAP_SHARED
@@ -157,7 +172,14 @@ unsigned long vm_flags_from_prot(int prot);
 // neighbours with equal flags around [start, end].
 void vma_split_at(struct mm *mm, unsigned long addr, struct vma **spare);
 void vma_merge_range(struct mm *mm, unsigned long start, unsigned long end);
+// munmap(2): the VMAs leave the tree under mmap_sem for write, their pages are zapped without
+// it (mm/munmap.c). 0, -EINVAL, or -ENOMEM where a VMA would need splitting past the limit.
 int vm_munmap(struct mm *mm, unsigned long addr, size_t len);
+// Test hooks (tests/kernel/munmap_test.c): called between munmap's phases, with mmap_sem free
+// and the VMAs marked; planted bugs: the zap takes the whole range, holes and all, and a fault
+// under a VMA's lock maps a page into a VMA being unmapped.
+extern void (*munmap_zap_hook)(struct mm *mm);
+extern bool munmap_planted_whole_range, munmap_planted_fault;
 // mincore(2)'s answer for up to n pages from start, within the VMA holding it (mm/mincore.c):
 // how many were filled, or -ENOMEM if start is unmapped.
 long vm_mincore(struct mm *mm, unsigned long start, unsigned long n, u8 *vec);

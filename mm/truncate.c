@@ -51,7 +51,8 @@ unmap_mapping_range(struct inode *inode, unsigned long from)
     if(!mm)
       return;
     down_read(&mm->mmap_sem);
-    for(v = find_vma(mm, 0); v; v = vma_next(mm, v)) {
+    // A VMA being unmapped (mm/munmap.c) still maps its pages: zapped here too.
+    for(v = __find_vma(mm, 0); v; v = __find_vma(mm, v->end)) {
       if(!v->file || v->file->f_inode != inode)
         continue;
       WRITE_ONCE(v->unmap_gen, gen);

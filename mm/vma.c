@@ -1,13 +1,14 @@
 // Address spaces: creating and tearing down an mm, its VMAs in an AVL tree keyed by start
-// address and augmented with each subtree's largest hole (so first fit is O(log n)),
-// mmap/munmap of anonymous memory and files, and mremap. The tree changes only under mmap_sem
-// for write.
+// address and augmented with each subtree's largest hole (so first fit is O(log n)), mmap of
+// anonymous memory and files, and mremap (munmap is mm/munmap.c's). The tree changes only
+// under mmap_sem for write.
 #include "errno.h"
 #include <asm/memlayout.h>
 #include "panic.h"
 #include "rwsem.h"
 #include "slab.h"
 #include "vm.h"
+#include "internal.h"
 
 #define MMAP_MIN_ADDR 0x10000UL   // Linux's default mmap_min_addr: NULL stays unmapped
 
@@ -146,9 +147,10 @@ tree_remove(struct vma *root, struct vma *v)
   return balance(root);
 }
 
-// The VMA containing addr or, if none does, the first one above it (Linux's find_vma).
+// The VMA containing addr or, if none does, the first one above it (Linux's find_vma),
+// unmapping or not.
 struct vma *
-find_vma(struct mm *mm, unsigned long addr)
+__find_vma(struct mm *mm, unsigned long addr)
 {
   struct vma *best = NULL;
   for(struct vma *v = mm->vma_root; v;) {
@@ -162,6 +164,16 @@ find_vma(struct mm *mm, unsigned long addr)
     }
   }
   return best;
+}
+
+// A VMA a munmap is taking down is already gone for everyone else (mm/munmap.c).
+struct vma *
+find_vma(struct mm *mm, unsigned long addr)
+{
+  struct vma *v = __find_vma(mm, addr);
+  while(v && v->unmapping)
+    v = __find_vma(mm, v->end);
+  return v;
 }
 
 struct vma *
@@ -219,7 +231,7 @@ vma_link(struct mm *mm, struct vma *v)
 
 // Dropping a file mapping's reference may free the file and, for an unlinked one, its inode
 // and pages: a sleeping call, fine under mmap_sem (Linux defers it to task work instead).
-static void
+void
 vma_remove(struct mm *mm, struct vma *v)
 {
   vma_start_write(mm, v);
@@ -363,9 +375,7 @@ find_gap(struct mm *mm, size_t len)
   return addr + len <= TASK_SIZE ? addr : 0;
 }
 
-// Removes [start, end) from every VMA it touches and unmaps the pages. Cutting a hole in
-// the middle of one VMA needs a second VMA: *spare, which is then taken (set to NULL).
-static void
+void
 unmap_range(struct mm *mm, unsigned long start, unsigned long end, struct vma **spare)
 {
   struct vma *v = find_vma(mm, start);
@@ -388,17 +398,17 @@ unmap_range(struct mm *mm, unsigned long start, unsigned long end, struct vma **
   zap_page_range(mm, start, end);
 }
 
-static bool
+bool
 range_ok(unsigned long addr, size_t len)
 {
   return addr % PAGE_SIZE == 0 && len <= TASK_SIZE && addr <= TASK_SIZE - len;
 }
 
-// Whether [addr, addr + len) meets no VMA.
+// Whether [addr, addr + len) meets no VMA, counting those being unmapped.
 static bool
 range_free(struct mm *mm, unsigned long addr, size_t len)
 {
-  struct vma *v = find_vma(mm, addr);
+  struct vma *v = __find_vma(mm, addr);
   return !v || v->start >= addr + len;
 }
 
@@ -464,6 +474,8 @@ mmap_region(struct mm *mm, unsigned long addr, size_t len, int prot, int flags,
   }
   long err = -ENOMEM;
   mmap_write_lock(mm);
+  while((flags & MAP_FIXED) && unmapping_wait(mm, addr, addr + len))
+    mmap_write_lock(mm);
   if(mm->nr_vmas >= MAX_MAP_COUNT) {   // Linux's do_mmap: ENOMEM (a MAP_FIXED may split two)
     addr = 0;
   } else if((flags & MAP_FIXED_NOREPLACE) && !(flags & MAP_FIXED) && !range_free(mm, addr, len)) {
@@ -529,29 +541,6 @@ vma_merge_range(struct mm *mm, unsigned long start, unsigned long end)
   }
 }
 
-int
-vm_munmap(struct mm *mm, unsigned long addr, size_t len)
-{
-  if(len == 0 || len > USER_END)
-    return -EINVAL;
-  len = ALIGN_UP(len, PAGE_SIZE);
-  if(!range_ok(addr, len))
-    return -EINVAL;
-  // A spare VMA is needed only to cut a hole in the middle of one; without it (allocation
-  // failed) munmap still unmaps whole VMAs and ends, and fails with ENOMEM only when it would
-  // have to split, as Linux's does (munmap(2): ENOMEM).
-  struct vma *spare = vma_alloc();
-  mmap_write_lock(mm);
-  struct vma *v = find_vma(mm, addr);
-  bool hole = v && v->start < addr && v->end > addr + len;   // one VMA becomes two
-  bool ok = !hole || (spare && mm->nr_vmas < MAX_MAP_COUNT);
-  if(ok)
-    unmap_range(mm, addr, addr + len, &spare);
-  mmap_write_unlock(mm);
-  kfree(spare);
-  return ok ? 0 : -ENOMEM;
-}
-
 // mremap(2), as glibc's realloc of a large block calls it: a shrink unmaps the tail; a grow
 // stays in place when the pages after the mapping are free, else moves (MREMAP_MAYMOVE) to a
 // free range, or to new_addr (MREMAP_FIXED: what was there is unmapped first). Pages move
@@ -587,6 +576,9 @@ vm_mremap(struct mm *mm, unsigned long addr, size_t old_len, size_t new_len, int
   if(ret)
     goto out_free;
   mmap_write_lock(mm);
+  while(unmapping_wait(mm, addr, addr + old_len) ||
+        (fixed && unmapping_wait(mm, new_addr, new_addr + new_len)))
+    mmap_write_lock(mm);
   // As Linux's mremap: EFAULT unless a VMA holds addr, before anything is cut; a shrink is a
   // munmap of the tail, EINVAL when that reaches past TASK_SIZE (do_munmap's check). Unchecked,
   // a kernel address or a huge old_len had the shrink zap the kernel's own page tables.

@@ -159,8 +159,11 @@ lock_vma_under_rcu(struct mm *mm, unsigned long addr)
     v = NULL;
   rcu_read_unlock();   // a read-locked VMA stays: freeing it needs vma_start_write first
   // Under the read lock v's range and place are stable: it holds addr and is in the tree,
-  // or it is the wrong VMA for this walk.
-  if(v && (READ_ONCE(v->detached) || addr < v->start || addr >= v->end)) {
+  // or it is the wrong VMA for this walk. One a munmap is taking down is gone already: the
+  // fault under mmap_sem finds no VMA there (mm/munmap.c; the mark was set before the
+  // section that made it ended, which vma_start_read's acquire of mm_lock_seq has seen).
+  if(v && (READ_ONCE(v->detached) || addr < v->start || addr >= v->end ||
+           (READ_ONCE(v->unmapping) && !munmap_planted_fault))) {
     vma_end_read(v);
     v = NULL;
   }

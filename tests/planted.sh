@@ -42,6 +42,8 @@ planted-timer-nosync	SELFTEST name=planted-timer-nosync result=fail .* ran_after
 planted-vma-lock-no-write	SELFTEST name=planted-vma-lock-no-write result=fail .* own_vma_during=1
 planted-percore-skip-cpu	SELFTEST name=planted-percore-skip-cpu result=fail .* stale=[1-9]
 planted-lazy-noflush	SELFTEST name=planted-lazy-noflush result=fail .* stale=[1-9]
+planted-munmap-fault	SELFTEST name=planted-munmap-fault result=fail .* fault_err=0 
+planted-munmap-whole	SELFTEST name=planted-munmap-whole result=fail .* hole_kept=0 
 planted-ptlock-shared	SELFTEST name=planted-ptlock-shared result=fail .* other_table_during=0
 planted-leak	SELFTEST name=planted-leak result=pass .* object=1 page=1$
 EOF

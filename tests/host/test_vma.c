@@ -438,6 +438,62 @@ test_errors(void)
   mmput(mm);
 }
 
+// munmap's window between its phases (mm/munmap.c), seen from its hook: the VMAs are marked,
+// gone for find_vma, taken for first fit and MAP_FIXED_NOREPLACE; the hole between them may
+// be mapped, and the zap that follows reaches the VMAs only. Planted: the zap takes the whole
+// range, the new mapping in the hole included.
+static struct {
+  unsigned long base;
+  int wrong;
+  unsigned long zapped;   // zapped_pages when the window opened
+} mw;
+
+static void
+munmap_window(struct mm *mm)
+{
+  unsigned long b = mw.base;
+  struct vma *v = find_vma(mm, b), *raw = __find_vma(mm, b);
+  mw.wrong += v && v->start < b + 5 * PAGE_SIZE;
+  mw.wrong += !raw || !raw->unmapping || mm->nr_unmapping != 2;
+  mw.wrong += vm_mmap(mm, b, PAGE_SIZE, RW, FLAGS | MAP_FIXED_NOREPLACE) != -EEXIST;
+  long h = vm_mmap(mm, b, PAGE_SIZE, RW, FLAGS);
+  mw.wrong += h <= 0 || ((unsigned long)h >= b && (unsigned long)h < b + 5 * PAGE_SIZE);
+  mw.wrong += vm_mmap(mm, b + 2 * PAGE_SIZE, PAGE_SIZE, RW | PROT_EXEC, FLAGS | MAP_FIXED) !=
+              (long)(b + 2 * PAGE_SIZE);
+  mw.zapped = zapped_pages;
+}
+
+static unsigned long
+munmap_window_run(bool planted)
+{
+  struct mm *mm = mm_create();
+  mw.base = MMAP_BASE + (3UL << 32);
+  mw.wrong = 0;
+  CHECK(vm_mmap(mm, mw.base, 2 * PAGE_SIZE, RW, FLAGS | MAP_FIXED) == (long)mw.base);
+  CHECK(vm_mmap(mm, mw.base + 3 * PAGE_SIZE, 2 * PAGE_SIZE, RW, FLAGS | MAP_FIXED) ==
+        (long)(mw.base + 3 * PAGE_SIZE));
+  munmap_zap_hook = munmap_window;
+  munmap_planted_whole_range = planted;
+  CHECK(vm_munmap(mm, mw.base, 5 * PAGE_SIZE) == 0);
+  munmap_zap_hook = NULL;
+  munmap_planted_whole_range = false;
+  CHECK(mw.wrong == 0 && mm->nr_unmapping == 0 && mm->nr_vmas == 2);
+  struct vma *hole = find_vma(mm, mw.base);
+  CHECK(hole && hole->start == mw.base + 2 * PAGE_SIZE && hole->end == hole->start + PAGE_SIZE);
+  unsigned long zapped = zapped_pages - mw.zapped;
+  mmput(mm);
+  return zapped;
+}
+
+static void
+test_munmap_window(void)
+{
+  CHECK(munmap_window_run(false) == 4);   // the two VMAs' pages, not the hole's
+  unsigned long planted = munmap_window_run(true);
+  CHECK(planted == 5);
+  printf("test_vma: munmap's window: 4 pages zapped; planted whole-range zap: %lu\n", planted);
+}
+
 // A file mapping keeps its offset through a hole punched in it, refuses to merge with a
 // neighbour that maps other pages, and every piece holds one reference until unmapped.
 static void
@@ -624,6 +680,7 @@ main(void)
   test_top_page();
   test_map_count();
   test_file_vmas();
+  test_munmap_window();
   test_mremap();
   test_vma_lock();
   rcu_barrier();                  // the mms go after a grace period
