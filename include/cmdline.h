@@ -54,6 +54,7 @@ struct cmdline {
   bool ipi_wait_spin;         // ipi.wait=spin: wait for IPI answers spinning, as Linux does
   bool fault_lock_mmap_sem;   // vm.fault_lock=mmap_sem: faults take mmap_sem, not a VMA's lock
   bool vm_pt_percore;         // vm.pt=percore: each CPU its own page tables of an mm
+  bool vm_munmap_lock;        // vm.munmap=lock: munmap zaps under mmap_sem (not after it)
   bool vm_ptl_mm;             // vm.ptl=mm: one lock for every PTE of an mm (not one a table)
   bool bench_rates;           // bench.rates=yes: a BENCH-RUNS line of each point's run rates
   u32 bench_margin;           // bench.margin=: the equivalence margin of verdicts, per cent

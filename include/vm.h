@@ -284,6 +284,8 @@ extern bool vma_lock_planted_no_write;   // planted bug: vma_start_write marks n
 void vma_lock_init(void);             // mm/mmap.c: the boot's vm.fault_lock= and vm.pt=
 void percore_init(void);
 void ptlock_init(void);                // mm/ptlock.c: the boot's vm.ptl=
+void munmap_init(void);                // mm/munmap.c: the boot's vm.munmap=
+extern bool munmap_range;              // vm.munmap=range: munmap in two phases
 struct vma *vma_alloc(void);                 // zeroed, its lock ready; NULL without memory
 struct vma *vma_dup(const struct vma *src);  // a copy with a lock of its own
 void vma_free(struct vma *v);                // after a grace period

@@ -63,6 +63,7 @@ rest_init(void)
   vma_lock_init();                     // vm.fault_lock=: faults lock their VMA, or mmap_sem
   percore_init();                      // vm.pt=: one page table per mm, or one per CPU
   ptlock_init();                       // vm.ptl=: a lock per page table, or one per mm
+  munmap_init();                       // vm.munmap=: munmap zaps after mmap_sem, or under it
   populate_rootfs();                   // the initramfs archives unpacked into /, then freed
   reclaim_init();                      // watermarks and kswapd: memory pressure is handled
   leak_check_snapshot();               // what the allocators hold once boot is done

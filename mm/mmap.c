@@ -178,3 +178,16 @@ percore_init(void)
   else
     printk("vm: vm.pt=shared: one page table per address space, as Linux\n");
 }
+
+// vm.munmap=: the two phases, or one under mmap_sem as before (to compare the two in one
+// image: a build of each would differ in where its code lies too, which moves TCG's results).
+void
+munmap_init(void)
+{
+  munmap_range = !kcmdline.vm_munmap_lock;
+  if(munmap_range)
+    printk("vm: vm.munmap=range: munmap marks its VMAs, then zaps and shoots down with mmap_sem"
+           " free (RadixVM's range lock)\n");
+  else
+    printk("vm: vm.munmap=lock: munmap zaps and shoots down under mmap_sem for write\n");
+}

@@ -19,6 +19,7 @@
 #include "vm.h"
 #include "internal.h"
 
+bool munmap_range = true;   // vm.munmap=range (the default); false: lock, in one phase
 void (*munmap_zap_hook)(struct mm *mm);
 bool munmap_planted_whole_range;
 bool munmap_planted_fault;
@@ -101,15 +102,15 @@ vm_munmap(struct mm *mm, unsigned long addr, size_t len)
     return -EINVAL;
   unsigned long end = addr + len;
   // Cutting the range out of VMAs that reach past its ends takes a spare VMA for each end.
-  // Without them (allocation failed, or MAX_MAP_COUNT in reach) munmap unmaps in one phase as
-  // before, under mmap_sem, and fails with ENOMEM only where it would have to cut a hole in
+  // Without them (allocation failed, or MAX_MAP_COUNT in reach), or under vm.munmap=lock,
+  // munmap unmaps in one phase under mmap_sem, and fails with ENOMEM only where it would have to cut a hole in
   // one VMA, as Linux's does (munmap(2): ENOMEM).
   struct vma *spare[2] = { vma_alloc(), vma_alloc() };
   mmap_write_lock(mm);
   while(unmapping_wait(mm, addr, end))
     mmap_write_lock(mm);
   int err = 0;
-  if(spare[0] && spare[1] && mm->nr_vmas + 2 <= MAX_MAP_COUNT) {
+  if(READ_ONCE(munmap_range) && spare[0] && spare[1] && mm->nr_vmas + 2 <= MAX_MAP_COUNT) {
     struct vma *list = NULL;
     int n = unmap_mark(mm, addr, end, spare, &list);
     mmap_write_unlock(mm);
@@ -128,3 +129,4 @@ vm_munmap(struct mm *mm, unsigned long addr, size_t len)
   kfree(spare[1]);
   return err;
 }
+

@@ -399,6 +399,14 @@ parse_vm_ptl(struct cmdline *c, const char *v)
   return one_of(v, "split", "mm", &c->vm_ptl_mm, "expected split or mm");
 }
 
+// vm.munmap=: range (the default: munmap marks its VMAs, then zaps with mmap_sem free) or lock
+// (it zaps under mmap_sem for write, as before 2026-12-07), mm/munmap.c.
+static const char *
+parse_vm_munmap(struct cmdline *c, const char *v)
+{
+  return one_of(v, "range", "lock", &c->vm_munmap_lock, "expected range or lock");
+}
+
 const char *const cmdline_pagecache_names[NR_CMDLINE_PAGECACHE] = {
   "hash-global", "hash-bucket", "radix-lock", "radix-rcu",
 };
@@ -501,6 +509,7 @@ static const struct param {
   { "vm.fault_lock", parse_fault_lock },
   { "vm.pt", parse_vm_pt },
   { "vm.ptl", parse_vm_ptl },
+  { "vm.munmap", parse_vm_munmap },
   { "bench.margin", parse_margin },
   { "bench.seed", parse_seed },
   { "pagecache", parse_pagecache },

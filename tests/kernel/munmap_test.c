@@ -76,8 +76,9 @@ munmap_run(bool planted_fault, bool planted_whole)
   use_mm(mw.mm);
   u64 v = MW_PATTERN;
   ok = ok && !put_user(v, (u64 *)mw.a) && !put_user(v, (u64 *)mw.b);
-  bool was = fault_vma_lock;
+  bool was = fault_vma_lock, range = munmap_range;
   WRITE_ONCE(fault_vma_lock, true);   // vm.fault_lock=mmap_sem boots test the VMA path too
+  WRITE_ONCE(munmap_range, true);     // and vm.munmap=lock boots the two phases
   WRITE_ONCE(munmap_planted_fault, planted_fault);
   WRITE_ONCE(munmap_planted_whole_range, planted_whole);
   munmap_zap_hook = window;
@@ -86,6 +87,7 @@ munmap_run(bool planted_fault, bool planted_whole)
   WRITE_ONCE(munmap_planted_whole_range, false);
   WRITE_ONCE(munmap_planted_fault, false);
   WRITE_ONCE(fault_vma_lock, was);
+  WRITE_ONCE(munmap_range, range);
   if(mw.mapper)
     kthread_join(mw.mapper);
   // After: the hole keeps its write, the mapper's new page reads zero, the rest is unmapped.
