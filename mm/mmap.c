@@ -1,5 +1,5 @@
 // brk, mmap (anonymous and of files) and munmap (man 2 mmap, brk), with Linux's argument checks;
-// the VMA work is mm/vma.c's (Linux's mm/mmap.c).
+// the VMA work is mm/vma.c's and mm/munmap.c's (Linux's mm/mmap.c).
 #include "cmdline.h"
 #include "errno.h"
 #include "fdtable.h"
