@@ -1,5 +1,5 @@
 // What mm/vma.c's tree code shares with mm/munmap.c, and nothing outside mm/ needs (Linux's
-// mm/internal.h). Every call here is made under mmap_sem for write.
+// mm/internal.h). All but range_ok are called under mmap_sem for write.
 #pragma once
 #include "vm.h"
 

@@ -103,8 +103,8 @@ vm_munmap(struct mm *mm, unsigned long addr, size_t len)
   unsigned long end = addr + len;
   // Cutting the range out of VMAs that reach past its ends takes a spare VMA for each end.
   // Without them (allocation failed, or MAX_MAP_COUNT in reach), or under vm.munmap=lock,
-  // munmap unmaps in one phase under mmap_sem, and fails with ENOMEM only where it would have to cut a hole in
-  // one VMA, as Linux's does (munmap(2): ENOMEM).
+  // munmap unmaps in one phase under mmap_sem, and fails with ENOMEM only where it would have
+  // to cut a hole in one VMA, as Linux's does (munmap(2): ENOMEM).
   struct vma *spare[2] = { vma_alloc(), vma_alloc() };
   mmap_write_lock(mm);
   while(unmapping_wait(mm, addr, end))
@@ -129,4 +129,3 @@ vm_munmap(struct mm *mm, unsigned long addr, size_t len)
   kfree(spare[1]);
   return err;
 }
-
