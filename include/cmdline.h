@@ -51,6 +51,7 @@ struct cmdline {
   u32 profile_hz;     // profile=: samples a second of every benchmark point, 0..10000; 0: off
   bool lockstat;      // lockstat=yes: lock statistics for every benchmark point
   bool madvise_lock_write;    // madvise.lock=write: user madvise takes mmap_sem for writing
+  bool madvise_lock_read;     // madvise.lock=read: madvise takes mmap_sem, not a VMA's lock
   bool ipi_wait_spin;         // ipi.wait=spin: wait for IPI answers spinning, as Linux does
   bool fault_lock_mmap_sem;   // vm.fault_lock=mmap_sem: faults take mmap_sem, not a VMA's lock
   bool vm_pt_percore;         // vm.pt=percore: each CPU its own page tables of an mm

@@ -185,6 +185,8 @@ extern bool munmap_planted_whole_range, munmap_planted_fault;
 long vm_mincore(struct mm *mm, unsigned long start, unsigned long n, u8 *vec);
 int madvise(struct mm *mm, unsigned long addr, size_t len, int advice);
 extern bool madvise_exclusive;   // true: madvise takes mmap_sem for write (pre-2007 Linux)
+extern bool madvise_vma_lock;    // madvise.lock=vma: within one VMA, under its lock alone
+extern bool madvise_planted_span; // planted bug: madvise.lock=vma ignores the VMA's end
 // madvise with the lock mode given: user mode's follows madvise.lock= (sys_madvise), the
 // in-kernel callers' madvise_exclusive.
 int madvise_locked(struct mm *mm, unsigned long addr, size_t len, int advice, bool exclusive);
@@ -281,7 +283,7 @@ extern u64 lazyfree_freed;           // pages dropped by evict since boot
 // are stored with WRITE_ONCE, as a fault walks them under rcu_read_lock alone.
 extern bool fault_vma_lock;        // vm.fault_lock=vma: faults try a VMA's lock first
 extern bool vma_lock_planted_no_write;   // planted bug: vma_start_write marks nothing
-void vma_lock_init(void);             // mm/mmap.c: the boot's vm.fault_lock= and vm.pt=
+void vma_lock_init(void);             // mm/mmap.c: the boot's vm.fault_lock=, madvise.lock=vma
 void percore_init(void);
 void ptlock_init(void);                // mm/ptlock.c: the boot's vm.ptl=
 void munmap_init(void);                // mm/munmap.c: the boot's vm.munmap=
@@ -308,6 +310,8 @@ void pt_pages_add(struct pt_count *c, long n);
 int percore_pgd_alloc(struct mm *mm);   // after mm->pgd; 0 also when the variant is off
 void percore_free(struct mm *mm);
 void percore_fill(struct mm *mm, unsigned long addr);   // after a fault
+u64 *percore_slot(struct mm *mm, int cpu, unsigned long addr);   // may sleep; NULL: no memory
+void percore_copy(struct mm *mm, int cpu, u64 *copy, u64 *shared);   // under shared's ptl
 // Each: *cpus gains the CPUs that held a copy. The copies of [start, end) go (their dirty
 // bits folded into shared PTEs that map the same pages still), or lose their accessed and
 // dirty bits (MADV_FREE), each page table's span under its lock; under the lock of shared,

@@ -16,11 +16,24 @@
 // brings back the exclusive lock to measure the difference in one boot.
 bool madvise_exclusive;
 
+// madvise.lock=vma, the default: a range that lies in one VMA is advised under that VMA's
+// lock alone, found as a fault finds its own, and mmap_sem is left to the threads that map
+// and unmap (Barry Song's per-VMA locking of MADV_DONTNEED and MADV_FREE, linux-mm 2025;
+// Linux's MADVISE_VMA_READ_LOCK). vmscale at 8 threads: 4x the operations of mmap_sem's
+// read side (doc/notebook/2026-12-07-madvise-vma.md). A VMA's read lock
+// keeps out what a read mmap_sem did: a writer changes a VMA, moves its PTEs (mremap), copies
+// them (fork) or unmaps it only after vma_start_write, which waits for the lock's readers.
+// Only while faults lock their VMA too (vm.fault_lock=vma): the madvise suite turns that off
+// to fault under mmap_sem as the seed's kernels did, and madvise goes back to mmap_sem with it.
+bool madvise_vma_lock;
+bool madvise_planted_span;   // planted bug: a range past the VMA's end is advised under its lock
+
 // A page unmapped since it was batched (its mm link cleared) is left to the unmapper. The
 // hand-over is made under the lock of the page's page table, which lazyfree_evict takes to
 // look at the page (mm/lazyfree.c); a page's address (page->index) holds still under
-// mmap_sem, which keeps mremap out. Pages of one table, as a batch's mostly are, share one
-// lookup and acquisition of its lock, and go to the LRU LRU_BATCH at a time under it.
+// mmap_sem or its VMA's lock, either of which keeps mremap out. Pages of one table, as a
+// batch's mostly are, share one lookup and acquisition of its lock, and go to the LRU
+// LRU_BATCH at a time under it.
 static void
 lazyfree_batch(struct mmu_gather *tlb)
 {
@@ -88,6 +101,27 @@ madvise_free(struct mm *mm, unsigned long start, unsigned long end)
   walk_present_ptes(mm, start, end, lazyfree_pte, lazyfree_batch);
 }
 
+// Under the lock of the VMA holding [start, end), if one does: -EAGAIN if none was found
+// (or the walk missed it), and the caller takes mmap_sem and walks the tree.
+static int
+madvise_one_vma(struct mm *mm, unsigned long start, unsigned long end, int advice)
+{
+  struct vma *v = lock_vma_under_rcu(mm, start);
+  if(!v)
+    return -EAGAIN;
+  int err = 0;
+  if(end > v->end && !madvise_planted_span)
+    err = -EAGAIN;
+  else if(advice == MADV_FREE && v->file)
+    err = -EINVAL;
+  else if(advice == MADV_DONTNEED)
+    zap_page_range(mm, start, end);
+  else
+    madvise_free(mm, start, end);
+  vma_end_read(v);
+  return err;
+}
+
 int
 madvise(struct mm *mm, unsigned long start, size_t len_in, int advice)
 {
@@ -114,6 +148,11 @@ madvise_locked(struct mm *mm, unsigned long start, size_t len_in, int advice, bo
     return -EINVAL;
   if(end == start)
     return 0;
+  if(!exclusive && READ_ONCE(madvise_vma_lock) && READ_ONCE(fault_vma_lock)) {
+    int err = madvise_one_vma(mm, start, end, advice);
+    if(err != -EAGAIN)
+      return err;
+  }
   if(exclusive)
     mmap_write_lock(mm);
   else
@@ -143,9 +182,10 @@ madvise_locked(struct mm *mm, unsigned long start, size_t len_in, int advice, bo
   return err;
 }
 
-// DONTNEED and FREE do their work, under mmap_sem taken as madvise.lock= says (read by
-// default, as Linux since 2.6.2x; write as before Nick Piggin's 2007 patch); the hints Linux
-// accepts on anonymous memory are accepted and change nothing; the rest are EINVAL.
+// DONTNEED and FREE do their work, locked as madvise.lock= says (vma by default: a VMA's lock
+// where the range fits one, else mmap_sem for reading, as Linux since 2007 throughout; write
+// as before Nick Piggin's 2007 patch); the hints Linux accepts on anonymous memory are
+// accepted and change nothing; the rest are EINVAL.
 long
 sys_madvise(u64 addr, u64 len, u64 advice)
 {

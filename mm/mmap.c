@@ -18,7 +18,8 @@
 #define DEV_ZERO MKDEV(1, 5)
 #define LLONG_MAX 0x7fffffffffffffffLL
 
-// brk(2): the raw call returns the new break, or the old one on any failure (brk(2), "C library/kernel differences").
+// brk(2): the raw call returns the new break, or the old one on any failure (brk(2), "C
+// library/kernel differences").
 // The heap grows by MAP_FIXED_NOREPLACE, so it never overwrites another mapping, and the
 // mprotect merges the new piece into the heap's VMA.
 long
@@ -151,6 +152,8 @@ sys_munmap(u64 addr, u64 len)
 // vm.fault_lock=: how a page fault finds and locks its VMA (mm/vma_lock.c). madvise.lock=write
 // is the kernel before 2007, whose faults took mmap_sem as well: it keeps them there, so that
 // the madvise under the write lock still shuts every fault out, as the seed's kernel did.
+// madvise.lock=vma (the default) finds and locks a VMA as a fault does, so it needs
+// vm.fault_lock=vma; under vm.fault_lock=mmap_sem madvise takes mmap_sem for reading.
 void
 vma_lock_init(void)
 {
@@ -161,6 +164,13 @@ vma_lock_init(void)
   else
     printk("vm: vm.fault_lock=mmap_sem%s: every page fault takes mmap_sem for reading (Linux"
            " before 6.4)\n", kcmdline.fault_lock_mmap_sem ? "" : " (madvise.lock=write)");
+  madvise_vma_lock = fault_vma_lock && !kcmdline.madvise_lock_read;
+  if(madvise_vma_lock)
+    printk("vm: madvise.lock=vma: MADV_DONTNEED and MADV_FREE within one VMA take its lock,"
+           " not mmap_sem (Linux 2025)\n");
+  else if(!kcmdline.madvise_lock_write)
+    printk("vm: madvise.lock=read%s: MADV_DONTNEED and MADV_FREE take mmap_sem for reading\n",
+           kcmdline.madvise_lock_read ? "" : " (vm.fault_lock=mmap_sem)");
 }
 
 // vm.pt=: each mm made from here on gets per-core page tables, or not (mm/percore.c). Their

@@ -137,10 +137,31 @@ pcpu_pte_alloc(struct mm *mm, int cpu, unsigned long addr)
   return &t[pt_index(addr, 0)];
 }
 
-// After a fault on this CPU resolved addr in the shared tables: this CPU's copy of the shared
-// PTE. Nothing when the shared PTE went meanwhile: the access faults again. The thread may
-// have moved to another CPU since; the copy is then that CPU's cache, and the thread faults
-// again where it runs now.
+// cpu's copy of the shared PTE, and cpu on the shared table's record. Under the lock of the
+// shared page table; nothing when the shared PTE is not present: the access faults again.
+void
+percore_copy(struct mm *mm, int cpu, u64 *copy, u64 *shared)
+{
+  u64 e = *shared;
+  if(e & PTE_P) {
+    WRITE_ONCE(*copy, e);
+    virt_to_page(shared)->private |= 1UL << cpu;
+  }
+}
+
+// Where cpu's copy of addr's PTE goes, its tables made to reach it; NULL without memory.
+// May sleep: before the fault takes the shared table's lock.
+u64 *
+percore_slot(struct mm *mm, int cpu, unsigned long addr)
+{
+  return pcpu_pte_alloc(mm, cpu, addr);
+}
+
+// After a fault on this CPU resolved addr in the shared tables, unless it made the copy under
+// the lock it installed the PTE with (do_fault's demand-zero path): this CPU's copy of the
+// shared PTE. Nothing when the shared PTE went meanwhile: the access faults again. The thread
+// may have moved to another CPU since; the copy is then that CPU's cache, and the thread
+// faults again where it runs now.
 void
 percore_fill(struct mm *mm, unsigned long addr)
 {
@@ -152,11 +173,7 @@ percore_fill(struct mm *mm, unsigned long addr)
   u64 *shared = pte_offset_map_lock(mm, addr, &ptl);
   if(!shared)
     return;
-  u64 e = *shared;
-  if(e & PTE_P) {
-    WRITE_ONCE(*copy, e);
-    virt_to_page(shared)->private |= 1UL << cpu;
-  }
+  percore_copy(mm, cpu, copy, shared);
   spin_unlock(ptl);
 }
 

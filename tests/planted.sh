@@ -45,6 +45,7 @@ planted-lazy-noflush	SELFTEST name=planted-lazy-noflush result=fail .* stale=[1-
 planted-munmap-fault	SELFTEST name=planted-munmap-fault result=fail .* fault_err=0 
 planted-munmap-whole	SELFTEST name=planted-munmap-whole result=fail .* hole_kept=0 
 planted-ptlock-shared	SELFTEST name=planted-ptlock-shared result=fail .* other_table_during=0
+planted-madvise-vma-span	SELFTEST name=planted-madvise-vma-span result=fail .* span_during=1
 planted-leak	SELFTEST name=planted-leak result=pass .* object=1 page=1$
 EOF
 )

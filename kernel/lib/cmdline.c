@@ -354,12 +354,21 @@ parse_lockstat(struct cmdline *c, const char *v)
   return yesno(v, &c->lockstat);
 }
 
-// madvise.lock=: how user mode's MADV_DONTNEED and MADV_FREE take mmap_sem. read is the
-// default, as in Linux since Nick Piggin's 2007 patch; write is the kernel before it.
+// madvise.lock=: how MADV_DONTNEED and MADV_FREE lock the address space. vma, the default,
+// takes the lock of the one VMA a range lies in and not mmap_sem (Barry Song's per-VMA
+// madvise, Linux 2025); read takes mmap_sem for reading, as Linux from Nick Piggin's 2007
+// patch until then; write is the kernel before that patch.
 static const char *
 parse_madvise_lock(struct cmdline *c, const char *v)
 {
-  return one_of(v, "read", "write", &c->madvise_lock_write, "expected read or write");
+  bool vma = strcmp(v, "vma") == 0;
+  const char *err = vma ? NULL : one_of(v, "read", "write", &c->madvise_lock_write,
+                                        "expected vma, read or write");
+  if(!err)
+    c->madvise_lock_read = !vma && !c->madvise_lock_write;
+  if(vma)
+    c->madvise_lock_write = false;
+  return err;
 }
 
 static const char *

@@ -67,7 +67,8 @@ test_empty(void)
   CHECK(d.bench_runs == 0 && d.bench_secs_us == 0 && !d.bench_aa);
   CHECK(d.selftest == SELFTEST_NONE && d.nselftest == 0 && d.nr_cpus == 0);
   CHECK(d.poweroff && d.panic == PANIC_EXIT && d.failslab == 0 && d.failpage == 0 && !d.debug_slab);
-  CHECK(!d.lockstat && !d.madvise_lock_write && !d.fault_lock_mmap_sem && !d.vm_pt_percore);
+  CHECK(!d.lockstat && !d.madvise_lock_write && !d.madvise_lock_read && !d.fault_lock_mmap_sem &&
+        !d.vm_pt_percore);
   CHECK(fresh(&c, "") == 0 && memcmp(&c, &d, sizeof(c)) == 0);
   CHECK(fresh(&c, "   \t \n\r\v\f ") == 0 && memcmp(&c, &d, sizeof(c)) == 0);
   CHECK(cmdline_parse(&c, "nr_cpus=x bogus", NULL) == 2);
@@ -342,11 +343,16 @@ test_flags(void)
   CHECK(parse(&c, "lockstat=no") == 0 && !c.lockstat);
   CHECK(fresh(&c, "lockstat=yes lockstat=on") == 1 && c.lockstat);
   CHECK(strcmp(lastwhy, "expected yes or no") == 0 && strcmp(lastword, "lockstat=on") == 0);
-  // madvise.lock: read (the default) or write; anything else is named and the default kept.
-  CHECK(fresh(&c, "madvise.lock=write") == 0 && c.madvise_lock_write);
-  CHECK(parse(&c, "madvise.lock=read") == 0 && !c.madvise_lock_write);
-  CHECK(fresh(&c, "madvise.lock=exclusive") == 1 && !c.madvise_lock_write);
-  CHECK(strcmp(lastwhy, "expected read or write") == 0 &&
+  // madvise.lock: vma (the default), read or write, the last word winning; anything else is
+  // named and what was set kept.
+  CHECK(fresh(&c, "madvise.lock=write") == 0 && c.madvise_lock_write && !c.madvise_lock_read);
+  CHECK(parse(&c, "madvise.lock=read") == 0 && !c.madvise_lock_write && c.madvise_lock_read);
+  CHECK(parse(&c, "madvise.lock=vma") == 0 && !c.madvise_lock_write && !c.madvise_lock_read);
+  CHECK(fresh(&c, "madvise.lock=write madvise.lock=vma") == 0 && !c.madvise_lock_read &&
+        !c.madvise_lock_write);
+  CHECK(fresh(&c, "madvise.lock=read madvise.lock=range") == 1 && c.madvise_lock_read);
+  CHECK(fresh(&c, "madvise.lock=exclusive") == 1 && !c.madvise_lock_write && !c.madvise_lock_read);
+  CHECK(strcmp(lastwhy, "expected vma, read or write") == 0 &&
         strcmp(lastword, "madvise.lock=exclusive") == 0);
   CHECK(rejected("madvise.lock=", "empty value"));
   // vm.fault_lock: vma (the default) or mmap_sem.

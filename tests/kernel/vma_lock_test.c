@@ -1,5 +1,6 @@
-// Self-tests of per-VMA locks (mm/vma_lock.c): a page fault goes on while another thread holds
-// mmap_sem for write to change another VMA, and waits while its own VMA is being changed.
+// Self-tests of per-VMA locks (mm/vma_lock.c): a page fault, or a madvise within one VMA under
+// madvise.lock=vma, goes on while another thread holds mmap_sem for write to change another
+// VMA, and waits while its own VMA is being changed.
 #include "errno.h"
 #include "printk.h"
 #include "sched.h"
@@ -11,7 +12,9 @@
 
 static struct {
   struct mm *mm;
-  unsigned long addr;   // the page the faulter writes first
+  unsigned long addr;   // the page the faulter writes first; the start of the madvise
+  size_t len;           // the madvise's length
+  int err;              // what the madvise returned
   int done;             // 1: its fault returned and the write went in; -1: it failed
 } vl;
 
@@ -22,6 +25,16 @@ faulter(void *arg)
   int err = put_user(0x5a, (u8 *)vl.addr);
   unuse_mm(vl.mm);
   smp_store_release(&vl.done, err ? -1 : 1);
+  return 0;
+}
+
+static int
+advisor(void *arg)
+{
+  use_mm(vl.mm);
+  vl.err = madvise(vl.mm, vl.addr, vl.len, MADV_DONTNEED);
+  unuse_mm(vl.mm);
+  smp_store_release(&vl.done, 1);
   return 0;
 }
 
@@ -36,17 +49,19 @@ done_within(u64 ms)
 }
 
 // A fault at addr, by a thread of its own, while this one holds mmap_sem for write with the
-// VMA at locked write-locked: whether the fault finished during the section (within 200 ms),
-// and whether it finished, with its write in, in the end.
+// VMA at locked write-locked (none if 0): whether the fault (or fn's madvise) finished during
+// the section (within 200 ms), and whether it finished, with its write in, in the end.
 static bool
-fault_during_section(struct mm *mm, unsigned long addr, unsigned long locked, bool *during)
+run_during_section(int (*fn)(void *), struct mm *mm, unsigned long addr, unsigned long locked,
+                   bool *during)
 {
   vl.mm = mm;
   vl.addr = addr;
   WRITE_ONCE(vl.done, 0);
   mmap_write_lock(mm);
-  vma_start_write(mm, find_vma(mm, locked));
-  struct thread *t = kthread_create(faulter, NULL, -1, "vma-faulter");
+  if(locked)
+    vma_start_write(mm, find_vma(mm, locked));
+  struct thread *t = kthread_create(fn, NULL, -1, "vma-locker");
   if(!t) {
     mmap_write_unlock(mm);
     return false;
@@ -75,8 +90,8 @@ vma_lock_run(bool planted)
   WRITE_ONCE(vma_lock_planted_no_write, planted);
   u64 locked0 = READ_ONCE(nr_page_faults) - READ_ONCE(nr_mmap_sem_faults);
   bool other_during = false, own_during = true;
-  ok &= fault_during_section(mm, a, b, &other_during);   // b changes: a's fault goes on
-  ok &= fault_during_section(mm, c, c, &own_during);     // c changes: c's fault waits
+  ok &= run_during_section(faulter, mm, a, b, &other_during);   // b changes: a's goes on
+  ok &= run_during_section(faulter, mm, c, c, &own_during);     // c changes: c's waits
   u64 locked = READ_ONCE(nr_page_faults) - READ_ONCE(nr_mmap_sem_faults) - locked0;
   WRITE_ONCE(vma_lock_planted_no_write, false);
   WRITE_ONCE(fault_vma_lock, was);
@@ -100,3 +115,59 @@ test_planted_vma_lock_no_write(void)
   return vma_lock_run(true);
 }
 SELFTEST("planted-vma-lock-no-write", test_planted_vma_lock_no_write);
+
+// madvise.lock=vma: a MADV_DONTNEED within one VMA goes on while another VMA is changed, and
+// waits while its own is; one over three VMAs and the holes between them waits for mmap_sem,
+// and says ENOMEM for the holes. Each zaps what it was given.
+static bool
+madvise_vma_run(bool planted)
+{
+  struct mm *mm = mm_create();
+  if(!mm)
+    return false;
+  unsigned long a = MMAP_BASE + 0x100000, b = a + 0x10000, c = b + 0x10000;
+  bool ok = true;
+  for(unsigned long x = a; x <= c; x += 0x10000)
+    ok &= vm_mmap(mm, x, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED) == (long)x;
+  use_mm(mm);
+  for(unsigned long x = a; x <= c; x += 0x10000)
+    ok &= put_user(1, (u8 *)x) == 0 && put_user(1, (u8 *)(x + PAGE_SIZE)) == 0;
+  u64 rss0 = mm->rss;
+  unuse_mm(mm);
+  bool was_fault = fault_vma_lock, was_madvise = madvise_vma_lock;
+  WRITE_ONCE(fault_vma_lock, true);
+  WRITE_ONCE(madvise_vma_lock, true);
+  WRITE_ONCE(madvise_planted_span, planted);
+  bool other_during = false, own_during = true, span_during = true;
+  vl.len = PAGE_SIZE;
+  ok &= run_during_section(advisor, mm, a, b, &other_during) && vl.err == 0;
+  ok &= run_during_section(advisor, mm, b, b, &own_during) && vl.err == 0;
+  vl.len = c - a;   // [a + PAGE_SIZE, c + PAGE_SIZE): a's second page to c's first, two holes
+  ok &= run_during_section(advisor, mm, a + PAGE_SIZE, 0, &span_during) && vl.err == -ENOMEM;
+  WRITE_ONCE(madvise_planted_span, false);
+  WRITE_ONCE(madvise_vma_lock, was_madvise);
+  WRITE_ONCE(fault_vma_lock, was_fault);
+  // Left mapped: c's second page, only.
+  u64 rss = mm->rss;
+  selftest_extra("other_vma_during=%d own_vma_during=%d span_during=%d rss=%lu of %lu",
+                 other_during, own_during, span_during, rss, rss0);
+  mmput(mm);
+  return ok && other_during && !own_during && !span_during && rss0 == 6 && rss == 1;
+}
+
+static bool
+test_madvise_vma_lock(void)
+{
+  return madvise_vma_run(false);
+}
+SELFTEST_NOINJECT("madvise-vma-lock", test_madvise_vma_lock);
+
+// The range is not checked against the VMA's end: a madvise over several VMAs and holes runs
+// under the first one's lock alone, with mmap_sem held for write by another thread.
+static bool
+test_planted_madvise_vma_span(void)
+{
+  return madvise_vma_run(true);
+}
+SELFTEST("planted-madvise-vma-span", test_planted_madvise_vma_span);
