@@ -187,8 +187,9 @@ int madvise(struct mm *mm, unsigned long addr, size_t len, int advice);
 extern bool madvise_exclusive;   // true: madvise takes mmap_sem for write (pre-2007 Linux)
 extern bool madvise_vma_lock;    // madvise.lock=vma: within one VMA, under its lock alone
 extern bool madvise_planted_span; // planted bug: madvise.lock=vma ignores the VMA's end
-// madvise with the lock mode given: user mode's follows madvise.lock= (sys_madvise), the
-// in-kernel callers' madvise_exclusive.
+// madvise with the lock mode given: exclusive, mmap_sem for write (user mode's follows
+// madvise.lock=write, the in-kernel callers' madvise_exclusive); else a VMA's lock as
+// madvise_vma_lock says, or mmap_sem for reading.
 int madvise_locked(struct mm *mm, unsigned long addr, size_t len, int advice, bool exclusive);
 
 // fs/file_table.c: a file's references (Linux's get_file and fput); the last close frees it.
@@ -311,7 +312,7 @@ int percore_pgd_alloc(struct mm *mm);   // after mm->pgd; 0 also when the varian
 void percore_free(struct mm *mm);
 void percore_fill(struct mm *mm, unsigned long addr);   // after a fault
 u64 *percore_slot(struct mm *mm, int cpu, unsigned long addr);   // may sleep; NULL: no memory
-void percore_copy(struct mm *mm, int cpu, u64 *copy, u64 *shared);   // under shared's ptl
+void percore_copy(int cpu, u64 *copy, u64 *shared);   // under shared's page-table lock
 // Each: *cpus gains the CPUs that held a copy. The copies of [start, end) go (their dirty
 // bits folded into shared PTEs that map the same pages still), or lose their accessed and
 // dirty bits (MADV_FREE), each page table's span under its lock; under the lock of shared,

@@ -20,11 +20,11 @@ bool madvise_exclusive;
 // lock alone, found as a fault finds its own, and mmap_sem is left to the threads that map
 // and unmap (Barry Song's per-VMA locking of MADV_DONTNEED and MADV_FREE, linux-mm 2025;
 // Linux's MADVISE_VMA_READ_LOCK). vmscale at 8 threads: 4x the operations of mmap_sem's
-// read side (doc/notebook/2026-12-07-madvise-vma.md). A VMA's read lock
-// keeps out what a read mmap_sem did: a writer changes a VMA, moves its PTEs (mremap), copies
-// them (fork) or unmaps it only after vma_start_write, which waits for the lock's readers.
-// Only while faults lock their VMA too (vm.fault_lock=vma): the madvise suite turns that off
-// to fault under mmap_sem as the seed's kernels did, and madvise goes back to mmap_sem with it.
+// read side (doc/notebook/2026-12-07-madvise-vma.md). A VMA's read lock keeps out what a
+// read mmap_sem did: a writer changes a VMA, moves its PTEs (mremap), copies them (fork) or
+// unmaps it only after vma_start_write, which waits for the lock's readers. Only while
+// faults lock their VMA too (vm.fault_lock=vma): the madvise suite turns that off to fault
+// under mmap_sem as the seed's kernels did, and madvise goes back to mmap_sem with it.
 bool madvise_vma_lock;
 bool madvise_planted_span;   // planted bug: a range past the VMA's end is advised under its lock
 

@@ -454,7 +454,7 @@ do_fault(struct mm *mm, struct vma *v, unsigned long addr, unsigned flags, bool 
     return do_wp_page(mm, addr, pte, prot);
   }
   if(copy)
-    percore_copy(mm, cpu, copy, pte);
+    percore_copy(cpu, copy, pte);
   spin_unlock(ptl);
   if(page)
     __free_page(page);

@@ -140,7 +140,7 @@ pcpu_pte_alloc(struct mm *mm, int cpu, unsigned long addr)
 // cpu's copy of the shared PTE, and cpu on the shared table's record. Under the lock of the
 // shared page table; nothing when the shared PTE is not present: the access faults again.
 void
-percore_copy(struct mm *mm, int cpu, u64 *copy, u64 *shared)
+percore_copy(int cpu, u64 *copy, u64 *shared)
 {
   u64 e = *shared;
   if(e & PTE_P) {
@@ -173,7 +173,7 @@ percore_fill(struct mm *mm, unsigned long addr)
   u64 *shared = pte_offset_map_lock(mm, addr, &ptl);
   if(!shared)
     return;
-  percore_copy(mm, cpu, copy, shared);
+  percore_copy(cpu, copy, shared);
   spin_unlock(ptl);
 }
 
