@@ -104,17 +104,18 @@ percore_free(struct mm *mm)
 
 // The PTE of addr in cpu's tables, or NULL where a level is missing. Under the lock of the
 // shared page table of addr; the upper levels it walks only ever gain entries (under
-// page_table_lock, pcpu_pte_alloc) while the mm lives.
+// page_table_lock, percore_slot) while the mm lives.
 static u64 *
 pcpu_pte(struct mm *mm, int cpu, unsigned long addr)
 {
   return pt_walk(mm->pcpu_pgd[cpu], addr);
 }
 
-// Makes cpu's tables reach addr's PTE and returns it, NULL without memory; the allocations
-// may sleep, so they come before the lock, and a level another fault made meanwhile wins.
-static u64 *
-pcpu_pte_alloc(struct mm *mm, int cpu, unsigned long addr)
+// Where cpu's copy of addr's PTE goes: cpu's tables made to reach it, NULL without memory.
+// The allocations may sleep, so a fault calls this before it takes the shared table's lock;
+// a level another fault made meanwhile wins.
+u64 *
+percore_slot(struct mm *mm, int cpu, unsigned long addr)
 {
   u64 *t = mm->pcpu_pgd[cpu];
   for(int level = 3; level > 0; level--) {
@@ -149,14 +150,6 @@ percore_copy(int cpu, u64 *copy, u64 *shared)
   }
 }
 
-// Where cpu's copy of addr's PTE goes, its tables made to reach it; NULL without memory.
-// May sleep: before the fault takes the shared table's lock.
-u64 *
-percore_slot(struct mm *mm, int cpu, unsigned long addr)
-{
-  return pcpu_pte_alloc(mm, cpu, addr);
-}
-
 // After a fault on this CPU resolved addr in the shared tables, unless it made the copy under
 // the lock it installed the PTE with (do_fault's demand-zero path): this CPU's copy of the
 // shared PTE. Nothing when the shared PTE went meanwhile: the access faults again. The thread
@@ -166,7 +159,7 @@ void
 percore_fill(struct mm *mm, unsigned long addr)
 {
   int cpu = smp_processor_id();
-  u64 *copy = pcpu_pte_alloc(mm, cpu, addr);
+  u64 *copy = percore_slot(mm, cpu, addr);
   if(!copy)
     return;   // no memory for a table: the access faults again, and may find some
   spinlock_t *ptl;

@@ -361,13 +361,14 @@ parse_lockstat(struct cmdline *c, const char *v)
 static const char *
 parse_madvise_lock(struct cmdline *c, const char *v)
 {
-  bool vma = strcmp(v, "vma") == 0;
-  const char *err = vma ? NULL : one_of(v, "read", "write", &c->madvise_lock_write,
-                                        "expected vma, read or write");
+  if(strcmp(v, "vma") == 0) {
+    c->madvise_lock_read = c->madvise_lock_write = false;
+    return NULL;
+  }
+  const char *err = one_of(v, "read", "write", &c->madvise_lock_write,
+                           "expected vma, read or write");
   if(!err)
-    c->madvise_lock_read = !vma && !c->madvise_lock_write;
-  if(vma)
-    c->madvise_lock_write = false;
+    c->madvise_lock_read = !c->madvise_lock_write;
   return err;
 }
 

@@ -73,18 +73,30 @@ run_during_section(int (*fn)(void *), struct mm *mm, unsigned long addr, unsigne
   return ok;
 }
 
+// Three VMAs of len bytes at a, b and c, apart so that none merges.
+#define VMA_A (MMAP_BASE + 0x100000)
+#define VMA_B (VMA_A + 0x10000)
+#define VMA_C (VMA_B + 0x10000)
+
+static bool
+map_three(struct mm *mm, size_t len)
+{
+  bool ok = true;
+  for(unsigned long x = VMA_A; x <= VMA_C; x += 0x10000)
+    ok &= vm_mmap(mm, x, len, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED) == (long)x;
+  return ok;
+}
+
 static bool
 vma_lock_run(bool planted)
 {
   struct mm *mm = mm_create();
   if(!mm)
     return false;
-  // Three VMAs apart, so that none merges: the faulter writes a and c, b is changed.
-  unsigned long a = MMAP_BASE + 0x100000, b = a + 0x10000, c = b + 0x10000;
-  bool ok = true;
-  for(unsigned long x = a; x <= c; x += 0x10000)
-    ok &= vm_mmap(mm, x, PAGE_SIZE, PROT_READ | PROT_WRITE,
-                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED) == (long)x;
+  // The faulter writes a and c, b is changed.
+  unsigned long a = VMA_A, b = VMA_B, c = VMA_C;
+  bool ok = map_three(mm, PAGE_SIZE);
   bool was = fault_vma_lock;
   WRITE_ONCE(fault_vma_lock, true);   // vm.fault_lock=mmap_sem boots test the mechanism too
   WRITE_ONCE(vma_lock_planted_no_write, planted);
@@ -125,11 +137,8 @@ madvise_vma_run(bool planted)
   struct mm *mm = mm_create();
   if(!mm)
     return false;
-  unsigned long a = MMAP_BASE + 0x100000, b = a + 0x10000, c = b + 0x10000;
-  bool ok = true;
-  for(unsigned long x = a; x <= c; x += 0x10000)
-    ok &= vm_mmap(mm, x, 2 * PAGE_SIZE, PROT_READ | PROT_WRITE,
-                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED) == (long)x;
+  unsigned long a = VMA_A, b = VMA_B, c = VMA_C;
+  bool ok = map_three(mm, 2 * PAGE_SIZE);
   use_mm(mm);
   for(unsigned long x = a; x <= c; x += 0x10000)
     ok &= put_user(1, (u8 *)x) == 0 && put_user(1, (u8 *)(x + PAGE_SIZE)) == 0;
